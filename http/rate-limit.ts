@@ -1,0 +1,91 @@
+// The limits of SPEC §8, counted by rate-limiter-flexible: in memory on one node, in Redis when
+// REDIS_URL is set (shared by every node; if Redis stops answering, each node falls back to its
+// own in-memory counters so REST keeps working). RATE_LIMIT_SCALE multiplies every limit.
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { tooManyRequests } from '../src/shared/errors.js';
+
+/** Base limits per minute (SPEC §8). `general` applies to every route. */
+export const RATE_LIMITS = {
+  general: { points: 100, per: 'user or IP' },
+  auth: { points: 5, per: 'IP' },
+  content_create: { points: 10, per: 'user' },
+  comments: { points: 30, per: 'user' },
+  uploads: { points: 5, per: 'user' },
+  two_factor: { points: 5, per: 'user' },
+  payments: { points: 20, per: 'user' },
+} as const;
+
+export type RateLimitName = keyof typeof RATE_LIMITS;
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<RateLimitName, RateLimiterAbstract>();
+
+  constructor(scale: number, redis: Redis | null, prefix: string) {
+    for (const [name, def] of Object.entries(RATE_LIMITS) as [RateLimitName, (typeof RATE_LIMITS)[RateLimitName]][]) {
+      const points = Math.max(1, Math.ceil(def.points * scale));
+      const memory = new RateLimiterMemory({ points, duration: 60, keyPrefix: name });
+      const limiter = redis
+        ? new RateLimiterRedis({
+            storeClient: redis,
+            points,
+            duration: 60,
+            keyPrefix: `${prefix}rl:${name}`,
+            insuranceLimiter: memory,
+            rejectIfRedisNotReady: true,
+          })
+        : memory;
+      this.limiters.set(name, limiter);
+    }
+  }
+
+  /**
+   * Counts one request against each named limit for its key. Returns the state of the tightest
+   * limit for the X-RateLimit-* headers; throws 429 (with those headers) when any is exceeded.
+   */
+  async consume(checks: { name: RateLimitName; key: string }[]): Promise<RateLimitState> {
+    let tightest: RateLimitState | null = null;
+    let exceeded: RateLimitState | null = null;
+    for (const { name, key } of checks) {
+      const limiter = this.limiters.get(name)!;
+      let res: RateLimiterRes;
+      let blocked = false;
+      try {
+        res = await limiter.consume(key, 1);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        res = rejection;
+        blocked = true;
+      }
+      const state: RateLimitState = {
+        limit: limiter.points,
+        remaining: Math.max(0, res.remainingPoints),
+        reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+      };
+      if (blocked && !exceeded) exceeded = state;
+      if (!tightest || state.remaining < tightest.remaining) tightest = state;
+    }
+    if (exceeded) {
+      throw tooManyRequests('rate_limit.error.exceeded', 'Too many requests, try again later', {
+        ...rateLimitHeaders(exceeded),
+        'Retry-After': String(Math.max(1, exceeded.reset - Math.floor(Date.now() / 1000))),
+      });
+    }
+    return tightest!;
+  }
+}
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  };
+}

@@ -1,0 +1,38 @@
+// The process: read the configuration, start one node, stop cleanly on SIGTERM/SIGINT.
+import { loadConfig, ConfigError } from './src/config.js';
+import { startService } from './service.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}
+
+try {
+  const service = await startService(config);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 5_000);
+    force.unref();
+    service.close().then(
+      () => process.exit(0),
+      (err) => {
+        service.app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+} catch (err) {
+  process.stderr.write(`start failed: ${(err as Error).message}\n`);
+  process.exit(1);
+}

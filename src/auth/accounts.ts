@@ -1,0 +1,146 @@
+// Account life cycle: register → verify phone → log in (a session) → refresh → log out.
+import bcrypt from 'bcryptjs';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../context.js';
+import { badRequest, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { DEFAULT_ROLE } from '../authorization/catalogue.js';
+import { OtpService, type CodeDeliveryDetails } from './otp.js';
+import { normalisePhoneNumber } from './phone.js';
+import type { SessionService } from './sessions.js';
+import type { TokenService } from './tokens.js';
+import type { TwoFactorCheck } from './two-factor-check.js';
+
+export interface RegisterInput {
+  username: string;
+  password: string;
+  phone_number: string;
+  given_name: string;
+  family_name: string;
+}
+
+export interface LoginResult {
+  AccessToken: string;
+  RefreshToken: string;
+  ExpiresIn: number;
+  TokenType: 'Bearer';
+  SessionId: string;
+  user: { sub: string; username: string; phone_number: string; name: string; role: string };
+}
+
+// Compared against when the phone number has no account, so both failures take as long.
+const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', 10);
+
+export const fullName = (given: string, family: string): string => [given, family].filter(Boolean).join(' ');
+
+export class AccountService {
+  readonly otp: OtpService;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
+    private readonly twoFactor: TwoFactorCheck,
+  ) {
+    this.otp = new OtpService(app);
+  }
+
+  phone(input: string, field = 'phone_number'): string {
+    return normalisePhoneNumber(input, this.app.config.DEFAULT_PHONE_REGION, field);
+  }
+
+  async register(input: RegisterInput): Promise<{ UserSub: string; UserConfirmed: false; CodeDeliveryDetails: CodeDeliveryDetails }> {
+    const phone = this.phone(input.phone_number);
+    const userId = newId();
+    const passwordHash = await bcrypt.hash(input.password, this.app.config.BCRYPT_ROUNDS);
+    try {
+      await this.app.database.rows(sql`
+        insert into users (id, username, password_hash, phone_number, given_name, family_name, role)
+        values (${userId}, ${input.username}, ${passwordHash}, ${phone}, ${input.given_name}, ${input.family_name}, ${DEFAULT_ROLE})`);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw badRequest('auth.error.user_exists', 'A user with this username or phone number already exists', {
+          field: 'username',
+          constraint: 'unique username and phone number',
+        });
+      }
+      throw err;
+    }
+    const delivery = await this.otp.issue(phone, 'register');
+    return { UserSub: userId, UserConfirmed: false, CodeDeliveryDetails: delivery };
+  }
+
+  /** send-otp: a fresh verification code to a number that has an account (404 otherwise). */
+  async sendOtp(phoneInput: string): Promise<CodeDeliveryDetails> {
+    const phone = this.phone(phoneInput);
+    await this.requireUserIdByPhone(phone);
+    return this.otp.issue(phone, 'send-otp');
+  }
+
+  async verifyPhone(phoneInput: string, code: string): Promise<void> {
+    const phone = this.phone(phoneInput);
+    const userId = await this.requireUserIdByPhone(phone);
+    await this.otp.consume(phone, ['register', 'send-otp'], code);
+    await this.app.database.rows(sql`update users set phone_verified = true, updated_at = now() where id = ${userId}`);
+  }
+
+  async requireUserIdByPhone(phone: string): Promise<string> {
+    const [row] = await this.app.database.rows<{ id: string }>(sql`select id from users where phone_number = ${phone}`);
+    if (!row) throw notFound('auth.error.user_not_found', 'No account with this phone number', { field: 'phone_number', constraint: 'registered' });
+    return row.id;
+  }
+
+  async login(input: { phone_number: string; password: string; two_factor_code?: string }, userAgent: string, ip: string): Promise<LoginResult> {
+    const invalid = () => badRequest('auth.error.invalid_credentials', 'Phone number or password is incorrect');
+    let phone: string;
+    try {
+      phone = this.phone(input.phone_number);
+    } catch {
+      await bcrypt.compare(input.password, DUMMY_HASH);
+      throw invalid();
+    }
+    const [user] = await this.app.database.rows<{
+      id: string; username: string; password_hash: string; phone_verified: boolean;
+      given_name: string; family_name: string; role: string; two_factor_enabled: boolean;
+    }>(sql`select id, username, password_hash, phone_verified, given_name, family_name, role, two_factor_enabled
+           from users where phone_number = ${phone}`);
+    const passwordOk = await bcrypt.compare(input.password, user?.password_hash ?? DUMMY_HASH);
+    if (!user || !passwordOk) throw invalid();
+    if (!user.phone_verified) {
+      throw badRequest('auth.error.phone_not_verified', 'Verify the phone number with the code sent by SMS first', {
+        field: 'phone_number',
+        constraint: 'verified',
+      });
+    }
+    if (user.two_factor_enabled) {
+      if (!input.two_factor_code) throw unauthorized('auth.error.two_factor_required', 'A two-factor code is required (two_factor_code)');
+      if (!(await this.twoFactor.verifyLoginCode(user.id, input.two_factor_code))) {
+        throw unauthorized('auth.error.invalid_two_factor_code', 'The two-factor code is not correct');
+      }
+    }
+    const { sessionId, refreshToken } = await this.sessions.open(user.id, userAgent, ip);
+    const accessToken = await this.tokens.signAccessToken({ userId: user.id, sessionId, username: user.username });
+    return {
+      AccessToken: accessToken,
+      RefreshToken: refreshToken,
+      ExpiresIn: this.tokens.accessTtlSeconds,
+      TokenType: 'Bearer',
+      SessionId: sessionId,
+      user: { sub: user.id, username: user.username, phone_number: phone, name: fullName(user.given_name, user.family_name), role: user.role },
+    };
+  }
+
+  async refresh(sessionId: string, username: string, refreshToken: string) {
+    const session = await this.sessions.findForRefresh(sessionId, username, refreshToken);
+    if (!session) throw unauthorized('auth.error.invalid_refresh_token', 'Refresh token, session or username is not valid');
+    const accessToken = await this.tokens.signAccessToken({ userId: session.userId, sessionId, username: session.username });
+    return { AccessToken: accessToken, ExpiresIn: this.tokens.accessTtlSeconds, TokenType: 'Bearer' as const, SessionId: sessionId };
+  }
+
+  async logout(caller: { userId: string; sessionId: string; username: string }, sessionIdHeader: string, usernameHeader: string): Promise<void> {
+    if (sessionIdHeader !== caller.sessionId || usernameHeader.toLowerCase() !== caller.username.toLowerCase()) {
+      throw unauthorized('auth.error.session_mismatch', 'X-Session-Id and X-User-Username must match the access token');
+    }
+    await this.sessions.revoke(caller.userId, caller.sessionId);
+  }
+}

@@ -1,0 +1,84 @@
+// One-time codes (CONTRACT §3): 6 digits, stored only as bcrypt hashes, single use, expiring
+// after OTP_TTL seconds, locked after 5 wrong tries, and sent through the SMS provider.
+import bcrypt from 'bcryptjs';
+import { randomInt } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../context.js';
+import type { SmsPurpose } from '../sms/provider.js';
+import { AppError, badRequest, tooManyRequests } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { maskPhoneNumber } from './phone.js';
+
+export const MAX_CODE_ATTEMPTS = 5;
+/** Codes sent to one number for one purpose within an hour before further sends are refused. */
+const MAX_CODES_PER_HOUR = 5;
+/** Codes are short-lived secrets: a cheap hash is enough next to expiry and the try limit. */
+const CODE_HASH_ROUNDS = 6;
+
+export interface CodeDeliveryDetails {
+  Destination: string;
+  DeliveryMedium: 'SMS';
+  AttributeName: 'phone_number';
+}
+
+const MESSAGES: Record<SmsPurpose, (code: string) => string> = {
+  register: (c) => `Your verification code is ${c}. It expires in 5 minutes.`,
+  'send-otp': (c) => `Your verification code is ${c}. It expires in 5 minutes.`,
+  'forgot-password': (c) => `Your password reset code is ${c}. If you did not ask for it, ignore this message.`,
+  'two-factor': (c) => `Your two-factor code is ${c}.`,
+};
+
+export class OtpService {
+  constructor(private readonly app: AppContext) {}
+
+  /** Creates a code for (phone, purpose), sends it, and answers the masked delivery details. */
+  async issue(phoneNumber: string, purpose: SmsPurpose): Promise<CodeDeliveryDetails> {
+    const [recent] = await this.app.database.rows<{ n: number }>(sql`
+      select count(*)::int as n from otp_codes
+      where phone_number = ${phoneNumber} and purpose = ${purpose} and created_at > now() - interval '1 hour'`);
+    if (recent.n >= MAX_CODES_PER_HOUR) {
+      throw tooManyRequests('auth.error.too_many_codes', 'Too many codes requested for this number; try again later');
+    }
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const codeHash = await bcrypt.hash(code, CODE_HASH_ROUNDS);
+    await this.app.database.rows(sql`
+      insert into otp_codes (id, phone_number, purpose, code_hash, expires_at)
+      values (${newId()}, ${phoneNumber}, ${purpose}, ${codeHash}, now() + make_interval(secs => ${this.app.config.OTP_TTL}))`);
+    try {
+      await this.app.sms.send({ to: phoneNumber, purpose, code, body: MESSAGES[purpose](code) });
+    } catch (err) {
+      this.app.log.error({ err, purpose }, 'SMS delivery failed');
+      throw new AppError(500, 'sms.error.delivery_failed', 'Could not send the code');
+    }
+    return { Destination: maskPhoneNumber(phoneNumber), DeliveryMedium: 'SMS', AttributeName: 'phone_number' };
+  }
+
+  /**
+   * Checks `code` against the newest code for the number among `purposes` and consumes it.
+   * Each try counts (claimed atomically before comparing), so parallel guessing gains nothing.
+   */
+  async consume(phoneNumber: string, purposes: SmsPurpose[], code: string, field = 'otp'): Promise<void> {
+    const purposeList = sql.join(purposes.map((p) => sql`${p}`), sql`, `);
+    const [latest] = await this.app.database.rows<{ id: string; code_hash: string; expired: boolean; consumed: boolean; attempts: number }>(sql`
+      select id, code_hash, expires_at < now() as expired, consumed_at is not null as consumed, attempts
+      from otp_codes where phone_number = ${phoneNumber} and purpose in (${purposeList})
+      order by created_at desc limit 1`);
+    if (!latest || latest.consumed) {
+      throw badRequest('auth.error.invalid_code', 'No active code for this number; request a new one', { field, constraint: 'active code' });
+    }
+    if (latest.expired) throw badRequest('auth.error.code_expired', 'The code has expired; request a new one', { field, constraint: 'not expired' });
+    const [claimed] = await this.app.database.rows<{ attempts: number }>(sql`
+      update otp_codes set attempts = attempts + 1
+      where id = ${latest.id} and attempts < ${MAX_CODE_ATTEMPTS} and consumed_at is null
+      returning attempts`);
+    if (!claimed) {
+      throw badRequest('auth.error.code_locked', 'Too many wrong tries; request a new code', { field, constraint: `at most ${MAX_CODE_ATTEMPTS} tries` });
+    }
+    if (!(await bcrypt.compare(code, latest.code_hash))) {
+      throw badRequest('auth.error.invalid_code', 'The code is not correct', { field, constraint: 'matching code' });
+    }
+    const [used] = await this.app.database.rows<{ id: string }>(sql`
+      update otp_codes set consumed_at = now() where id = ${latest.id} and consumed_at is null returning id`);
+    if (!used) throw badRequest('auth.error.invalid_code', 'The code was already used', { field, constraint: 'single use' });
+  }
+}

@@ -1,0 +1,66 @@
+// Access tokens are short-lived HS256 JWTs (jose) carrying the user id (`sub`) and the session id
+// (`sid`); every request also checks that session in the database, so logout and revocation take
+// effect at once on every node. Refresh tokens are opaque random strings kept only as hashes.
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client.js';
+import { unauthorized } from '../shared/errors.js';
+
+const ISSUER = 'real-estate-video-service';
+const AUDIENCE = 'api';
+
+export interface AccessClaims {
+  userId: string;
+  sessionId: string;
+  username: string;
+}
+
+export class TokenService {
+  private constructor(
+    private readonly key: Uint8Array,
+    readonly accessTtlSeconds: number,
+  ) {}
+
+  /** Uses JWT_SECRET when set; otherwise a secret generated once and shared through the database. */
+  static async create(database: DatabaseHandle, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
+    let secret = jwtSecret;
+    if (!secret) {
+      const generated = randomBytes(48).toString('base64url');
+      await database.rows(
+        sql`insert into service_secrets (name, value) values ('jwt_secret', ${generated}) on conflict (name) do nothing`,
+      );
+      const [row] = await database.rows<{ value: string }>(sql`select value from service_secrets where name = 'jwt_secret'`);
+      secret = row.value;
+    }
+    return new TokenService(new TextEncoder().encode(secret), accessTtlSeconds);
+  }
+
+  async signAccessToken(claims: AccessClaims): Promise<string> {
+    return new SignJWT({ sid: claims.sessionId, username: claims.username, typ: 'access' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.userId)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${this.accessTtlSeconds}s`)
+      .sign(this.key);
+  }
+
+  /** Verifies signature, issuer, audience and expiry; throws 401 with a precise code. */
+  async verifyAccessToken(token: string): Promise<AccessClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+        throw unauthorized('auth.error.invalid_token', 'Invalid access token');
+      }
+      return { userId: payload.sub, sessionId: payload.sid, username: String(payload.username ?? '') };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw unauthorized('auth.error.token_expired', 'Access token expired');
+      if (err instanceof joseErrors.JOSEError) throw unauthorized('auth.error.invalid_token', 'Invalid access token');
+      throw err;
+    }
+  }
+}
+
+export const newRefreshToken = (): string => randomBytes(48).toString('base64url');

@@ -1,0 +1,109 @@
+// Every environment variable the service reads, parsed and validated once at start-up.
+// A bad value stops the start with one line naming the variable (see loadConfig).
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  MEDIA_DIR: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
+  REDIS_PREFIX: z.string().min(1).max(64).default('revs:'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL: positiveInt.default(900),
+  REFRESH_TOKEN_TTL: positiveInt.default(30 * 24 * 3600),
+  BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
+  OTP_TTL: positiveInt.default(300),
+  SMS_PROVIDER: z.enum(['outbox']).default('outbox'),
+  SMS_OUTBOX_FILE: z.string().min(1).optional(),
+  DEFAULT_PHONE_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be a two-letter country code')
+    .default('VN'),
+  ADMIN_PHONE_NUMBER: z.string().min(1).optional(),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  RATE_LIMIT_SCALE: z.coerce
+    .number()
+    .positive('must be greater than 0 (limits cannot be switched off)')
+    .default(1),
+  TRUST_PROXY: booleanFlag.default(false),
+  MAX_JSON_BODY_BYTES: positiveInt.default(1024 * 1024),
+  MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
+  MAX_VIDEO_BYTES: positiveInt.default(500 * 1024 * 1024),
+  MAX_DOCUMENT_BYTES: positiveInt.default(20 * 1024 * 1024),
+  CORS_ORIGINS: z.string().default('*'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  FFPROBE_PATH: z.string().min(1).optional(),
+  VIDEO_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  JOB_LEASE_SECONDS: positiveInt.default(60),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  SCHEDULER_ENABLED: booleanFlag.default(true),
+  TIKTOK_CLIENT_KEY: z.string().default('sandbox-tiktok-client'),
+  TIKTOK_CLIENT_SECRET: z.string().default('sandbox-tiktok-secret'),
+  TIKTOK_AUTH_URL: z.url().default('https://www.tiktok.com/v2/auth/authorize/'),
+  TIKTOK_API_BASE_URL: z.url().default('https://open.tiktokapis.com'),
+  YOUTUBE_CLIENT_ID: z.string().default('sandbox-youtube-client'),
+  YOUTUBE_CLIENT_SECRET: z.string().default('sandbox-youtube-secret'),
+  YOUTUBE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  YOUTUBE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  YOUTUBE_API_BASE_URL: z.url().default('https://www.googleapis.com'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  /** Absolute data directory. */
+  dataDir: string;
+  mediaDir: string;
+  tmpDir: string;
+  smsOutboxFile: string;
+  publicBaseUrl: string;
+  embeddedDatabase: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the given environment (process.env by default). Throws ConfigError with one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as in most shells' `VAR= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`invalid environment variable ${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if ((e.ADMIN_PHONE_NUMBER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError('invalid environment variable ADMIN_PASSWORD: ADMIN_PHONE_NUMBER and ADMIN_PASSWORD go together');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    ...e,
+    dataDir,
+    mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(dataDir, 'media')),
+    tmpDir: path.join(dataDir, 'tmp'),
+    smsOutboxFile: path.resolve(e.SMS_OUTBOX_FILE ?? path.join(dataDir, 'sms-outbox.jsonl')),
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    embeddedDatabase: e.DATABASE_URL === undefined,
+  };
+}

@@ -1,0 +1,191 @@
+// Opens the database for either mode and hands out one Drizzle handle over it:
+// - embedded (DATABASE_URL unset): PGlite in DATA_DIR/pgdata, guarded by a lock file so a
+//   second process refuses the same directory (two processes on one data dir corrupt it);
+// - server: node-postgres pool against DATABASE_URL.
+// Both drivers speak the same SQL, so one schema and one set of migrations serve both.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Config } from '../config.js';
+import type { Logger } from '../shared/logger.js';
+import * as schema from './schema/index.js';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** Either the database or a transaction on it: what repositories accept. */
+export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction' | 'selectDistinct' | 'query'>;
+
+export interface DatabaseHandle {
+  db: Database;
+  /** Runs raw SQL and returns its rows (same shape for both drivers). */
+  rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Runs fn while holding a session-level advisory lock (one holder across all nodes). Waits for it. */
+  withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /** Runs fn only if the advisory lock is free now; returns undefined when another node holds it. */
+  tryWithAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
+  /** Runs a multi-statement SQL script on one connection (migrations). */
+  execScript(script: string): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  mode: 'embedded' | 'server';
+}
+
+export class DataDirLockedError extends Error {}
+
+function acquireDataDirLock(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, 'service.lock');
+  const tryCreate = (): boolean => {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      return false;
+    }
+  };
+  if (!tryCreate()) {
+    // A lock left by a process that died (SIGKILL) is stale: take it over.
+    const holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
+    let alive = false;
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid) {
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch (err) {
+        alive = (err as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    }
+    if (alive) throw new DataDirLockedError(`DATA_DIR ${dataDir} is in use by process ${holder}`);
+    fs.rmSync(lockFile, { force: true });
+    if (!tryCreate()) throw new DataDirLockedError(`DATA_DIR ${dataDir} is in use`);
+  }
+  return () => fs.rmSync(lockFile, { force: true });
+}
+
+async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle> {
+  const releaseLock = acquireDataDirLock(config.dataDir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
+    const { cube } = await import('@electric-sql/pglite/contrib/cube');
+    const { earthdistance } = await import('@electric-sql/pglite/contrib/earthdistance');
+    const { drizzle } = await import('drizzle-orm/pglite');
+    const client = await PGlite.create({
+      dataDir: path.join(config.dataDir, 'pgdata'),
+      extensions: { pg_trgm, unaccent, cube, earthdistance },
+    });
+    const db = drizzle(client, { schema }) as unknown as Database;
+    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
+    // One process owns the directory, so "advisory locks" only need to exclude this process's
+    // own overlapping callers (two scheduler ticks, say).
+    const held = new Set<number>();
+    const tryWithAdvisoryLock = async <T>(key: number, fn: () => Promise<T>): Promise<T | undefined> => {
+      if (held.has(key)) return undefined;
+      held.add(key);
+      try {
+        return await fn();
+      } finally {
+        held.delete(key);
+      }
+    };
+    const handle: DatabaseHandle = {
+      db,
+      mode: 'embedded',
+      rows: async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows,
+      withAdvisoryLock: async (key, fn) => {
+        for (;;) {
+          const result = await tryWithAdvisoryLock(key, async () => ({ value: await fn() }));
+          if (result) return result.value;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+      tryWithAdvisoryLock,
+      execScript: async (script) => {
+        try {
+          await client.exec(script);
+        } catch (err) {
+          await client.exec('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      },
+      ping: async () => {
+        await client.query('select 1');
+      },
+      close: async () => {
+        try {
+          await client.query('CHECKPOINT');
+          await client.close();
+        } finally {
+          releaseLock();
+        }
+      },
+    };
+    return handle;
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+}
+
+async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> {
+  const pg = (await import('pg')).default;
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  // Return bigint columns (count(*)) as JS numbers; our counts stay far below 2^53.
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+  pool.on('error', (err) => log.error({ err }, 'idle PostgreSQL client failed'));
+  const db = drizzle(pool, { schema }) as unknown as Database;
+  const lockWith = async <T>(key: number, fn: () => Promise<T>, wait: boolean): Promise<T | undefined> => {
+    // Session-level advisory locks belong to one connection: hold a dedicated client.
+    const client = await pool.connect();
+    try {
+      if (wait) {
+        await client.query('select pg_advisory_lock($1)', [key]);
+      } else {
+        const res = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [key]);
+        if (!res.rows[0].locked) return undefined;
+      }
+      try {
+        return await fn();
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [key]);
+      }
+    } finally {
+      client.release();
+    }
+  };
+  log.info('PostgreSQL server pool open');
+  return {
+    db,
+    mode: 'server',
+    rows: async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows,
+    withAdvisoryLock: (key, fn) => lockWith(key, fn, true) as Promise<never>,
+    tryWithAdvisoryLock: (key, fn) => lockWith(key, fn, false),
+    execScript: async (script) => {
+      const client = await pool.connect();
+      try {
+        await client.query(script);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: async () => {
+      await pool.end();
+    },
+  };
+}
+
+export async function openDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
+  return config.embeddedDatabase ? openEmbedded(config, log) : openServer(config, log);
+}
+
+export { sql };

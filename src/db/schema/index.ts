@@ -1,0 +1,2 @@
+// Every table, one file per migration/domain. Each domain adds its own file and one export line.
+export * from './accounts.js';

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootServer, type TestServer } from '../helpers/server.js';
+import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin } from '../helpers/api.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await bootServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('foundation smoke', () => {
+  it('answers health and readiness', async () => {
+    const api = new ApiClient(server.url);
+    expect((await api.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await api.get('/readyz')).body).toEqual({ status: 'ok' });
+  });
+
+  it('answers unknown paths with a 404 envelope', async () => {
+    const res = await new ApiClient(server.url).get('/no/such/path');
+    expectErrorEnvelope(res, 404, 'route.error');
+  });
+
+  it('registers, verifies and logs in a user; the admin exists', async () => {
+    const user = await registerAndLogin(server);
+    expect(user.token.split('.')).toHaveLength(3);
+    const admin = await loginAdmin(server);
+    expect(admin.userId).toBeTruthy();
+  });
+});
