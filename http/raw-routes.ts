@@ -3,7 +3,10 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { AnyRoute } from './route.js';
+import { registerMediaRoutes } from './media.js';
+import { registerOpenApiRoute } from './openapi.js';
 
-export function registerRawRoutes(_uws: TemplatedApp, _app: AppContext, _routes: AnyRoute[]): void {
-  // Media and OpenAPI handlers are registered here by their modules.
+export function registerRawRoutes(uws: TemplatedApp, app: AppContext, routes: AnyRoute[]): void {
+  registerMediaRoutes(uws, app);
+  registerOpenApiRoute(uws, app, routes);
 }

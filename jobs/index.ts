@@ -1,12 +1,21 @@
-// Starts the background work of one node: durable job workers and the cron scheduler.
+// Starts the background work of one node: durable video workers and the cron scheduler.
 import type { AppContext } from '../src/context.js';
 import type { CoreServices } from '../src/core-services.js';
+import { startVideoWorkers } from './video-worker.js';
+import { startScheduler } from './scheduler.js';
 
 export interface RunningJobs {
   /** Stops taking new work and waits (bounded) for work in progress. */
   stop(timeoutMs: number): Promise<void>;
 }
 
-export async function startJobs(_app: AppContext, _core: CoreServices): Promise<RunningJobs> {
-  return { stop: async () => undefined };
+export async function startJobs(app: AppContext, core: CoreServices): Promise<RunningJobs> {
+  const videoWorkers = startVideoWorkers(app);
+  const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler(app, core) : null;
+  return {
+    stop: async (timeoutMs) => {
+      await scheduler?.stop();
+      await videoWorkers.stop(timeoutMs);
+    },
+  };
 }
