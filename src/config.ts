@@ -66,6 +66,12 @@ const envSchema = z.object({
   YOUTUBE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
   YOUTUBE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
   YOUTUBE_API_BASE_URL: z.url().default('https://www.googleapis.com'),
+  // 32-byte key (64 hex chars or base64) that encrypts linked social-account tokens and signs OAuth
+  // states; unset: one is generated once and kept in service_secrets (see docs/publishing.md).
+  PUBLISHING_SECRET_KEY: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
