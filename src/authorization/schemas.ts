@@ -1,0 +1,60 @@
+// Request schemas of the roles and permissions endpoints (SPEC §4.2). Limits SPEC leaves open are
+// ours (docs/foundation.md): names are lower-case identifiers, texts are bounded.
+import { z } from 'zod';
+
+/** `<verb>:<noun>`, e.g. `create:content`, `update:any_content`. */
+export const PERMISSION_NAME_RE = /^[a-z][a-z_]*:[a-z][a-z_]*$/;
+/** A role name is stored on users.role: keep it a plain identifier (`end_user`, `moderator`). */
+export const ROLE_NAME_RE = /^[a-z][a-z0-9_]*$/;
+
+const description = z.string().trim().max(500);
+
+export const createPermissionBody = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(PERMISSION_NAME_RE, 'must have the form <verb>:<noun> (lower-case letters and underscores)'),
+  description: description.min(1, 'required'),
+});
+
+export const createRoleBody = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(2)
+    .max(50)
+    .regex(ROLE_NAME_RE, 'lower-case letters, digits and underscores, starting with a letter'),
+  description: description.optional(),
+  permission_ids: z.array(z.string().max(64)).max(200),
+});
+
+export const listPermissionsQuery = z.object({
+  /** Comma-separated role names; absent or empty means every permission. */
+  role_names: z.string().max(2000).optional(),
+});
+
+export type CreatePermissionInput = z.infer<typeof createPermissionBody>;
+export type CreateRoleInput = z.infer<typeof createRoleBody>;
+
+// Response shapes (SPEC §2.7), also used for the OpenAPI document.
+export const permissionView = z.object({
+  _id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  is_active: z.boolean(),
+  created_at: z.string(),
+});
+
+export const roleView = z.object({
+  _id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  permission_ids: z.array(z.string()),
+  permission_names: z.array(z.string()),
+  is_active: z.boolean(),
+  created_at: z.string(),
+});
+
+export type PermissionView = z.infer<typeof permissionView>;
+export type RoleView = z.infer<typeof roleView>;
