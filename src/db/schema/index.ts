@@ -1,3 +1,4 @@
 // Every table, one file per migration/domain. Each domain adds its own file and one export line.
 export * from './accounts.js';
 export * from './content.js';
+export * from './campaigns.js';
