@@ -57,6 +57,8 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   SCHEDULER_ENABLED: booleanFlag.default(true),
+  /** Key material for two-factor secrets; unset: a random key kept in service_secrets. */
+  TWO_FACTOR_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   TIKTOK_CLIENT_KEY: z.string().default('sandbox-tiktok-client'),
   TIKTOK_CLIENT_SECRET: z.string().default('sandbox-tiktok-secret'),
   TIKTOK_AUTH_URL: z.url().default('https://www.tiktok.com/v2/auth/authorize/'),

@@ -2,3 +2,4 @@
 export * from './accounts.js';
 export * from './content.js';
 export * from './campaigns.js';
+export * from './settings.js';
