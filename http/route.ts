@@ -34,6 +34,11 @@ export interface MultipartOptions {
   maxFiles: number;
   /** File field names accepted. */
   fileFields: string[];
+  /**
+   * Largest whole body accepted (bytes), when it is less than maxFileBytes × maxFiles (e.g. one
+   * big video or several small images): a larger Content-Length is refused with 413 before reading.
+   */
+  maxTotalBytes?: number;
 }
 
 export interface RequestContext<B, Q, P> {

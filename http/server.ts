@@ -183,7 +183,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let body: IncomingBody | null = null;
     const expectsBody = route.body !== undefined || route.multipart !== undefined;
     if (expectsBody && hasBody(headers)) {
-      const limit = route.multipart ? route.multipart.maxFileBytes * route.multipart.maxFiles + 1024 * 1024 : route.maxBodyBytes ?? config.MAX_JSON_BODY_BYTES;
+      const limit = route.multipart
+        ? route.multipart.maxTotalBytes ?? route.multipart.maxFileBytes * route.multipart.maxFiles + 1024 * 1024
+        : route.maxBodyBytes ?? config.MAX_JSON_BODY_BYTES;
       const declared = Number(headers['content-length'] ?? '0');
       if (declared > limit) {
         finish(sendError(bodyTooLarge(limit), {}, true));
