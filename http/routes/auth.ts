@@ -5,53 +5,151 @@ import { parseHeaders } from '../headers.js';
 import {
   loginBody, phoneBody, refreshBody, registerBody, sessionHeaders, verifyOtpBody,
 } from '../../src/auth/schemas.js';
+import {
+  avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
+  profileQuery, updateProfileBody, userIdParams,
+} from '../../src/auth/profile-schemas.js';
+import { PasswordService } from '../../src/auth/password-reset.js';
+import { ProfileService } from '../../src/auth/profile.js';
+import { AvatarService } from '../../src/auth/avatar.js';
+import { FollowService } from '../../src/follows/service.js';
+import { unauthorized, badRequest } from '../../src/shared/errors.js';
+import type { Caller } from '../../src/auth/caller.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';
 
-export const authRoutes: RouteModule = (_app, core) => [
-  defineRoute({
-    method: 'POST', path: `${base}/register`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-    summary: 'Register an account; a verification code is sent by SMS',
-    body: registerBody, successStatus: 201, errorStatuses: [400, 429, 500],
-    handler: async ({ body }) => ({ status: 201, message: 'User registered; verify the phone number with the code sent by SMS', data: await core.accounts.register(body) }),
-  }),
-  defineRoute({
-    method: 'POST', path: `${base}/send-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-    summary: 'Send a phone verification code', body: phoneBody, errorStatuses: [400, 404, 429, 500],
-    handler: async ({ body }) => ({ message: 'Code sent', data: { CodeDeliveryDetails: await core.accounts.sendOtp(body.phone_number) } }),
-  }),
-  defineRoute({
-    method: 'POST', path: `${base}/verify-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-    summary: 'Verify the phone number with a 6-digit code', body: verifyOtpBody, errorStatuses: [400, 404, 429, 500],
-    handler: async ({ body }) => {
-      await core.accounts.verifyPhone(body.phone_number, body.otp);
-      return { message: 'Account verified', data: { message: 'Account verified' } };
-    },
-  }),
-  defineRoute({
-    method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-    summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
-    body: loginBody, errorStatuses: [400, 401, 429, 500],
-    handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await core.accounts.login(body, headers['user-agent'] ?? '', ip) }),
-  }),
-  defineRoute({
-    method: 'POST', path: `${base}/refresh-token`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-    summary: 'New access token from the refresh token (headers X-User-Username, X-Session-Id)',
-    body: refreshBody, errorStatuses: [400, 401, 429, 500],
-    handler: async ({ body, headers }) => {
-      const h = parseHeaders(sessionHeaders, headers);
-      return { message: 'Token refreshed', data: await core.accounts.refresh(h['x-session-id'], h['x-user-username'], body.refresh_token) };
-    },
-  }),
-  defineRoute({
-    method: 'POST', path: `${base}/logout`, tag, auth: 'user',
-    summary: 'End the current session (headers X-User-Username, X-Session-Id)',
-    body: z.unknown(), errorStatuses: [400, 401, 500],
-    handler: async ({ caller, headers }) => {
-      const h = parseHeaders(sessionHeaders, headers);
-      await core.accounts.logout(caller, h['x-session-id'], h['x-user-username']);
-      return { message: 'Logged out', data: { message: 'Logged out' } };
-    },
-  }),
-];
+/** Identity headers (SPEC §5.6) must name the token's own user: someone else's id is 401. */
+function requireSameIdentity(caller: Caller, userId: string, username?: string): void {
+  if (userId.toLowerCase() !== caller.userId.toLowerCase() || (username !== undefined && username.toLowerCase() !== caller.username.toLowerCase())) {
+    throw unauthorized('auth.error.identity_mismatch', 'x-user-id and x-user-username must name the authenticated user');
+  }
+}
+
+export const authRoutes: RouteModule = (app, core) => {
+  const passwords = new PasswordService(app, core.accounts, core.sessions);
+  const follows = new FollowService(app);
+  const profiles = new ProfileService(app, follows.repository);
+  const avatars = new AvatarService(app);
+  // Files up to twice the image limit are read and answered 400 (SPEC: "400 type or size");
+  // beyond that the multipart reader stops early with 413.
+  const avatarReadLimit = app.config.MAX_IMAGE_BYTES * 2;
+
+  return [
+    defineRoute({
+      method: 'POST', path: `${base}/register`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Register an account; a verification code is sent by SMS',
+      body: registerBody, successStatus: 201, errorStatuses: [400, 429, 500],
+      handler: async ({ body }) => ({ status: 201, message: 'User registered; verify the phone number with the code sent by SMS', data: await core.accounts.register(body) }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/send-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Send a phone verification code', body: phoneBody, errorStatuses: [400, 404, 429, 500],
+      handler: async ({ body }) => ({ message: 'Code sent', data: { CodeDeliveryDetails: await core.accounts.sendOtp(body.phone_number) } }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/verify-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Verify the phone number with a 6-digit code', body: verifyOtpBody, errorStatuses: [400, 404, 429, 500],
+      handler: async ({ body }) => {
+        await core.accounts.verifyPhone(body.phone_number, body.otp);
+        return { message: 'Account verified', data: { message: 'Account verified' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
+      body: loginBody, errorStatuses: [400, 401, 429, 500],
+      handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await core.accounts.login(body, headers['user-agent'] ?? '', ip) }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/refresh-token`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'New access token from the refresh token (headers X-User-Username, X-Session-Id)',
+      body: refreshBody, errorStatuses: [400, 401, 429, 500],
+      handler: async ({ body, headers }) => {
+        const h = parseHeaders(sessionHeaders, headers);
+        return { message: 'Token refreshed', data: await core.accounts.refresh(h['x-session-id'], h['x-user-username'], body.refresh_token) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/logout`, tag, auth: 'user',
+      summary: 'End the current session (headers X-User-Username, X-Session-Id)',
+      body: z.unknown(), errorStatuses: [400, 401, 500],
+      handler: async ({ caller, headers }) => {
+        const h = parseHeaders(sessionHeaders, headers);
+        await core.accounts.logout(caller, h['x-session-id'], h['x-user-username']);
+        return { message: 'Logged out', data: { message: 'Logged out' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/forgot-password`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Send a password reset code by SMS', body: phoneBody, errorStatuses: [400, 404, 429, 500],
+      handler: async ({ body }) => ({ message: 'Password reset code sent', data: { CodeDeliveryDetails: await passwords.forgotPassword(body.phone_number) } }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/confirm-forgot-password`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
+      summary: 'Set a new password with the reset code; ends every session of the user',
+      body: confirmForgotPasswordBody, errorStatuses: [400, 404, 429, 500],
+      handler: async ({ body }) => {
+        await passwords.confirmForgotPassword(body.phone_number, body.confirmation_code, body.new_password);
+        return { message: 'Password reset', data: { message: 'Password reset; log in with the new password' } };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/user/me`, tag, auth: 'user', permission: 'read:profile',
+      summary: "The caller's profile, or another user's public profile and statistics (query user_id)",
+      query: profileQuery, errorStatuses: [400, 401, 403, 404, 500],
+      handler: async ({ caller, query }) => ({ message: 'Profile', data: await profiles.getProfile(caller.userId, query.user_id) }),
+    }),
+    defineRoute({
+      method: 'PUT', path: `${base}/user/me`, tag, auth: 'user', permission: 'update:profile',
+      summary: 'Update given_name, family_name and/or email', body: updateProfileBody, errorStatuses: [400, 401, 403, 500],
+      handler: async ({ caller, body }) => {
+        await profiles.updateProfile(caller.userId, body);
+        return { message: 'Profile updated', data: { message: 'Profile updated' } };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],
+      summary: 'Replace the avatar (multipart field avatar: jpeg, png, bmp or webp); headers x-user-id, x-user-username',
+      multipart: { maxFileBytes: avatarReadLimit, maxFiles: 1, fileFields: ['avatar'] },
+      errorStatuses: [400, 401, 403, 413, 429, 500],
+      handler: async ({ caller, headers, files }) => {
+        const h = parseHeaders(avatarHeaders, headers);
+        requireSameIdentity(caller, h['x-user-id'], h['x-user-username']);
+        const file = files.find((f) => f.field === 'avatar');
+        if (!file) throw badRequest('file.error.missing', 'The avatar file is required (multipart field avatar)', { field: 'avatar', constraint: 'required' });
+        const picture = await avatars.setAvatar(caller.userId, file);
+        return { message: 'Avatar updated', data: { picture } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/user/change_password`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['auth'],
+      summary: 'Change the password (old_password, new_password); ends the other sessions',
+      body: changePasswordBody, errorStatuses: [400, 401, 403, 429, 500],
+      handler: async ({ caller, body }) => {
+        await passwords.changePassword(caller, body.old_password, body.new_password);
+        return { message: 'Password changed', data: { message: 'Password changed; other sessions were ended' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
+      summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, errorStatuses: [400, 401, 403, 404, 429, 500],
+      handler: async ({ caller, headers, params }) => {
+        const h = parseHeaders(followHeaders, headers);
+        requireSameIdentity(caller, h['x-user-id']);
+        return { message: 'Followed', data: await follows.follow(caller.userId, params.userId) };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
+      summary: 'Unfollow a user (X-User-ID optional; when sent it must be the caller)', params: userIdParams,
+      errorStatuses: [400, 401, 403, 404, 429, 500],
+      handler: async ({ caller, headers, params }) => {
+        const h = parseHeaders(optionalFollowHeaders, headers);
+        if (h['x-user-id'] !== undefined) requireSameIdentity(caller, h['x-user-id']);
+        await follows.unfollow(caller.userId, params.userId);
+        return { message: 'Unfollowed', data: { message: 'Unfollowed' } };
+      },
+    }),
+  ];
+};
