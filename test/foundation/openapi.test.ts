@@ -1,0 +1,84 @@
+// GET /api/v1/openapi.json: an OpenAPI 3.1 document that lists every declared route.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootServer, type TestServer } from '../helpers/server.js';
+import { ApiClient } from '../helpers/api.js';
+
+let server: TestServer;
+let doc: any;
+beforeAll(async () => {
+  server = await bootServer();
+  const res = await new ApiClient(server.url).get('/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  doc = JSON.parse(res.text);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with the bearer scheme and both envelopes', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.servers[0].url).toMatch(/^http:\/\//);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.ErrorEnvelope.required).toEqual(['success', 'error_code', 'message', 'timestamp']);
+    expect(doc.components.schemas.ErrorEnvelope.properties.details.properties).toHaveProperty('constraint');
+    expect(doc.components.schemas.SuccessEnvelope.properties).toHaveProperty('data');
+  });
+
+  it('lists every declared route, with {param} paths', () => {
+    const routes = server.service.http.router.routes();
+    expect(routes.length).toBeGreaterThan(5);
+    for (const route of routes) {
+      const p = route.path.replace(/:(\w+)/g, '{$1}');
+      expect(doc.paths[p], `${route.method} ${route.path}`).toBeDefined();
+      expect(doc.paths[p][route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+    expect(Object.keys(doc.paths).some((p) => p.includes(':'))).toBe(false);
+    expect(doc.paths['/auth/api/v1/login'].post).toBeDefined();
+  });
+
+  it('describes a public operation: request body, success and error statuses', () => {
+    const login = doc.paths['/auth/api/v1/login'].post;
+    expect(login.security).toEqual([]);
+    expect(login['x-permission']).toBeNull();
+    expect(login.requestBody.content['application/json'].schema.properties).toHaveProperty('phone_number');
+    expect(login.requestBody.content['application/json'].schema.required).toContain('password');
+    expect(login.responses['200']).toBeDefined();
+    for (const status of ['400', '429', '500']) {
+      expect(login.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    }
+    expect(login.responses['200'].headers).toHaveProperty('X-RateLimit-Remaining');
+  });
+
+  it('describes a protected operation: bearer security, permission, 401 and 403', () => {
+    const createRole = doc.paths['/authorization/api/v1/roles'].post;
+    expect(createRole.security).toEqual([{ bearerAuth: [] }]);
+    expect(createRole['x-permission']).toBe('create:role');
+    expect(Object.keys(createRole.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '500']));
+    const data = createRole.responses['201'].content['application/json'].schema.properties.data;
+    expect(data.properties).toHaveProperty('permission_names');
+
+    const listPermissions = doc.paths['/authorization/api/v1/permissions'].get;
+    expect(listPermissions.parameters).toEqual([expect.objectContaining({ name: 'role_names', in: 'query', required: false })]);
+  });
+
+  it('gives path parameters for every {param}', () => {
+    for (const [p, item] of Object.entries<any>(doc.paths)) {
+      const names = [...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const op of Object.values<any>(item)) {
+        const declared = (op.parameters ?? []).filter((x: any) => x.in === 'path').map((x: any) => x.name);
+        expect(declared.sort(), p).toEqual([...names].sort());
+        expect(op.operationId, p).toMatch(/^[a-z][A-Za-z0-9]*$/);
+      }
+    }
+    const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('is served from memory the same way each time', async () => {
+    const again = await new ApiClient(server.url).get('/api/v1/openapi.json');
+    expect(again.body).toEqual(doc);
+  });
+});
