@@ -1,4 +1,79 @@
-// Placeholder: filled in by its issue.
-import type { RouteModule } from '../route.js';
+// {content_api} social publishing (SPEC §4.6): link TikTok / YouTube accounts through OAuth 2.0 with
+// PKCE, then publish a completed content item's original video to them. Decisions SPEC leaves open
+// are in docs/publishing.md.
+import { z } from 'zod';
+import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
+import { parseHeaders } from '../headers.js';
+import { notFound } from '../../src/shared/errors.js';
+import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
+import { PublishingService } from '../../src/publishing/service.js';
+import { callbackQuery, identityHeaders, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
 
-export const publishingRoutes: RouteModule = () => [];
+const base = '/content/api/v1';
+const tag = 'publishing';
+const permission = 'publish:social';
+
+const authData = z.object({ url: z.string(), expires_in: z.number() });
+const callbackData = z.object({ platform: z.enum(PLATFORMS), linked: z.boolean(), external_id: z.string().nullable(), scope: z.string(), expires_at: z.string().nullable() });
+
+export const publishingRoutes: RouteModule = (app) => {
+  const publishing = new PublishingService(app);
+
+  const linkRoutes = (platform: Platform, name: string): AnyRoute[] => [
+    defineRoute({
+      method: 'GET', path: `${base}/${platform}/auth`, tag, auth: 'user', permission,
+      summary: `${name} authorization URL (OAuth 2.0 with PKCE; the state is signed, single use, valid 10 minutes)`,
+      responseData: authData, errorStatuses: [401, 403, 429, 500],
+      handler: async ({ caller }) => ({ message: `Open the URL to link a ${name} account`, data: await publishing.authorizationUrl(caller.userId, platform) }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/${platform}/callback`, tag, auth: 'public',
+      summary: `${name} OAuth redirect target: exchanges the code and links the account named by the signed state`,
+      query: callbackQuery, responseData: callbackData, errorStatuses: [400, 429, 502],
+      handler: async ({ query }) => ({ message: `${name} account linked`, data: await publishing.completeAuthorization(platform, query) }),
+    }),
+  ];
+
+  return [
+    ...linkRoutes('tiktok', 'TikTok'),
+    ...linkRoutes('youtube', 'YouTube'),
+    defineRoute({
+      method: 'POST', path: `${base}/tiktok/upload`, tag, auth: 'user', permission, rateLimits: ['uploads'],
+      summary: 'Publish a completed content video to the linked TikTok account (direct post, file upload); header x-user-id required',
+      body: tiktokUploadBody,
+      responseData: z.object({ publication_id: z.string(), publish_id: z.string(), status: z.string() }),
+      errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      handler: async ({ caller, headers, body }) => {
+        const h = parseHeaders(identityHeaders, headers);
+        PublishingService.checkIdentityHeader(caller.userId, h['x-user-id']);
+        return { message: 'Video sent to TikTok', data: await publishing.publishToTikTok(caller.userId, body) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/youtube/upload`, tag, auth: 'user', permission, rateLimits: ['uploads'],
+      summary: 'Publish a completed content video to the linked YouTube channel (resumable upload); header x-user-id required',
+      body: youtubeUploadBody,
+      responseData: z.object({ publication_id: z.string(), video_id: z.string(), url: z.string(), status: z.string() }),
+      errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      handler: async ({ caller, headers, body }) => {
+        const h = parseHeaders(identityHeaders, headers);
+        PublishingService.checkIdentityHeader(caller.userId, h['x-user-id']);
+        return { message: 'Video uploaded to YouTube', data: await publishing.publishToYouTube(caller.userId, body) };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/social/accounts`, tag, auth: 'user', permission,
+      summary: 'The caller\'s linked platform accounts (never the tokens)', errorStatuses: [401, 403, 429],
+      handler: async ({ caller }) => ({ data: { accounts: await publishing.linkedAccounts(caller.userId) } }),
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${base}/social/accounts/:platform`, tag, auth: 'user', permission,
+      summary: 'Unlink a platform account (forgets its tokens)', params: z.object({ platform: z.enum(PLATFORMS) }),
+      errorStatuses: [400, 401, 403, 404, 429],
+      handler: async ({ caller, params }) => {
+        if (!(await publishing.unlink(caller.userId, params.platform))) throw notFound('publishing.error.account_not_linked', 'No such linked account');
+        return { status: 204, empty: true };
+      },
+    }),
+  ];
+};

@@ -1,0 +1,77 @@
+// The OAuth `state` round trip. `state` is a short HS256 JWT (jose) naming the user, the platform
+// and a row of social_oauth_states; the row holds the PKCE verifier (sealed), so the verifier never
+// travels through the browser. A state is single use (consumed by an atomic update) and expires
+// after ten minutes (both in the JWT and in the row).
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client.js';
+import { badRequest } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { newCodeVerifier } from './pkce.js';
+import type { Platform } from './platforms.js';
+import type { TokenCipher } from './token-cipher.js';
+
+export const STATE_TTL_SECONDS = 600;
+const ISSUER = 'real-estate-video-service';
+const AUDIENCE = 'social-oauth';
+
+const verifierContext = (stateId: string) => `oauth-state:${stateId}:code_verifier`;
+
+export class OAuthStates {
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly cipher: TokenCipher,
+    private readonly signingKey: Uint8Array,
+  ) {}
+
+  async issue(userId: string, platform: Platform): Promise<{ state: string; codeVerifier: string }> {
+    const id = newId();
+    const codeVerifier = newCodeVerifier();
+    // Old rows are useless after expiry; trim them as new ones are made.
+    await this.database.rows(sql`delete from social_oauth_states where expires_at < now() - interval '1 day'`);
+    await this.database.rows(sql`
+      insert into social_oauth_states (id, user_id, platform, code_verifier_enc, expires_at)
+      values (${id}, ${userId}, ${platform}, ${this.cipher.seal(codeVerifier, verifierContext(id))},
+              now() + make_interval(secs => ${STATE_TTL_SECONDS}))`);
+    const state = await new SignJWT({ plat: platform })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setJti(id)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${STATE_TTL_SECONDS}s`)
+      .sign(this.signingKey);
+    return { state, codeVerifier };
+  }
+
+  /** Verifies and uses up a state; any failure is a 400 naming why. */
+  async consume(platform: Platform, state: string): Promise<{ userId: string; codeVerifier: string }> {
+    let userId: string;
+    let stateId: string;
+    try {
+      const { payload } = await jwtVerify(state, this.signingKey, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      if (payload.plat !== platform || typeof payload.sub !== 'string' || typeof payload.jti !== 'string') throw invalidState();
+      userId = payload.sub;
+      stateId = payload.jti;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw expiredState();
+      throw invalidState();
+    }
+    const [row] = await this.database.rows<{ code_verifier_enc: string; expired: boolean }>(sql`
+      update social_oauth_states set used_at = now()
+      where id = ${stateId}::uuid and user_id = ${userId}::uuid and platform = ${platform} and used_at is null
+      returning code_verifier_enc, (expires_at <= now()) as expired`);
+    if (!row) {
+      const [known] = await this.database.rows<{ used: boolean }>(sql`
+        select used_at is not null as used from social_oauth_states where id = ${stateId}::uuid and user_id = ${userId}::uuid`);
+      if (known?.used) throw badRequest('publishing.error.state_used', 'This authorization state was already used; start the linking again', { field: 'state', constraint: 'single use' });
+      throw invalidState();
+    }
+    if (row.expired) throw expiredState();
+    return { userId, codeVerifier: this.cipher.open(row.code_verifier_enc, verifierContext(stateId)) };
+  }
+}
+
+const invalidState = () => badRequest('publishing.error.invalid_state', 'Invalid authorization state', { field: 'state', constraint: 'signed by this service' });
+const expiredState = () => badRequest('publishing.error.state_expired', 'The authorization state expired; start the linking again', { field: 'state', constraint: `at most ${STATE_TTL_SECONDS} seconds old` });

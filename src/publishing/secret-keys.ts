@@ -1,0 +1,38 @@
+// The keys of the publishing domain, derived (HKDF-SHA256) from one 32-byte master key:
+// PUBLISHING_SECRET_KEY when set, otherwise a key generated once and shared by every node
+// through the service_secrets table (as the JWT secret is). Separate derived keys keep token
+// encryption and OAuth-state signing independent of each other.
+import { hkdfSync, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client.js';
+
+export interface PublishingKeys {
+  /** AES-256-GCM key for tokens and PKCE verifiers at rest. */
+  tokenEncryptionKey: Buffer;
+  /** HS256 key for the OAuth `state` values. */
+  stateSigningKey: Uint8Array;
+}
+
+const SECRET_NAME = 'publishing_key';
+
+export function decodeMasterKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
+  if (key.length !== 32) throw new Error('PUBLISHING_SECRET_KEY must decode to 32 bytes');
+  return key;
+}
+
+export function deriveKeys(master: Buffer): PublishingKeys {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
+  return {
+    tokenEncryptionKey: derive('social-token-encryption'),
+    stateSigningKey: new Uint8Array(derive('social-oauth-state')),
+  };
+}
+
+export async function loadPublishingKeys(database: DatabaseHandle, configured: string | undefined): Promise<PublishingKeys> {
+  if (configured) return deriveKeys(decodeMasterKey(configured));
+  const generated = randomBytes(32).toString('base64url');
+  await database.rows(sql`insert into service_secrets (name, value) values (${SECRET_NAME}, ${generated}) on conflict (name) do nothing`);
+  const [row] = await database.rows<{ value: string }>(sql`select value from service_secrets where name = ${SECRET_NAME}`);
+  return deriveKeys(decodeMasterKey(row.value));
+}

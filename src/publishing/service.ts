@@ -1,0 +1,193 @@
+// Social publishing, as the story goes: a user asks for an authorization URL, the platform sends the
+// browser back to our callback with a code, we exchange it and keep the tokens sealed; later the
+// user publishes one of their completed videos, and we stream its original file to the platform
+// (refreshing the access token first when it has expired), recording each publication.
+import type { AppContext } from '../context.js';
+import { AppError, badRequest, conflict, unauthorized } from '../shared/errors.js';
+import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
+import { PLATFORM_NAMES, type Platform } from './platforms.js';
+import { Publications } from './publications.js';
+import { findPublishableVideo } from './publishable-content.js';
+import type { CallbackQuery, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
+import { loadPublishingKeys } from './secret-keys.js';
+import { SocialAccounts, type LinkedAccount } from './social-accounts.js';
+import { TikTokClient } from './tiktok-client.js';
+import { TokenCipher } from './token-cipher.js';
+import { GrantRejectedError, cleanCode } from './upstream.js';
+import { YouTubeClient } from './youtube-client.js';
+
+/** Refresh an access token that has less than this left, so it cannot lapse mid-upload start. */
+const REFRESH_MARGIN_MS = 60_000;
+/** TikTok's caption (post_info.title) limit, in UTF-16 code units. */
+const TIKTOK_CAPTION_MAX = 2200;
+/** YouTube's limit on all tags together. */
+const YOUTUBE_TAGS_MAX = 500;
+
+interface Stores {
+  states: OAuthStates;
+  accounts: SocialAccounts;
+}
+
+export class PublishingService {
+  readonly tiktok: TikTokClient;
+  readonly youtube: YouTubeClient;
+  private readonly publications: Publications;
+  private stores: Promise<Stores> | null = null;
+
+  constructor(private readonly app: AppContext) {
+    this.tiktok = new TikTokClient(app.config);
+    this.youtube = new YouTubeClient(app.config);
+    this.publications = new Publications(app.database);
+  }
+
+  /** Keys come from the database when not configured, so they are loaded on first use. */
+  private getStores(): Promise<Stores> {
+    this.stores ??= loadPublishingKeys(this.app.database, this.app.config.PUBLISHING_SECRET_KEY).then((keys) => {
+      const cipher = new TokenCipher(keys.tokenEncryptionKey);
+      return { states: new OAuthStates(this.app.database, cipher, keys.stateSigningKey), accounts: new SocialAccounts(this.app.database, cipher) };
+    });
+    this.stores.catch(() => (this.stores = null));
+    return this.stores;
+  }
+
+  redirectUri(platform: Platform): string {
+    return `${this.app.config.publicBaseUrl}/content/api/v1/${platform}/callback`;
+  }
+
+  async authorizationUrl(userId: string, platform: Platform): Promise<{ url: string; expires_in: number }> {
+    const { states } = await this.getStores();
+    const { state, codeVerifier } = await states.issue(userId, platform);
+    const input = { state, codeVerifier, redirectUri: this.redirectUri(platform) };
+    const url = platform === 'tiktok' ? this.tiktok.authorizationUrl(input) : this.youtube.authorizationUrl(input);
+    return { url, expires_in: STATE_TTL_SECONDS };
+  }
+
+  async completeAuthorization(platform: Platform, query: CallbackQuery) {
+    const { states, accounts } = await this.getStores();
+    const { userId, codeVerifier } = await states.consume(platform, query.state);
+    if (query.error) {
+      throw badRequest('publishing.error.authorization_denied', `${PLATFORM_NAMES[platform]} authorization was not granted: ${cleanCode(query.error, 'error')}`, { field: 'error', constraint: 'authorization granted' });
+    }
+    if (!query.code) throw badRequest('publishing.error.missing_code', 'The authorization code is missing', { field: 'code', constraint: 'required' });
+    const client = platform === 'tiktok' ? this.tiktok : this.youtube;
+    let tokens;
+    try {
+      tokens = await client.exchangeCode(query.code, codeVerifier, this.redirectUri(platform));
+    } catch (err) {
+      if (err instanceof GrantRejectedError) {
+        throw badRequest('publishing.error.invalid_code', `${PLATFORM_NAMES[platform]} refused the authorization code (${err.platformCode})`, { field: 'code', constraint: 'valid, unused authorization code' });
+      }
+      throw err;
+    }
+    const account = await accounts.link(userId, platform, tokens);
+    this.app.log.info({ userId, platform }, 'social account linked');
+    return {
+      platform,
+      linked: true,
+      external_id: account.externalId,
+      scope: account.scope,
+      expires_at: account.accessExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  async linkedAccounts(userId: string) {
+    const { accounts } = await this.getStores();
+    return accounts.list(userId);
+  }
+
+  async unlink(userId: string, platform: Platform): Promise<boolean> {
+    const { accounts } = await this.getStores();
+    return accounts.unlink(userId, platform);
+  }
+
+  /** SPEC §5.6: the x-user-id header must name the caller. */
+  static checkIdentityHeader(callerId: string, headerUserId: string): void {
+    if (headerUserId.trim().toLowerCase() !== callerId.toLowerCase()) {
+      throw unauthorized('auth.error.user_mismatch', 'The x-user-id header does not match the authenticated user');
+    }
+  }
+
+  async publishToTikTok(userId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
+    const caption = [body.title, body.description, body.tags.map((t) => `#${t.replace(/^#+/, '').replace(/\s+/g, '')}`).join(' ')].filter(Boolean).join('\n');
+    if (caption.length > TIKTOK_CAPTION_MAX) {
+      throw badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` });
+    }
+    const video = await findPublishableVideo(this.app.database, this.app.config, body.id, userId);
+    const account = await this.usableAccount(userId, 'tiktok');
+    const publicationId = await this.publications.start(userId, video.contentId, 'tiktok');
+    try {
+      const result = await this.tiktok.publishVideo({
+        accessToken: account.accessToken,
+        filePath: video.filePath,
+        size: video.size,
+        caption,
+        privacyLevel: body.privacy_level,
+        onPublishId: (publishId) => this.publications.setRemoteId(publicationId, publishId),
+      });
+      await this.publications.finish(publicationId, result.publishId, result.status);
+      this.app.log.info({ userId, contentId: video.contentId, platform: 'tiktok', publicationId }, 'content published');
+      return { publication_id: publicationId, publish_id: result.publishId, status: result.status };
+    } catch (err) {
+      await this.publications.fail(publicationId, err instanceof AppError ? err.message : 'unexpected error');
+      throw err;
+    }
+  }
+
+  async publishToYouTube(userId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
+    const tagsLength = body.tags.reduce((n, t) => n + t.length + (t.includes(' ') ? 2 : 0), 0) + Math.max(0, body.tags.length - 1);
+    if (tagsLength > YOUTUBE_TAGS_MAX) {
+      throw badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` });
+    }
+    const video = await findPublishableVideo(this.app.database, this.app.config, body.id, userId);
+    const account = await this.usableAccount(userId, 'youtube');
+    const publicationId = await this.publications.start(userId, video.contentId, 'youtube');
+    try {
+      const result = await this.youtube.uploadVideo({
+        accessToken: account.accessToken,
+        filePath: video.filePath,
+        size: video.size,
+        title: body.title,
+        description: body.description,
+        tags: body.tags,
+        categoryId: body.category_id,
+        privacyStatus: body.privacy_status,
+      });
+      await this.publications.finish(publicationId, result.videoId, result.status);
+      this.app.log.info({ userId, contentId: video.contentId, platform: 'youtube', publicationId }, 'content published');
+      return { publication_id: publicationId, video_id: result.videoId, url: `https://www.youtube.com/watch?v=${encodeURIComponent(result.videoId)}`, status: result.status };
+    } catch (err) {
+      await this.publications.fail(publicationId, err instanceof AppError ? err.message : 'unexpected error');
+      throw err;
+    }
+  }
+
+  /** The linked account with a live access token, refreshed first when it has (nearly) expired. */
+  private async usableAccount(userId: string, platform: Platform): Promise<LinkedAccount> {
+    const { accounts } = await this.getStores();
+    const account = await accounts.find(userId, platform);
+    if (!account) {
+      throw conflict('publishing.error.account_not_linked', `No ${PLATFORM_NAMES[platform]} account is linked; call GET /content/api/v1/${platform}/auth first`);
+    }
+    const expiresAt = account.accessExpiresAt?.getTime();
+    if (expiresAt === undefined || expiresAt - Date.now() > REFRESH_MARGIN_MS) return account;
+
+    const linkExpired = () => conflict('publishing.error.account_link_expired', `The ${PLATFORM_NAMES[platform]} authorization expired or was revoked; link the account again`);
+    if (!account.refreshToken || (account.refreshExpiresAt && account.refreshExpiresAt.getTime() <= Date.now())) {
+      await accounts.unlink(userId, platform);
+      throw linkExpired();
+    }
+    try {
+      const client = platform === 'tiktok' ? this.tiktok : this.youtube;
+      const tokens = await client.refresh(account.refreshToken);
+      await accounts.storeRefreshed(userId, platform, tokens);
+      this.app.log.info({ userId, platform }, 'social access token refreshed');
+    } catch (err) {
+      if (err instanceof GrantRejectedError) {
+        await accounts.unlink(userId, platform);
+        throw linkExpired();
+      }
+      throw err;
+    }
+    return (await accounts.find(userId, platform))!;
+  }
+}

@@ -1,0 +1,170 @@
+// TikTok: Login Kit v2 (authorization URL, token exchange and refresh at /v2/oauth/token/) and the
+// Content Posting API "direct post" with FILE_UPLOAD (init, chunked PUT of the bytes, status fetch).
+// Base URLs come from configuration, so a stand-in server can play TikTok in tests.
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import type { Config } from '../config.js';
+import type { PlatformTokens } from './platforms.js';
+import { s256Hex } from './pkce.js';
+import { API_TIMEOUT_MS, GrantRejectedError, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
+
+export const TIKTOK_SCOPES = 'user.info.basic,video.publish,video.upload';
+export const TIKTOK_PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
+export type TikTokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];
+
+/** TikTok's media transfer rules: chunks of 5-64 MB, a file under 5 MB (or up to 64 MB) may go whole,
+ * the count is floor(size / chunk_size) and the last chunk takes the remainder (at most 128 MB). */
+const MAX_SINGLE_CHUNK = 64 * 1024 * 1024;
+export const TIKTOK_CHUNK_BYTES = 10 * 1024 * 1024;
+
+export interface ChunkPlan {
+  chunkSize: number;
+  totalChunkCount: number;
+  /** Inclusive byte ranges, in order. */
+  ranges: { start: number; end: number }[];
+}
+
+export function planChunks(videoSize: number, chunkBytes = TIKTOK_CHUNK_BYTES): ChunkPlan {
+  if (videoSize <= 0) throw new Error('empty video');
+  if (videoSize <= MAX_SINGLE_CHUNK) return { chunkSize: videoSize, totalChunkCount: 1, ranges: [{ start: 0, end: videoSize - 1 }] };
+  const totalChunkCount = Math.floor(videoSize / chunkBytes);
+  const ranges = Array.from({ length: totalChunkCount }, (_, i) => ({
+    start: i * chunkBytes,
+    end: i === totalChunkCount - 1 ? videoSize - 1 : (i + 1) * chunkBytes - 1,
+  }));
+  return { chunkSize: chunkBytes, totalChunkCount, ranges };
+}
+
+export interface TikTokPost {
+  accessToken: string;
+  filePath: string;
+  size: number;
+  caption: string;
+  privacyLevel: TikTokPrivacyLevel;
+  /** Called as soon as TikTok names the publish id (so it is recorded even if the transfer fails). */
+  onPublishId?: (publishId: string) => Promise<void>;
+}
+
+export class TikTokClient {
+  constructor(private readonly config: Config) {}
+
+  private api(path: string): string {
+    return `${this.config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}${path}`;
+  }
+
+  authorizationUrl(input: { state: string; codeVerifier: string; redirectUri: string }): string {
+    const url = new URL(this.config.TIKTOK_AUTH_URL);
+    url.searchParams.set('client_key', this.config.TIKTOK_CLIENT_KEY);
+    url.searchParams.set('scope', TIKTOK_SCOPES);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('redirect_uri', input.redirectUri);
+    url.searchParams.set('state', input.state);
+    url.searchParams.set('code_challenge', s256Hex(input.codeVerifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    return url.toString();
+  }
+
+  exchangeCode(code: string, codeVerifier: string, redirectUri: string): Promise<PlatformTokens> {
+    return this.token('token exchange', {
+      client_key: this.config.TIKTOK_CLIENT_KEY,
+      client_secret: this.config.TIKTOK_CLIENT_SECRET,
+      code,
+      grant_type: 'authorization_code',
+      redirect_uri: redirectUri,
+      code_verifier: codeVerifier,
+    });
+  }
+
+  refresh(refreshToken: string): Promise<PlatformTokens> {
+    return this.token('token refresh', {
+      client_key: this.config.TIKTOK_CLIENT_KEY,
+      client_secret: this.config.TIKTOK_CLIENT_SECRET,
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+  }
+
+  private async token(step: string, form: Record<string, string>): Promise<PlatformTokens> {
+    const res = await callPlatform('tiktok', step, this.api('/v2/oauth/token/'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-cache' },
+      body: new URLSearchParams(form).toString(),
+    });
+    const body = await readJson(res);
+    if (body && typeof body.error === 'string' && body.error) {
+      if (body.error === 'invalid_grant') throw new GrantRejectedError('tiktok', 'invalid_grant');
+      throw upstreamError('tiktok', cleanCode(body.error, `http_${res.status}`), step);
+    }
+    if (!res.ok || !body || typeof body.access_token !== 'string' || !body.access_token) {
+      throw upstreamError('tiktok', `http_${res.status}`, step);
+    }
+    return {
+      accessToken: body.access_token,
+      refreshToken: typeof body.refresh_token === 'string' && body.refresh_token ? body.refresh_token : null,
+      expiresIn: Number.isFinite(body.expires_in) ? Number(body.expires_in) : null,
+      refreshExpiresIn: Number.isFinite(body.refresh_expires_in) ? Number(body.refresh_expires_in) : null,
+      scope: typeof body.scope === 'string' ? body.scope : '',
+      externalId: typeof body.open_id === 'string' ? body.open_id : null,
+    };
+  }
+
+  /** Direct post: init, send the bytes chunk by chunk (streamed from disk), then ask the status once. */
+  async publishVideo(post: TikTokPost): Promise<{ publishId: string; status: string }> {
+    const plan = planChunks(post.size);
+    const init = await this.postApi(post.accessToken, '/v2/post/publish/video/init/', 'upload init', {
+      post_info: { title: post.caption, privacy_level: post.privacyLevel, disable_duet: false, disable_comment: false, disable_stitch: false },
+      source_info: { source: 'FILE_UPLOAD', video_size: post.size, chunk_size: plan.chunkSize, total_chunk_count: plan.totalChunkCount },
+    });
+    const publishId = init.publish_id;
+    const uploadUrl = init.upload_url;
+    if (typeof publishId !== 'string' || typeof uploadUrl !== 'string' || !/^https?:\/\//.test(uploadUrl)) {
+      throw upstreamError('tiktok', 'invalid_init_response', 'upload init');
+    }
+    await post.onPublishId?.(publishId);
+
+    for (const range of plan.ranges) {
+      const length = range.end - range.start + 1;
+      const stream = fs.createReadStream(post.filePath, { start: range.start, end: range.end });
+      const res = await callPlatform('tiktok', 'video transfer', uploadUrl, {
+        method: 'PUT',
+        headers: {
+          'Content-Type': 'video/mp4',
+          'Content-Length': String(length),
+          'Content-Range': `bytes ${range.start}-${range.end}/${post.size}`,
+        },
+        body: Readable.toWeb(stream) as ReadableStream,
+        duplex: 'half',
+      }, TRANSFER_TIMEOUT_MS).finally(() => stream.destroy());
+      if (res.status !== 201 && res.status !== 206 && res.status !== 200) {
+        const body = await readJson(res);
+        throw upstreamError('tiktok', cleanCode(body?.error?.code, `http_${res.status}`), 'video transfer');
+      }
+      await res.body?.cancel().catch(() => undefined);
+    }
+
+    // The bytes are with TikTok now: a status we cannot read does not undo the upload.
+    let fetched: Record<string, any> | null = null;
+    try {
+      fetched = await this.postApi(post.accessToken, '/v2/post/publish/status/fetch/', 'status fetch', { publish_id: publishId });
+    } catch {
+      fetched = null;
+    }
+    const status = typeof fetched?.status === 'string' ? cleanCode(fetched.status, 'PROCESSING_UPLOAD') : 'PROCESSING_UPLOAD';
+    if (status === 'FAILED') throw upstreamError('tiktok', cleanCode(fetched?.fail_reason, 'FAILED'), 'publish');
+    return { publishId, status };
+  }
+
+  private async postApi(accessToken: string, path: string, step: string, payload: unknown): Promise<Record<string, any>> {
+    const res = await callPlatform('tiktok', step, this.api(path), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json; charset=UTF-8' },
+      body: JSON.stringify(payload),
+    }, API_TIMEOUT_MS);
+    const body = await readJson(res);
+    const code = body?.error?.code;
+    if (!res.ok || !body || (code !== undefined && code !== 'ok')) {
+      throw upstreamError('tiktok', cleanCode(code, `http_${res.status}`), step);
+    }
+    return (body.data ?? {}) as Record<string, any>;
+  }
+}
