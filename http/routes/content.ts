@@ -1,4 +1,94 @@
-// Placeholder: filled in by its issue.
-import type { RouteModule } from '../route.js';
+// Property content (SPEC §4.3): {content_api} = /content/api/v1 for creation, listings and the
+// feed; {api} = /api/v1 for detail, edit, delete and reactions of one item.
+import { z } from 'zod';
+import { defineRoute, type RouteModule } from '../route.js';
+import { ContentService } from '../../src/content/service.js';
+import { ContentListings } from '../../src/content/listings.js';
+import { ContentFeed } from '../../src/content/feed.js';
+import {
+  completedQuery, contentIdParams, createContentBody, editContentBody, feedQuery, listAllQuery,
+} from '../../src/content/schemas.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../../src/content/values.js';
 
-export const contentRoutes: RouteModule = () => [];
+const base = '/content/api/v1';
+const api = '/api/v1';
+const tag = 'content';
+
+/** `x-language` (SPEC §9): en, vi or ko; anything else (or nothing) means English. */
+const requestedLanguage = (headers: Record<string, string>): Language => {
+  const value = (headers['x-language'] ?? '').trim().toLowerCase();
+  return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : DEFAULT_LANGUAGE;
+};
+
+export const contentRoutes: RouteModule = (app) => {
+  const content = new ContentService(app);
+  const listings = new ContentListings(app, content);
+  const feed = new ContentFeed(app, content);
+  return [
+    defineRoute({
+      method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
+      summary: 'Create a content item (full form with video, or upload-flow form); it starts as processing',
+      body: createContentBody, successStatus: 201, errorStatuses: [400, 401, 403, 429, 500],
+      handler: async ({ caller, body }) => ({ status: 201, message: 'Content created', data: await content.create(caller, body) }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/all`, tag, auth: 'optional',
+      summary: 'List content with search, filters, sorting and pages',
+      query: listAllQuery, errorStatuses: [400, 401, 500],
+      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query) }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
+      summary: 'Published content in the x-language language, optionally inside a map viewport',
+      query: completedQuery, errorStatuses: [400, 401, 500],
+      handler: async ({ optionalCaller, query, headers }) => ({
+        message: 'Completed content',
+        data: await listings.listCompleted(optionalCaller, query, requestedLanguage(headers)),
+      }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
+      summary: 'Personal feed: followed uploaders first, then fresh popular items, then the rest (cursor pages)',
+      query: feedQuery, errorStatuses: [400, 401, 500],
+      handler: async ({ caller, query, headers }) => ({
+        message: 'Feed',
+        data: await feed.page(caller, query.per_page, query.cursor, requestedLanguage(headers)),
+      }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${api}/content/:id`, tag, auth: 'optional',
+      summary: 'Content detail (uploader phone only with read:contact)',
+      params: contentIdParams, errorStatuses: [400, 401, 404, 500],
+      handler: async ({ optionalCaller, params }) => ({ message: 'Content detail', data: await content.detail(optionalCaller, params.id) }),
+    }),
+    defineRoute({
+      method: 'PUT', path: `${api}/content/:id`, tag, auth: 'user',
+      summary: 'Edit a content item (owner or update:any_content)',
+      params: contentIdParams, body: editContentBody, errorStatuses: [400, 401, 404, 500],
+      handler: async ({ caller, params, body }) => ({ message: 'Content updated', data: await content.edit(caller, params.id, body) }),
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${api}/content/:id`, tag, auth: 'user',
+      summary: 'Delete a content item (owner or update:any_content); soft delete',
+      params: contentIdParams, errorStatuses: [400, 401, 404, 500],
+      handler: async ({ caller, params }) => {
+        await content.remove(caller, params.id);
+        return { message: 'Content deleted', data: { message: 'Content deleted' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: `${api}/content/:id/reactions`, tag, auth: 'user', permission: 'create:reaction',
+      summary: 'Like a content item (idempotent)',
+      params: contentIdParams, errorStatuses: [400, 401, 403, 404, 500],
+      responseData: z.object({ reacted: z.boolean(), reaction_count: z.number().int() }),
+      handler: async ({ caller, params }) => ({ message: 'Reaction saved', data: await content.react(caller, params.id, true) }),
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${api}/content/:id/reactions`, tag, auth: 'user', permission: 'create:reaction',
+      summary: 'Remove the caller\'s like (idempotent)',
+      params: contentIdParams, errorStatuses: [400, 401, 403, 404, 500],
+      responseData: z.object({ reacted: z.boolean(), reaction_count: z.number().int() }),
+      handler: async ({ caller, params }) => ({ message: 'Reaction removed', data: await content.react(caller, params.id, false) }),
+    }),
+  ];
+};

@@ -1,0 +1,220 @@
+// Turns a stored content row into each response shape of SPEC §4.3: the `all` listing item, the
+// `completed` listing item, the abridged feed item and the detail. Media paths become URLs here.
+import type { Config } from '../config.js';
+import { mediaUrl } from '../shared/media-url.js';
+import { fullName } from '../auth/accounts.js';
+import type { LanguageBlock, RealEstateInfo } from './derived-columns.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
+
+export interface StoredVideo {
+  original_name: string | null;
+  size: number | null;
+  resolution: string | null;
+  duration: number | null;
+  status: string;
+  original_path: string | null;
+  playlist_path: string | null;
+  thumbnail_path: string | null;
+  error: string | null;
+}
+
+export interface StoredImage {
+  id: string;
+  path: string | null;
+  name: string;
+  /** Only for images given by URL at creation (no stored file). */
+  url?: string;
+}
+
+/** One row of `contents` joined with its uploader (see repository.ts CONTENT_COLUMNS). */
+export interface ContentRow {
+  id: string;
+  uploader_id: string;
+  status: string;
+  price: number;
+  unit_price: string;
+  area: number;
+  unit_area: string;
+  price_per_area: number;
+  latitude: number | null;
+  longitude: number | null;
+  hash_tags: string[];
+  profit_rate: { roi: number; roa: number } | null;
+  amenities: string[];
+  real_estate_info: RealEstateInfo;
+  is_multi_language: boolean;
+  content_info: LanguageBlock[];
+  video: StoredVideo;
+  images: StoredImage[];
+  reaction_count: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  uploader_given_name: string;
+  uploader_family_name: string;
+  uploader_picture: string | null;
+  uploader_phone: string;
+}
+
+export interface Viewer {
+  /** May see uploaders' phone numbers (`read:contact`). */
+  canReadContact: boolean;
+}
+
+const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
+
+export class ContentSerialiser {
+  constructor(private readonly config: Config) {}
+
+  private url(path: string | null | undefined): string | null {
+    return path ? mediaUrl(this.config, path) : null;
+  }
+
+  video(v: StoredVideo) {
+    return {
+      original_name: v.original_name,
+      size: v.size,
+      resolution: v.resolution,
+      duration: v.duration,
+      status: v.status,
+      thumbnail_url: this.url(v.thumbnail_path),
+      content_url: this.url(v.original_path),
+      url: this.url(v.playlist_path),
+      error: v.error ?? null,
+    };
+  }
+
+  images(row: ContentRow) {
+    return row.images.map((img) => ({ id: img.id, url: img.path ? this.url(img.path) : (img.url ?? null) }));
+  }
+
+  private geo(row: ContentRow) {
+    return row.latitude === null || row.longitude === null ? null : { lat: row.latitude, long: row.longitude };
+  }
+
+  private uploaderName(row: ContentRow) {
+    return fullName(row.uploader_given_name, row.uploader_family_name);
+  }
+
+  /** The block in `lang`, else English, else the first one (SPEC §9), with `location`. */
+  private localisedBlock(row: ContentRow, lang: Language) {
+    const block =
+      row.content_info.find((b) => b.lang === lang) ??
+      row.content_info.find((b) => b.lang === DEFAULT_LANGUAGE) ??
+      row.content_info[0];
+    return block ? { ...block, location: block.address } : null;
+  }
+
+  private common(row: ContentRow) {
+    return {
+      id: row.id,
+      price: row.price,
+      unit_price: row.unit_price,
+      price_per_area: row.price_per_area,
+      area: row.area,
+      unit_area: row.unit_area,
+      geo: this.geo(row),
+      hash_tags: row.hash_tags,
+      profit_rate: row.profit_rate,
+      amenities: row.amenities,
+      real_estate_info: {
+        legal_certificates: row.real_estate_info.legal_certificates ?? null,
+        apartment_type: row.real_estate_info.apartment_type ?? null,
+        project_status: row.real_estate_info.project_status ?? null,
+      },
+      is_multi_language: row.is_multi_language,
+      video: this.video(row.video),
+      images: this.images(row),
+      reaction_count: row.reaction_count,
+      status: row.status,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    };
+  }
+
+  private uploader(row: ContentRow, viewer: Viewer) {
+    return {
+      user_id: row.uploader_id,
+      phone_number: viewer.canReadContact ? row.uploader_phone : null,
+      name: this.uploaderName(row),
+      avatar: this.url(row.uploader_picture),
+    };
+  }
+
+  /** An item of `GET /all`: every field, `content_info` as the array of blocks (only `lang`'s when filtered). */
+  listingItem(row: ContentRow, viewer: Viewer, lang?: Language) {
+    return {
+      ...this.common(row),
+      content_info: lang ? row.content_info.filter((b) => b.lang === lang) : row.content_info,
+      uploader: this.uploader(row, viewer),
+    };
+  }
+
+  /** An item of `GET /completed`: `content_info` holds the one block in the caller's language, with `location`. */
+  completedItem(row: ContentRow, viewer: Viewer, lang: Language) {
+    const block = this.localisedBlock(row, lang);
+    return {
+      ...this.common(row),
+      location: block?.location ?? null,
+      content_info: block ? [block] : [],
+      uploader: this.uploader(row, viewer),
+    };
+  }
+
+  /** An abridged item of `GET /feeds` (SPEC §4.3 lists its fields). */
+  feedItem(row: ContentRow, lang: Language) {
+    const block = this.localisedBlock(row, lang);
+    return {
+      id: row.id,
+      price: row.price,
+      unit_price: row.unit_price,
+      area: row.area,
+      unit_area: row.unit_area,
+      video: { thumbnail_url: this.url(row.video.thumbnail_path), url: this.url(row.video.playlist_path) },
+      content_info: block ? [block] : [],
+      uploader: { name: this.uploaderName(row), avatar: this.url(row.uploader_picture) },
+      reaction_count: row.reaction_count,
+      created_at: iso(row.created_at),
+    };
+  }
+
+  /** `GET {api}/content/:id`: `content_info` keyed by language (null where there is no block). */
+  detail(row: ContentRow, viewer: Viewer) {
+    const contentInfo = Object.fromEntries(
+      LANGUAGES.map((lang) => {
+        const b = row.content_info.find((x) => x.lang === lang);
+        return [
+          lang,
+          b
+            ? {
+                project_name: b.project_name,
+                description: b.description,
+                address: b.address,
+                legal_certificates: b.legal_certificates,
+                apartment_type: b.apartment_type,
+                project_status: b.project_status,
+                extra_description: b.extra_description,
+              }
+            : null,
+        ];
+      }),
+    );
+    const { video: _full, ...rest } = this.common(row);
+    const v = row.video;
+    return {
+      ...rest,
+      video: {
+        thumbnail_url: this.url(v.thumbnail_path),
+        url: this.url(v.playlist_path),
+        duration: v.duration,
+        resolution: v.resolution,
+        status: v.status,
+      },
+      images: row.images.map((img) => ({ id: img.id, name: img.name, url: img.path ? this.url(img.path) : (img.url ?? null) })),
+      content_info: contentInfo,
+      uploader: {
+        name: this.uploaderName(row),
+        phone: viewer.canReadContact ? row.uploader_phone : null,
+      },
+    };
+  }
+}

@@ -1,0 +1,197 @@
+// The rules of one content item: create, read, edit, delete, react. Who may do what is decided
+// here (routes only check the permission each endpoint needs).
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import { can, type Caller } from '../auth/caller.js';
+import { badRequest, notFound, unauthorized } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
+import { ContentRepository } from './repository.js';
+import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
+import { ContentSerialiser, type ContentRow, type StoredImage, type StoredVideo, type Viewer } from './serialise.js';
+import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
+
+export const ADMIN_CONTENT_PERMISSION = 'update:any_content';
+export const CONTACT_PERMISSION = 'read:contact';
+
+export const viewerOf = (caller: Caller | null): Viewer => ({ canReadContact: !!caller && can(caller, CONTACT_PERMISSION) });
+
+const mayManage = (caller: Caller, row: ContentRow) => row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
+
+function toBlock(b: LanguageBlockInput): LanguageBlock {
+  return {
+    lang: b.lang,
+    project_name: b.project_name,
+    description: b.description ?? '',
+    legal_certificates: b.legal_certificates ?? null,
+    apartment_type: b.apartment_type ?? null,
+    project_status: b.project_status ?? null,
+    address: b.address ?? '',
+    extra_description: b.extra_description ?? null,
+  };
+}
+
+const orderBlocks = (blocks: LanguageBlock[]) =>
+  [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
+
+export class ContentService {
+  readonly repository: ContentRepository;
+  readonly serialiser: ContentSerialiser;
+
+  constructor(private readonly app: AppContext) {
+    this.repository = new ContentRepository(app.database);
+    this.serialiser = new ContentSerialiser(app.config);
+  }
+
+  async create(caller: Caller, input: CreateContentInput) {
+    const blocks = orderBlocks(input.content_info.map(toBlock));
+    // The upload-flow form carries the listing values per language: the item-level values are
+    // those of the English block (else the first block that has them).
+    const pick = (key: 'legal_certificates' | 'apartment_type' | 'project_status') =>
+      input.real_estate_info?.[key] ??
+      blocks.find((b) => b.lang === DEFAULT_LANGUAGE)?.[key] ??
+      blocks.find((b) => b[key])?.[key] ??
+      null;
+    const realEstateInfo: RealEstateInfo = {
+      legal_certificates: pick('legal_certificates'),
+      apartment_type: pick('apartment_type'),
+      project_status: pick('project_status'),
+    };
+    const hashTags = input.hash_tags ?? [];
+    const amenities = input.amenities ?? [];
+    const video: StoredVideo = {
+      original_name: input.video?.original_name ?? null,
+      size: input.video?.size ?? null,
+      resolution: null,
+      duration: null,
+      status: 'pending',
+      original_path: null,
+      playlist_path: null,
+      thumbnail_path: null,
+      error: null,
+    };
+    const images: StoredImage[] = (input.images ?? []).map((img) => ({ id: newId(), path: null, name: img.name, url: img.url }));
+    const id = newId();
+    const row = await this.repository.insert({
+      id,
+      uploaderId: caller.userId,
+      price: input.price,
+      unitPrice: input.unit_price,
+      area: input.area,
+      unitArea: input.unit_area,
+      latitude: input.geo?.latitude ?? null,
+      longitude: input.geo?.longitude ?? null,
+      hashTags,
+      profitRate: input.profit_rate ?? null,
+      amenities,
+      realEstateInfo,
+      isMultiLanguage: input.isMultiLanguage ?? blocks.length > 1,
+      contentInfo: blocks,
+      derived: deriveColumns(blocks, realEstateInfo, hashTags, amenities),
+      video,
+      images,
+    });
+    this.app.events.publish('content.created', { contentId: id, uploaderId: caller.userId });
+    return {
+      id: row.id,
+      price: input.price,
+      unit_price: input.unit_price,
+      area: input.area,
+      unit_area: input.unit_area,
+      status: row.status,
+      created_at: new Date(row.created_at).toISOString(),
+    };
+  }
+
+  /**
+   * A live item the caller may see. Items that are not `completed` yet (or failed) are visible
+   * to their uploader and administrators only: 401 for an anonymous caller (logging in may help),
+   * 404 for other users (their existence is not revealed).
+   */
+  async findVisible(caller: Caller | null, id: string): Promise<ContentRow> {
+    const row = await this.repository.findLive(id);
+    if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    if (row.status !== 'completed' && !(caller && mayManage(caller, row))) {
+      if (!caller) throw unauthorized('content.error.restricted', 'This content is not published yet');
+      throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    }
+    return row;
+  }
+
+  async detail(caller: Caller | null, id: string) {
+    return this.serialiser.detail(await this.findVisible(caller, id), viewerOf(caller));
+  }
+
+  /** Soft delete: owner or `update:any_content` (401 otherwise, as for editing: SPEC §7). */
+  async remove(caller: Caller, id: string): Promise<void> {
+    const row = await this.repository.findLive(id);
+    if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    if (!mayManage(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
+    await this.repository.softDelete(id);
+  }
+
+  async edit(caller: Caller, id: string, input: EditContentInput) {
+    const updated = await this.repository.update(id, (current) => {
+      if (!mayManage(caller, current)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may edit this content');
+      const blocks = new Map(current.content_info.map((b) => [b.lang, b]));
+      for (const lang of LANGUAGES) {
+        const given = input.languages[lang];
+        if (!given) continue;
+        const before = blocks.get(lang);
+        blocks.set(lang, {
+          lang,
+          project_name: given.projectName,
+          description: given.description,
+          address: given.address,
+          legal_certificates: input.legalStatus ?? before?.legal_certificates ?? null,
+          apartment_type: before?.apartment_type ?? null,
+          project_status: before?.project_status ?? null,
+          extra_description: before?.extra_description ?? null,
+        });
+      }
+      const contentInfo = orderBlocks([...blocks.values()]);
+      const realEstateInfo: RealEstateInfo = {
+        ...current.real_estate_info,
+        legal_certificates: input.legalStatus ?? current.real_estate_info.legal_certificates ?? null,
+      };
+      const amenities = input.amenities ?? current.amenities;
+      return {
+        price: input.price,
+        area: input.area,
+        latitude: input.location.latitude,
+        longitude: input.location.longitude,
+        amenities,
+        realEstateInfo,
+        contentInfo,
+        derived: deriveColumns(contentInfo, realEstateInfo, current.hash_tags, amenities),
+        images: input.images ? this.keptImages(current.images, input.images) : current.images,
+      };
+    });
+    if (!updated) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    const row = await this.repository.findLive(id);
+    return this.serialiser.detail(row!, viewerOf(caller));
+  }
+
+  /**
+   * On edit, `images` names the attached images to keep, in display order: each name must be
+   * the name (or stored file name) of an image already attached to the item.
+   */
+  private keptImages(attached: StoredImage[], names: string[]): StoredImage[] {
+    const kept: StoredImage[] = [];
+    for (const name of names) {
+      const image = attached.find((img) => img.name === name || (img.path && path.posix.basename(img.path) === name));
+      if (!image) throw badRequest('content.error.unknown_image', `Image ${name} is not attached to this content`, { field: 'images', constraint: 'attached image name' });
+      if (kept.includes(image)) throw badRequest('content.error.duplicate_image', `Image ${name} is listed twice`, { field: 'images', constraint: 'unique' });
+      kept.push(image);
+    }
+    return kept;
+  }
+
+  /** Likes (reacted=true) or unlikes the item; idempotent. Returns the new state and count. */
+  async react(caller: Caller, id: string, reacted: boolean) {
+    await this.findVisible(caller, id);
+    const { changed, count } = await this.repository.setReaction(id, caller.userId, reacted);
+    if (changed) this.app.events.publish('reaction.changed', { contentId: id, userId: caller.userId, reacted });
+    return { reacted, reaction_count: count };
+  }
+}
