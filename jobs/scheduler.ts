@@ -1,11 +1,139 @@
-// Placeholder: node-cron scheduler with one leader per tick (settings/statistics/campaigns issue).
+// The cron scheduler (node-cron). For each tick of each job:
+// - overlap guard: a job still running on this node is not started again;
+// - one node only: the tick runs under a PostgreSQL advisory lock per job, and a tick another
+//   node already completed (clocks differ a little) is skipped;
+// - bookkeeping: scheduled_job_runs keeps each job's last start, success and failure;
+// - catch-up: at start, a job whose cron fired since its last success while no node ran
+//   (or that never ran) runs at once; jobs process everything due up to the time they are given.
+// stop() stops the crons and waits for the ticks in progress.
+import cron, { type ScheduledTask } from 'node-cron';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../src/context.js';
 import type { CoreServices } from '../src/core-services.js';
+import type { ScheduledJob } from './scheduled-job.js';
+import { scheduledJobs } from './scheduled-jobs.js';
 
 export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function startScheduler(_app: AppContext, _core: CoreServices): Scheduler {
-  return { stop: async () => undefined };
+export type JobOutcome = 'ran' | 'failed' | 'skipped_overlap' | 'skipped_other_node' | 'skipped_done';
+
+const TIMEZONE = 'Etc/UTC';
+/** How far back the start-up check looks for a missed tick; an older last success counts as missed. */
+const CATCH_UP_LOOKBACK_MINUTES = 7 * 24 * 60;
+const MINUTE_MS = 60_000;
+
+/** Jobs running on this node, per application (tests run several nodes in one process). */
+const runningJobs = new WeakMap<AppContext, Map<string, Promise<JobOutcome>>>();
+
+/** A stable advisory-lock key per job name (FNV-1a), away from the start-up lock's key. */
+export function jobLockKey(name: string): number {
+  let hash = 0x811c9dc5;
+  for (const ch of Buffer.from(name, 'utf8')) hash = Math.imul(hash ^ ch, 0x01000193) >>> 0;
+  return 7_200_000 + (hash % 100_000);
+}
+
+/**
+ * Runs `job` now on this node, with the overlap guard, the cross-node lock and the bookkeeping.
+ * `scheduledAt` (a cron tick) makes it skip a tick that was already completed elsewhere; without
+ * it the job runs regardless (tests, catch-up).
+ */
+export async function runJobNow(app: AppContext, job: ScheduledJob, now = new Date(), scheduledAt?: Date): Promise<JobOutcome> {
+  let mine = runningJobs.get(app);
+  if (!mine) runningJobs.set(app, (mine = new Map()));
+  if (mine.has(job.name)) return 'skipped_overlap';
+  const run = (async (): Promise<JobOutcome> =>
+    (await app.database.tryWithAdvisoryLock(jobLockKey(job.name), () => runLocked(app, job, now, scheduledAt))) ?? 'skipped_other_node')();
+  mine.set(job.name, run);
+  try {
+    return await run;
+  } finally {
+    mine.delete(job.name);
+  }
+}
+
+async function runLocked(app: AppContext, job: ScheduledJob, now: Date, scheduledAt?: Date): Promise<JobOutcome> {
+  if (scheduledAt) {
+    const [row] = await app.database.rows<{ done: boolean }>(sql`
+      select last_success_at >= ${scheduledAt.toISOString()}::timestamptz as done from scheduled_job_runs where job_name = ${job.name}`);
+    if (row?.done) return 'skipped_done';
+  }
+  await app.database.rows(sql`
+    insert into scheduled_job_runs (job_name, last_started_at, runs) values (${job.name}, now(), 1)
+    on conflict (job_name) do update set last_started_at = now(), runs = scheduled_job_runs.runs + 1`);
+  try {
+    await job.run(app, now);
+  } catch (err) {
+    app.log.error({ err, job: job.name }, 'scheduled job failed');
+    const reason = err instanceof Error ? err.message : String(err);
+    await app.database
+      .rows(sql`update scheduled_job_runs set last_failure_at = now(), last_error = ${reason.slice(0, 500)} where job_name = ${job.name}`)
+      .catch(() => undefined);
+    return 'failed';
+  }
+  // The time the job was asked to process up to: what the next catch-up check compares with.
+  await app.database.rows(sql`
+    update scheduled_job_runs set last_success_at = ${now.toISOString()}::timestamptz, last_error = null where job_name = ${job.name}`);
+  return 'ran';
+}
+
+/** True when the cron fired after `lastSuccess` (exclusive) and up to `now`, or the job never succeeded. */
+export function missedTick(task: Pick<ScheduledTask, 'match'>, lastSuccess: Date | null, now: Date): boolean {
+  if (!lastSuccess) return true;
+  let minute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
+  for (let i = 0; i < CATCH_UP_LOOKBACK_MINUTES; i++, minute -= MINUTE_MS) {
+    if (minute <= lastSuccess.getTime()) return false;
+    if (task.match(new Date(minute))) return true;
+  }
+  return true;
+}
+
+export function startScheduler(app: AppContext, _core: CoreServices, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
+  for (const job of jobs) {
+    if (!cron.validate(job.cron)) throw new Error(`scheduled job ${job.name} has an invalid cron expression: ${job.cron}`);
+  }
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
+  const start = (job: ScheduledJob, now: Date, scheduledAt?: Date) => {
+    if (stopped) return;
+    const p = runJobNow(app, job, now, scheduledAt).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+
+  const tasks = jobs.map((job) =>
+    cron.schedule(
+      job.cron,
+      (ctx) => {
+        const scheduledAt = new Date(Math.floor(ctx.date.getTime() / MINUTE_MS) * MINUTE_MS);
+        start(job, new Date(), scheduledAt);
+      },
+      { timezone: TIMEZONE, name: `job:${job.name}` },
+    ),
+  );
+
+  // Catch up on ticks missed while no node was running.
+  const catchUp = (async () => {
+    const rows = await app.database.rows<{ job_name: string; last_success_at: Date | null }>(sql`
+      select job_name, last_success_at from scheduled_job_runs`);
+    const lastSuccess = new Map(rows.map((r) => [r.job_name, r.last_success_at ? new Date(r.last_success_at) : null]));
+    const now = new Date();
+    jobs.forEach((job, i) => {
+      if (missedTick(tasks[i], lastSuccess.get(job.name) ?? null, now)) {
+        app.log.info({ job: job.name }, 'running a missed scheduled job');
+        start(job, now);
+      }
+    });
+  })().catch((err) => app.log.error({ err }, 'scheduler catch-up failed'));
+  inFlight.add(catchUp);
+  void catchUp.finally(() => inFlight.delete(catchUp));
+
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(tasks.map((t) => t.destroy()));
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+  };
 }

@@ -1,13 +1,207 @@
-// Two-factor authentication (CONTRACT §11). Placeholder until the two-factor issue lands:
-// no user can enable two-factor yet, so no login code can be right.
+// Two-factor authentication (CONTRACT §11): TOTP (RFC 6238, 30-second steps, 6 digits, one step
+// of clock drift either way) plus 10 single-use backup codes. Every code check, at login or when
+// disabling, counts against one per-user budget: after MAX_CODE_FAILURES wrong codes the account's
+// two-factor check is locked for LOCK_SECONDS (429), so codes cannot be guessed.
+import bcrypt from 'bcryptjs';
+import { sql, type SQL } from 'drizzle-orm';
+import { authenticator } from 'otplib';
+import QRCode from 'qrcode';
 import type { AppContext } from '../context.js';
 import type { TwoFactorCheck } from '../auth/two-factor-check.js';
+import { normalisePhoneNumber } from '../auth/phone.js';
+import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { TwoFactorKeys } from './keys.js';
+import { generateBackupCodes, looksLikeBackupCode, normaliseBackupCode } from './backup-codes.js';
+
+export const MAX_CODE_FAILURES = 5;
+export const LOCK_SECONDS = 15 * 60;
+export const TOTP_ISSUER = 'Real Estate Video';
+const TOTP_STEP_SECONDS = 30;
+
+const totp = authenticator.clone({ step: TOTP_STEP_SECONDS, digits: 6, window: 1 });
+
+export interface TwoFactorEnabled {
+  two_factor_enabled: true;
+  backup_codes: string[];
+  /** PNG data URI of a QR code holding `otpauth_url`. */
+  qr_code: string;
+  /** For authenticator apps that take a link or manual entry instead of a scan. */
+  otpauth_url: string;
+  secret: string;
+}
+
+type CodeCheck = { result: 'ok' } | { result: 'wrong' } | { result: 'locked'; retryAfterSeconds: number };
+
+interface UserRow {
+  username: string;
+  phone_number: string;
+  password_hash: string;
+  two_factor_enabled: boolean;
+}
 
 export class TwoFactorService implements TwoFactorCheck {
+  private keys: Promise<TwoFactorKeys> | null = null;
+
   constructor(private readonly app: AppContext) {}
 
-  async verifyLoginCode(_userId: string, _code: string): Promise<boolean> {
-    void this.app;
-    return false;
+  async enable(userId: string, input: { current_password: string; phone_number: string }): Promise<TwoFactorEnabled> {
+    const user = await this.requireUserWithPassword(userId, input.current_password);
+    const phone = normalisePhoneNumber(input.phone_number, this.app.config.DEFAULT_PHONE_REGION);
+    if (phone !== user.phone_number) {
+      throw badRequest('auth.error.phone_mismatch', 'The phone number is not the one of this account', {
+        field: 'phone_number',
+        constraint: "the account's own phone number",
+      });
+    }
+    if (user.two_factor_enabled) throw alreadyEnabled();
+
+    const keys = await this.getKeys();
+    const secret = totp.generateSecret(20);
+    const otpauthUrl = totp.keyuri(user.username, TOTP_ISSUER, secret);
+    const backupCodes = generateBackupCodes();
+    await this.app.db.transaction(async (tx) => {
+      const exec = async (q: SQL) => ((await tx.execute(q)) as unknown as { rows: unknown[] }).rows;
+      // The conditional update makes two concurrent enables yield one winner.
+      const switched = await exec(sql`
+        update users set two_factor_enabled = true, updated_at = now()
+        where id = ${userId} and two_factor_enabled = false returning id`);
+      if (!switched.length) throw alreadyEnabled();
+      await exec(sql`delete from two_factor_credentials where user_id = ${userId}`);
+      await exec(sql`delete from two_factor_backup_codes where user_id = ${userId}`);
+      await exec(sql`insert into two_factor_credentials (user_id, secret_encrypted) values (${userId}, ${keys.encrypt(secret)})`);
+      const values = backupCodes.map((c) => sql`(${newId()}, ${userId}, ${keys.hashBackupCode(normaliseBackupCode(c))})`);
+      await exec(sql`insert into two_factor_backup_codes (id, user_id, code_hash) values ${sql.join(values, sql`, `)}`);
+    });
+    const qrCode = await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 });
+    return { two_factor_enabled: true, backup_codes: backupCodes, qr_code: qrCode, otpauth_url: otpauthUrl, secret };
+  }
+
+  async disable(userId: string, input: { current_password: string; verification_code: string }): Promise<{ two_factor_enabled: false }> {
+    const user = await this.requireUserWithPassword(userId, input.current_password);
+    if (!user.two_factor_enabled) {
+      throw conflict('auth.error.two_factor_not_enabled', 'Two-factor authentication is not enabled', {
+        field: 'action',
+        constraint: 'two-factor enabled',
+      });
+    }
+    const check = await this.checkCode(userId, input.verification_code);
+    if (check.result === 'locked') throw lockedError(check.retryAfterSeconds);
+    if (check.result === 'wrong') {
+      throw badRequest('auth.error.invalid_code', 'The verification code is not correct or was already used', {
+        field: 'verification_code',
+        constraint: 'a current TOTP code or an unused backup code',
+      });
+    }
+    await this.app.db.transaction(async (tx) => {
+      await tx.execute(sql`update users set two_factor_enabled = false, updated_at = now() where id = ${userId}`);
+      await tx.execute(sql`delete from two_factor_credentials where user_id = ${userId}`);
+      await tx.execute(sql`delete from two_factor_backup_codes where user_id = ${userId}`);
+    });
+    return { two_factor_enabled: false };
+  }
+
+  /** Login's check: a current TOTP code or an unused backup code (consumed). 429 while locked. */
+  async verifyLoginCode(userId: string, code: string): Promise<boolean> {
+    const check = await this.checkCode(userId, code);
+    if (check.result === 'locked') throw lockedError(check.retryAfterSeconds);
+    return check.result === 'ok';
+  }
+
+  async remainingBackupCodes(userId: string): Promise<number> {
+    const [row] = await this.app.database.rows<{ n: number }>(sql`
+      select count(*)::int as n from two_factor_backup_codes where user_id = ${userId} and used_at is null`);
+    return row.n;
+  }
+
+  private getKeys(): Promise<TwoFactorKeys> {
+    this.keys ??= TwoFactorKeys.load(this.app).catch((err) => {
+      this.keys = null;
+      throw err;
+    });
+    return this.keys;
+  }
+
+  private async requireUserWithPassword(userId: string, password: string): Promise<UserRow> {
+    const [user] = await this.app.database.rows<UserRow>(sql`
+      select username, phone_number, password_hash, two_factor_enabled from users where id = ${userId}`);
+    if (!user) throw notFound('auth.error.user_not_found', 'The account no longer exists');
+    if (!(await bcrypt.compare(password, user.password_hash))) {
+      throw badRequest('auth.error.invalid_password', 'The current password is not correct', {
+        field: 'current_password',
+        constraint: 'the account password',
+      });
+    }
+    return user;
+  }
+
+  /**
+   * Each try is counted before the code is compared (one atomic update), so parallel guesses
+   * cannot slip past the budget. A right code resets the count.
+   */
+  private async checkCode(userId: string, rawCode: string): Promise<CodeCheck> {
+    const code = rawCode.trim();
+    const [claimed] = await this.app.database.rows<{ failed_attempts: number; secret_encrypted: string }>(sql`
+      update two_factor_credentials set failed_attempts = failed_attempts + 1
+      where user_id = ${userId} and (locked_until is null or locked_until <= now())
+      returning failed_attempts, secret_encrypted`);
+    if (!claimed) {
+      const [lock] = await this.app.database.rows<{ seconds: number }>(sql`
+        select ceil(extract(epoch from locked_until - now()))::int as seconds
+        from two_factor_credentials where user_id = ${userId}`);
+      return lock ? { result: 'locked', retryAfterSeconds: Math.max(1, lock.seconds) } : { result: 'wrong' };
+    }
+    if (claimed.failed_attempts > MAX_CODE_FAILURES) {
+      await this.lock(userId);
+      return { result: 'locked', retryAfterSeconds: LOCK_SECONDS };
+    }
+    const ok = (await this.matchesTotp(userId, claimed.secret_encrypted, code)) || (await this.consumeBackupCode(userId, code));
+    if (ok) {
+      await this.app.database.rows(sql`update two_factor_credentials set failed_attempts = 0 where user_id = ${userId}`);
+      return { result: 'ok' };
+    }
+    if (claimed.failed_attempts >= MAX_CODE_FAILURES) await this.lock(userId);
+    return { result: 'wrong' };
+  }
+
+  private async lock(userId: string): Promise<void> {
+    await this.app.database.rows(sql`
+      update two_factor_credentials
+      set locked_until = now() + make_interval(secs => ${LOCK_SECONDS}), failed_attempts = 0
+      where user_id = ${userId}`);
+  }
+
+  /** A TOTP code within ±1 step, and of a later step than the last one accepted (no replay). */
+  private async matchesTotp(userId: string, secretEncrypted: string, code: string): Promise<boolean> {
+    if (!/^\d{6}$/.test(code)) return false;
+    const secret = (await this.getKeys()).decrypt(secretEncrypted);
+    const delta = totp.checkDelta(code, secret);
+    if (delta === null) return false;
+    const step = Math.floor(Date.now() / 1000 / TOTP_STEP_SECONDS) + delta;
+    const accepted = await this.app.database.rows(sql`
+      update two_factor_credentials set last_used_step = ${step}
+      where user_id = ${userId} and last_used_step < ${step} returning user_id`);
+    return accepted.length > 0;
+  }
+
+  private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
+    const normalised = normaliseBackupCode(code);
+    if (!looksLikeBackupCode(normalised)) return false;
+    const hash = (await this.getKeys()).hashBackupCode(normalised);
+    const used = await this.app.database.rows(sql`
+      update two_factor_backup_codes set used_at = now()
+      where user_id = ${userId} and code_hash = ${hash} and used_at is null returning id`);
+    return used.length > 0;
   }
 }
+
+const alreadyEnabled = () =>
+  conflict('auth.error.two_factor_already_enabled', 'Two-factor authentication is already enabled; disable it first to get a new secret', {
+    field: 'action',
+    constraint: 'two-factor disabled',
+  });
+
+const lockedError = (retryAfterSeconds: number) =>
+  new AppError(429, 'auth.error.two_factor_locked', 'Too many wrong two-factor codes; try again later', undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });

@@ -1,0 +1,6 @@
+// Every cron job of the service. The scheduler refuses to start if one has a bad expression.
+import type { ScheduledJob } from './scheduled-job.js';
+import { statsRollupJob } from './stats-rollup.js';
+import { campaignCompletionJob } from './campaign-completion.js';
+
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob];
