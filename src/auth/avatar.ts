@@ -75,9 +75,10 @@ export class AvatarService {
     try {
       // FOR UPDATE: a concurrent upload waits and then sees this one's picture as its previous.
       const [row] = await this.app.database.rows<{ previous: string | null }>(sql`
-        with old as (select picture from users where id = ${userId} for update)
-        update users set picture = ${relative}, updated_at = now() where id = ${userId}
-        returning (select picture from old) as previous`);
+        update users set picture = ${relative}, updated_at = now()
+        from (select picture from users where id = ${userId} for update) as old
+        where users.id = ${userId}
+        returning old.picture as previous`);
       if (!row) throw new AppError(404, 'user.error.not_found', 'User not found');
       previous = row.previous;
     } catch (err) {
