@@ -1,0 +1,95 @@
+// The comment queries: one SELECT shape (comment + author + reply count + reactions) reused by
+// every read, so every endpoint and socket event carries the same SPEC 2.8 comment.
+import { sql, type SQL } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client.js';
+import type { KeysetPosition } from './cursor.js';
+
+/** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
+export const MAX_REACTIONS_SHOWN = 100;
+
+export interface CommentRow {
+  id: string;
+  content_id: string;
+  parent_id: string | null;
+  msg: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  author_id: string;
+  username: string;
+  given_name: string;
+  family_name: string;
+  picture: string | null;
+  reply_count: number | string;
+  reactions: { userId: string; username: string; given_name: string; family_name: string; emoji: string }[] | string;
+}
+
+const selectComments = (where: SQL, order: SQL, limit: number) => sql`
+  select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id,
+         u.username, u.given_name, u.family_name, u.picture,
+         (select count(*)::int from comments r where r.parent_id = c.id) as reply_count,
+         coalesce((
+           select json_agg(json_build_object('userId', x.user_id, 'username', x.username, 'given_name', x.given_name,
+                                             'family_name', x.family_name, 'emoji', x.emoji) order by x.created_at)
+           from (select cr.user_id, cr.emoji, cr.created_at, ru.username, ru.given_name, ru.family_name
+                 from comment_reactions cr join users ru on ru.id = cr.user_id
+                 where cr.comment_id = c.id order by cr.created_at desc limit ${MAX_REACTIONS_SHOWN}) x
+         ), '[]'::json) as reactions
+  from comments c join users u on u.id = c.author_id
+  where ${where}
+  order by ${order}
+  limit ${limit}`;
+
+export class CommentRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  async contentExists(contentId: string): Promise<boolean> {
+    const rows = await this.database.rows(sql`select 1 from contents where id = ${contentId} and deleted_at is null`);
+    return rows.length > 0;
+  }
+
+  /** The comment with the liveness of its content item (deleted content hides its comments). */
+  async findHead(commentId: string): Promise<{ id: string; content_id: string; parent_id: string | null; author_id: string; content_live: boolean } | null> {
+    const [row] = await this.database.rows<{ id: string; content_id: string; parent_id: string | null; author_id: string; content_live: boolean }>(sql`
+      select c.id, c.content_id, c.parent_id, c.author_id,
+             exists(select 1 from contents ct where ct.id = c.content_id and ct.deleted_at is null) as content_live
+      from comments c where c.id = ${commentId}`);
+    return row ?? null;
+  }
+
+  async insert(row: { id: string; contentId: string; authorId: string; parentId: string | null; msg: string; at: Date }): Promise<void> {
+    await this.database.rows(sql`
+      insert into comments (id, content_id, author_id, parent_id, msg, created_at, updated_at)
+      values (${row.id}, ${row.contentId}, ${row.authorId}, ${row.parentId}, ${row.msg}, ${row.at.toISOString()}::timestamptz, ${row.at.toISOString()}::timestamptz)`);
+  }
+
+  async findById(commentId: string): Promise<CommentRow | null> {
+    const [row] = await this.database.rows<CommentRow>(selectComments(sql`c.id = ${commentId}`, sql`c.created_at`, 1));
+    return row ?? null;
+  }
+
+  /** Top-level comments of a content item, newest first; `limit + 1` rows to know whether more follow. */
+  topLevel(contentId: string, after: KeysetPosition | null, limit: number): Promise<CommentRow[]> {
+    const where = after
+      ? sql`c.content_id = ${contentId} and c.parent_id is null and (c.created_at, c.id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
+      : sql`c.content_id = ${contentId} and c.parent_id is null`;
+    return this.database.rows<CommentRow>(selectComments(where, sql`c.created_at desc, c.id desc`, limit + 1));
+  }
+
+  /** Replies to a top-level comment, oldest first. */
+  replies(parentId: string, after: KeysetPosition | null, limit: number): Promise<CommentRow[]> {
+    const where = after
+      ? sql`c.parent_id = ${parentId} and (c.created_at, c.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
+      : sql`c.parent_id = ${parentId}`;
+    return this.database.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
+  }
+
+  async setReaction(commentId: string, userId: string, emoji: string): Promise<void> {
+    await this.database.rows(sql`
+      insert into comment_reactions (comment_id, user_id, emoji) values (${commentId}, ${userId}, ${emoji})
+      on conflict (comment_id, user_id) do update set emoji = excluded.emoji, updated_at = now()`);
+  }
+
+  async removeReaction(commentId: string, userId: string): Promise<void> {
+    await this.database.rows(sql`delete from comment_reactions where comment_id = ${commentId} and user_id = ${userId}`);
+  }
+}

@@ -1,0 +1,134 @@
+// Comment rules: who may comment, where a reply hangs, paging, reactions; publishes
+// `comment.created` once the comment is stored (realtime pushes it from there).
+import type { AppContext } from '../context.js';
+import { requirePermission, type Caller } from '../auth/caller.js';
+import { badRequest, notFound } from '../shared/errors.js';
+import { isUuid, newId } from '../shared/ids.js';
+import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
+import { avatarUrl, displayName } from './person.js';
+import { CommentRepository, type CommentRow } from './repository.js';
+import type { CreateCommentInput } from './schemas.js';
+
+/** SPEC 2.8 comment, plus `parentId` (null for top-level comments). */
+export interface CommentView {
+  _id: string;
+  contentId: string;
+  parentId: string | null;
+  msg: string;
+  author: { userId: string; name: string; avatarUrl: string | null };
+  reactions: { author: { userId: string; name: string }; emoji: string }[];
+  replyCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CommentPage {
+  comments: CommentView[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+const contentNotFound = () => notFound('comments.error.content_not_found', 'Content not found', { field: 'contentId', constraint: 'must name an existing content item' });
+const commentNotFound = (field = 'commentId') => notFound('comments.error.comment_not_found', 'Comment not found', { field, constraint: 'must name an existing comment' });
+
+export class CommentService {
+  private readonly repository: CommentRepository;
+
+  constructor(private readonly app: AppContext) {
+    this.repository = new CommentRepository(app.database);
+  }
+
+  async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
+    requirePermission(caller, 'create:comment');
+    if (!isUuid(input.contentId) || !(await this.repository.contentExists(input.contentId))) throw contentNotFound();
+
+    // Replies hang under a top-level comment only: a reply to a reply is stored under that
+    // reply's top-level parent, and its author (the person answered) is notified.
+    let parentId: string | null = null;
+    let parentAuthorId: string | null = null;
+    if (input.parentId) {
+      const parent = isUuid(input.parentId) ? await this.repository.findHead(input.parentId) : null;
+      if (!parent) throw commentNotFound('parentId');
+      if (parent.content_id !== input.contentId) {
+        throw badRequest('comments.error.parent_mismatch', 'The parent comment belongs to another content item', {
+          field: 'parentId',
+          constraint: 'must be a comment on the same content item',
+        });
+      }
+      parentId = parent.parent_id ?? parent.id;
+      parentAuthorId = parent.author_id;
+    }
+
+    const id = newId();
+    await this.repository.insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
+    const comment = await this.view(id);
+    this.app.events.publish('comment.created', { comment: { ...comment }, parentAuthorId });
+    return comment;
+  }
+
+  async listTopLevel(contentId: string, query: PageQuery): Promise<CommentPage> {
+    const after = decodeCursor(query.cursor);
+    if (!isUuid(contentId) || !(await this.repository.contentExists(contentId))) throw contentNotFound();
+    return this.page(await this.repository.topLevel(contentId, after, query.limit), query.limit);
+  }
+
+  async listReplies(commentId: string, query: PageQuery): Promise<CommentPage> {
+    const after = decodeCursor(query.cursor);
+    await this.liveComment(commentId);
+    return this.page(await this.repository.replies(commentId, after, query.limit), query.limit);
+  }
+
+  /** One reaction per user per comment: reacting again replaces the emoji. */
+  async react(caller: Caller, commentId: string, emoji: string): Promise<CommentView> {
+    requirePermission(caller, 'create:reaction');
+    await this.liveComment(commentId);
+    await this.repository.setReaction(commentId, caller.userId, emoji);
+    return this.view(commentId);
+  }
+
+  async removeReaction(caller: Caller, commentId: string): Promise<CommentView> {
+    requirePermission(caller, 'create:reaction');
+    await this.liveComment(commentId);
+    await this.repository.removeReaction(commentId, caller.userId);
+    return this.view(commentId);
+  }
+
+  /** Content ids may be subscribed to only when they exist (socket `content:subscribe`). */
+  async assertContentExists(contentId: string): Promise<void> {
+    if (!isUuid(contentId) || !(await this.repository.contentExists(contentId))) throw contentNotFound();
+  }
+
+  private async liveComment(commentId: string): Promise<void> {
+    const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
+    if (!head || !head.content_live) throw commentNotFound();
+  }
+
+  private async view(commentId: string): Promise<CommentView> {
+    const row = await this.repository.findById(commentId);
+    if (!row) throw commentNotFound();
+    return this.toView(row);
+  }
+
+  private page(rows: CommentRow[], limit: number): CommentPage {
+    const { page, hasMore, nextCursor } = pageOf(rows, limit);
+    return { comments: page.map((r) => this.toView(r)), hasMore, nextCursor };
+  }
+
+  private toView(row: CommentRow): CommentView {
+    const reactions = typeof row.reactions === 'string' ? JSON.parse(row.reactions) : row.reactions;
+    return {
+      _id: row.id,
+      contentId: row.content_id,
+      parentId: row.parent_id,
+      msg: row.msg,
+      author: { userId: row.author_id, name: displayName(row), avatarUrl: avatarUrl(this.app.config, row.picture) },
+      reactions: (reactions as Exclude<CommentRow['reactions'], string>).map((r) => ({
+        author: { userId: r.userId, name: displayName(r) },
+        emoji: r.emoji,
+      })),
+      replyCount: Number(row.reply_count),
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+    };
+  }
+}
