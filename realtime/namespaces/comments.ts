@@ -1,0 +1,37 @@
+// /comments: subscribe to a content item's comments and receive `comment:new` (replies carry
+// parentId) for every comment stored on it, from any node.
+import type { AppContext } from '../../src/context.js';
+import type { CommentService } from '../../src/comments/service.js';
+import { subscribePayload } from '../../src/comments/schemas.js';
+import { tooManyRequests } from '../../src/shared/errors.js';
+import { withAck } from '../ack.js';
+import { rooms, type CommentsNamespace, type CommentsSocket } from '../events.js';
+
+/** Content items one socket may follow at once. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
+
+export function registerCommentsNamespace(nsp: CommentsNamespace, app: AppContext, comments: CommentService): () => void {
+  nsp.on('connection', (socket: CommentsSocket) => {
+    socket.on(
+      'content:subscribe',
+      withAck(app.log, subscribePayload, async ({ contentId }) => {
+        await comments.assertContentExists(contentId);
+        const subscribed = [...socket.rooms].filter((r) => r.startsWith('content:')).length;
+        if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
+          throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);
+        }
+        await socket.join(rooms.content(contentId));
+      }),
+    );
+    socket.on(
+      'content:unsubscribe',
+      withAck(app.log, subscribePayload, async ({ contentId }) => {
+        await socket.leave(rooms.content(contentId));
+      }),
+    );
+  });
+
+  return app.events.subscribe('comment.created', ({ comment }) => {
+    nsp.to(rooms.content(comment.contentId)).emit('comment:new', comment as never);
+  });
+}

@@ -1,0 +1,19 @@
+// /processing: the uploader's sockets (their own room, joined at the handshake) follow their
+// videos being processed: `video:progress`, `video:completed`, `video:failed`.
+import type { AppContext } from '../../src/context.js';
+import { rooms, type ProcessingNamespace } from '../events.js';
+
+export function registerProcessingNamespace(nsp: ProcessingNamespace, app: AppContext): () => void {
+  const stops = [
+    app.events.subscribe('video.progress', ({ uploaderId, contentId, stage, percent }) => {
+      nsp.to(rooms.user(uploaderId)).emit('video:progress', { contentId, stage, percent });
+    }),
+    app.events.subscribe('video.completed', ({ uploaderId, contentId, video }) => {
+      nsp.to(rooms.user(uploaderId)).emit('video:completed', { contentId, video });
+    }),
+    app.events.subscribe('video.failed', ({ uploaderId, contentId, error_code, message }) => {
+      nsp.to(rooms.user(uploaderId)).emit('video:failed', { contentId, error_code, message });
+    }),
+  ];
+  return () => stops.forEach((stop) => stop());
+}
