@@ -1,0 +1,102 @@
+// Payment requests carry tokens, never raw card data (SPEC §5.9, CONTRACT §6). A body is refused
+// when it holds a field named like a card number or security code, or any run of 13-19 digits
+// (spaces or dashes between digit groups allowed) that passes the Luhn check, anywhere inside it.
+// The refusal names neither the value nor (for digit runs) where it was, and nothing here logs.
+import { z } from 'zod';
+import { AppError } from '../shared/errors.js';
+
+// Compared after lower-casing and removing everything but letters and digits.
+const CARD_FIELD_NAMES = new Set([
+  'cardnumber', 'cardno', 'cardnum', 'ccnumber', 'ccnum', 'creditcardnumber', 'debitcardnumber',
+  'pan', 'primaryaccountnumber', 'cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'securitycode', 'cardsecuritycode',
+  'cardverificationvalue', 'cardverificationcode',
+]);
+// Inside an object whose key names a card (`card`, `credit_card`, `payment_card`…), these are card data too.
+const CARD_CHILD_NAMES = new Set(['number', 'no', 'num', 'pan', 'cvv', 'cvc', 'code']);
+const MAX_DEPTH = 32;
+
+const foldKey = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+const isCardContainer = (key: string) => /card$|^card|creditcard|debitcard/.test(foldKey(key)) && !/token/.test(foldKey(key));
+
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** True when `text` contains a 13-19 digit run (digits, optionally grouped by single spaces or dashes) passing Luhn. */
+export function containsCardNumber(text: string): boolean {
+  // Maximal runs of digits joined by at most one separator; a longer run is not a card number.
+  const runs = text.match(/\d(?:[ -]?\d)*/g);
+  if (!runs) return false;
+  for (const run of runs) {
+    const digits = run.replace(/[ -]/g, '');
+    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+  }
+  return false;
+}
+
+export function rawCardDataError(field?: string): AppError {
+  return new AppError(
+    400,
+    'payment.error.raw_card_data',
+    'Raw card data is not accepted: tokenise the card with the payment provider and send its token',
+    field ? { field, constraint: 'no raw card data' } : { field: 'body', constraint: 'no raw card data' },
+  );
+}
+
+function scan(value: unknown, path: string[], insideCard: boolean, depth: number): AppError | null {
+  if (depth > MAX_DEPTH) return null;
+  if (typeof value === 'string') return containsCardNumber(value) ? rawCardDataError() : null;
+  if (typeof value === 'number') {
+    // A card number sent as a JSON number (only integers can be one).
+    return Number.isInteger(value) && containsCardNumber(BigInt(value).toString()) ? rawCardDataError() : null;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = scan(item, path, insideCard, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      const folded = foldKey(key);
+      const childPath = [...path, key];
+      if (CARD_FIELD_NAMES.has(folded) || (insideCard && CARD_CHILD_NAMES.has(folded))) {
+        return rawCardDataError(childPath.join('.'));
+      }
+      // A key may itself be a card number.
+      if (containsCardNumber(key)) return rawCardDataError();
+      const found = scan(child, childPath, isCardContainer(key), depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** Throws 400 `payment.error.raw_card_data` when the parsed JSON body holds raw card data. */
+export function assertNoRawCardData(body: unknown): void {
+  const found = scan(body, [], false, 0);
+  if (found) throw found;
+}
+
+/**
+ * Wraps a body schema so raw card data is refused (400 `payment.error.raw_card_data`) before any
+ * other validation can echo a field of it back.
+ */
+export function withoutRawCardData<T extends z.ZodType>(schema: T) {
+  return z.preprocess((body) => {
+    assertNoRawCardData(body);
+    return body;
+  }, schema);
+}
