@@ -1,5 +1,288 @@
-// Placeholder: media serving under /media (content and media issue).
-import type { TemplatedApp } from 'uWebSockets.js';
+// GET/HEAD /media/<path>: files under MEDIA_DIR, served straight from uWS (not through the JSON
+// route table): streamed from disk with backpressure (never read whole), single byte ranges (206,
+// 416), validators (ETag, Last-Modified → 304) and cache lifetimes by kind of file.
+// `hls-server` is not used: it hooks a Node `http.Server`'s request event, and this service has no
+// such server (uWS answers HTTP); HLS delivery is plain static files with the right types and
+// ranges, which this module does.
+import fs from 'node:fs';
+import path from 'node:path';
+import { STATUS_CODES } from 'node:http';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
+import { AppError } from '../src/shared/errors.js';
+import { errorBody } from './envelope.js';
 
-export function registerMediaRoutes(_uws: TemplatedApp, _app: AppContext): void {}
+const CONTENT_TYPES: Record<string, string> = {
+  '.m3u8': 'application/vnd.apple.mpegurl',
+  '.ts': 'video/mp2t',
+  '.m4s': 'video/iso.segment',
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.bmp': 'image/bmp',
+  '.pdf': 'application/pdf',
+  '.vtt': 'text/vtt; charset=utf-8',
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+// Names the service generates once and never reuses: uuids and per-run tokens.
+const UNIQUE_NAME = /[0-9a-f]{8}/i;
+
+/**
+ * Playlists change when a video is processed again: short. Segments and uniquely named files
+ * (uploads, content images, thumbnails: their names carry a uuid or a per-run token) never change:
+ * a year, immutable. Anything else (the original video at a fixed name): an hour.
+ */
+export function cacheControlFor(file: string): string {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.m3u8') return 'public, max-age=10';
+  if (ext === '.ts' || ext === '.m4s') return IMMUTABLE;
+  if (UNIQUE_NAME.test(path.basename(file, ext))) return IMMUTABLE;
+  return 'public, max-age=3600';
+}
+
+/** The absolute file for a request path, or null for anything that could leave MEDIA_DIR or is hidden. */
+export function resolveMediaPath(mediaDir: string, url: string): string | null {
+  const prefix = '/media/';
+  if (!url.startsWith(prefix)) return null;
+  const segments = url.slice(prefix.length).split('/');
+  const decoded: string[] = [];
+  for (const segment of segments) {
+    if (segment === '') return null;
+    let name: string;
+    try {
+      name = decodeURIComponent(segment);
+    } catch {
+      return null;
+    }
+    // Encoded separators, NULs, dot segments and hidden entries (work directories) are refused.
+    if (name === '' || name.startsWith('.') || /[/\\\0]/.test(name)) return null;
+    decoded.push(name);
+  }
+  const full = path.resolve(mediaDir, ...decoded);
+  return full.startsWith(mediaDir + path.sep) ? full : null;
+}
+
+type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
+
+/** One `bytes=` range; null when absent, malformed or multi-range (then the whole file is sent). */
+export function parseRange(header: string | undefined, size: number): ByteRange {
+  if (!header) return null;
+  const m = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+const etagOf = (stat: fs.Stats) => `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+
+function etagMatches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
+interface RequestInfo {
+  method: string;
+  url: string;
+  range?: string;
+  ifNoneMatch?: string;
+  ifModifiedSince?: string;
+  ifRange?: string;
+  origin?: string;
+}
+
+export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
+  const { config, log } = app;
+  const allowedOrigins = config.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean);
+  const corsHeaders = (origin: string | undefined): Record<string, string> => {
+    if (allowedOrigins.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, ETag, Accept-Ranges' };
+    if (origin && allowedOrigins.includes(origin)) return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, ETag, Accept-Ranges' };
+    return {};
+  };
+
+  const handle = (res: HttpResponse, req: HttpRequest) => {
+    // `req` is only valid during this call: read all of it now.
+    const info: RequestInfo = {
+      method: req.getMethod().toUpperCase(),
+      url: req.getUrl(),
+      range: req.getHeader('range') || undefined,
+      ifNoneMatch: req.getHeader('if-none-match') || undefined,
+      ifModifiedSince: req.getHeader('if-modified-since') || undefined,
+      ifRange: req.getHeader('if-range') || undefined,
+      origin: req.getHeader('origin') || undefined,
+    };
+    const state = { aborted: false, stream: null as fs.ReadStream | null };
+    res.onAborted(() => {
+      state.aborted = true;
+      state.stream?.destroy();
+    });
+    const base: Record<string, string> = {
+      'X-Content-Type-Options': 'nosniff',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      ...corsHeaders(info.origin),
+    };
+
+    const writeHead = (status: number, headers: Record<string, string>) => {
+      res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
+      for (const [k, v] of Object.entries({ ...base, ...headers })) res.writeHeader(k, v);
+    };
+    const sendError = (error: AppError) => {
+      if (state.aborted) return;
+      res.cork(() => {
+        writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.end(info.method === 'HEAD' ? '' : JSON.stringify(errorBody(error)));
+      });
+    };
+    const notFound = () => sendError(new AppError(404, 'media.error.not_found', 'Media file not found'));
+
+    const file = resolveMediaPath(config.mediaDir, info.url);
+    if (!file) {
+      notFound();
+      return;
+    }
+    void serve(file).catch((err) => {
+      log.error({ err, path: info.url }, 'media serving failed');
+      sendError(new AppError(500, 'server.error.internal', 'An unexpected error occurred'));
+    });
+
+    async function serve(file: string): Promise<void> {
+      let stat: fs.Stats;
+      try {
+        // A symbolic link must not lead out of MEDIA_DIR either.
+        const real = await fs.promises.realpath(file);
+        const realRoot = await fs.promises.realpath(config.mediaDir);
+        if (!real.startsWith(realRoot + path.sep)) return notFound();
+        stat = await fs.promises.stat(real);
+        file = real;
+      } catch {
+        return notFound();
+      }
+      if (!stat.isFile()) return notFound();
+      if (state.aborted) return;
+
+      const etag = etagOf(stat);
+      const lastModified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000);
+      const common: Record<string, string> = {
+        'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'Cache-Control': cacheControlFor(file),
+        ETag: etag,
+        'Last-Modified': lastModified.toUTCString(),
+        'Accept-Ranges': 'bytes',
+      };
+
+      const notModified = info.ifNoneMatch
+        ? etagMatches(info.ifNoneMatch, etag)
+        : info.ifModifiedSince !== undefined && !Number.isNaN(Date.parse(info.ifModifiedSince)) && lastModified.getTime() <= Date.parse(info.ifModifiedSince);
+      if (notModified) {
+        const { 'Content-Type': _type, 'Accept-Ranges': _ranges, ...headers } = common;
+        res.cork(() => {
+          writeHead(304, headers);
+          res.endWithoutBody();
+        });
+        return;
+      }
+
+      // If-Range: ranges apply only while the client's copy is still current.
+      const rangeApplies = !info.ifRange || info.ifRange === etag || info.ifRange === common['Last-Modified'];
+      const range = rangeApplies ? parseRange(info.range, stat.size) : null;
+      if (range === 'unsatisfiable') {
+        res.cork(() => {
+          writeHead(416, { ...common, 'Content-Type': 'application/json; charset=utf-8', 'Content-Range': `bytes */${stat.size}` });
+          res.end(JSON.stringify(errorBody(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable'))));
+        });
+        return;
+      }
+      const start = range ? range.start : 0;
+      const end = range ? range.end : stat.size - 1;
+      const length = Math.max(0, end - start + 1);
+      const status = range ? 206 : 200;
+      const headers = range ? { ...common, 'Content-Range': `bytes ${start}-${end}/${stat.size}` } : common;
+
+      if (info.method === 'HEAD' || length === 0) {
+        res.cork(() => {
+          writeHead(status, headers);
+          if (info.method === 'HEAD') res.endWithoutBody(length);
+          else res.end();
+        });
+        return;
+      }
+      streamFile(res, state, file, start, end, length, () => writeHead(status, headers), log);
+    }
+  };
+
+  uws.get('/media/*', handle);
+  uws.head('/media/*', handle);
+}
+
+/** Streams [start, end] of a file with backpressure: pauses the read while the socket is full. */
+function streamFile(
+  res: HttpResponse,
+  state: { aborted: boolean; stream: fs.ReadStream | null },
+  file: string,
+  start: number,
+  end: number,
+  total: number,
+  writeHead: () => void,
+  log: AppContext['log'],
+): void {
+  const stream = fs.createReadStream(file, { start, end, highWaterMark: 256 * 1024 });
+  state.stream = stream;
+  let headWritten = false;
+  let finished = false;
+  stream.on('error', (err) => {
+    if (state.aborted || finished) return;
+    log.warn({ err: err.message }, 'media read failed');
+    finished = true;
+    // Headers may already be out: the only honest signal left is closing the connection.
+    res.cork(() => (headWritten ? res.close() : (res.writeStatus('500 Internal Server Error'), res.end())));
+  });
+  stream.on('data', (chunk: Buffer | string) => {
+    if (state.aborted || finished) {
+      stream.destroy();
+      return;
+    }
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+    res.cork(() => {
+      if (!headWritten) {
+        writeHead();
+        headWritten = true;
+      }
+      const lastOffset = res.getWriteOffset();
+      const [ok, done] = res.tryEnd(ab, total);
+      if (done) {
+        finished = true;
+        stream.destroy();
+      } else if (!ok) {
+        stream.pause();
+        res.onWritable((offset) => {
+          if (state.aborted) return true;
+          const [retryOk, retryDone] = res.tryEnd(ab.slice(offset - lastOffset), total);
+          if (retryDone) {
+            finished = true;
+            stream.destroy();
+          } else if (retryOk) {
+            stream.resume();
+          }
+          return retryOk;
+        });
+      }
+    });
+  });
+}

@@ -1,4 +1,101 @@
-// Placeholder: filled in by its issue.
-import type { RouteModule } from '../route.js';
+// {file_api} = /file-processing/api/v1 (SPEC §4.4): one POST /upload with two multipart forms.
+// - general: field `file` + `type` (+ optional JSON `metadata`) → 201 with the uploaded file result;
+// - attached to a content item: query `id` (+ `topic-key` for extra images), file field `files`.
+import { z } from 'zod';
+import { defineRoute, type RouteModule } from '../route.js';
+import { badRequest } from '../../src/shared/errors.js';
+import { UPLOAD_KINDS } from '../../src/media/file-kinds.js';
+import { MAX_IMAGES_PER_REQUEST, UploadService } from '../../src/media/upload-service.js';
 
-export const fileRoutes: RouteModule = () => [];
+const base = '/file-processing/api/v1';
+const tag = 'files';
+
+const uploadQuery = z.object({
+  id: z.string().max(100).optional(),
+  'topic-key': z.string().trim().min(1).max(64).optional(),
+});
+
+const uploadedFileResult = z.object({
+  file_id: z.string(),
+  url: z.string(),
+  type: z.enum(UPLOAD_KINDS),
+  size: z.number().int(),
+  processing_status: z.string(),
+  metadata: z.object({ width: z.number().nullable(), height: z.number().nullable(), format: z.string() }),
+});
+
+function parseKind(value: string | undefined) {
+  const parsed = z.enum(UPLOAD_KINDS).safeParse(value);
+  if (!parsed.success) {
+    throw badRequest(value === undefined ? 'file.error.missing_type' : 'file.error.invalid_type', 'Field `type` must be image, video or document', {
+      field: 'type',
+      constraint: UPLOAD_KINDS.join(', '),
+    });
+  }
+  return parsed.data;
+}
+
+function parseClientMetadata(value: string | undefined): Record<string, unknown> {
+  if (value === undefined || value.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('file.error.invalid_metadata', 'Field `metadata` must be a JSON object', { field: 'metadata', constraint: 'JSON object' });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export const fileRoutes: RouteModule = (app) => {
+  const uploads = new UploadService(app);
+  const { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MAX_DOCUMENT_BYTES } = app.config;
+  // The per-kind limit is known only once the `type` field (or the form) is read, so the reader
+  // takes the largest and the service checks each file against its own kind's limit. The whole
+  // body may hold one video, one document or up to 10 images: a larger Content-Length is
+  // refused before anything is read.
+  const maxFileBytes = Math.max(MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MAX_DOCUMENT_BYTES);
+  const maxTotalBytes = Math.max(MAX_VIDEO_BYTES, MAX_DOCUMENT_BYTES, MAX_IMAGE_BYTES * MAX_IMAGES_PER_REQUEST) + 1024 * 1024;
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: `${base}/upload`,
+      tag,
+      auth: 'user',
+      permission: 'upload:file',
+      rateLimits: ['uploads'],
+      summary:
+        'Upload a file. General form: multipart `file` + `type` (image|video|document) + optional `metadata` (JSON object) → 201 uploaded file result. ' +
+        'Attached form: query `id` (content id) with multipart `files`: the main video (→ {success, message}, processing starts), ' +
+        'or with query `topic-key` (e.g. video_images_url) up to 10 images appended to the item (→ JSON array of {url}).',
+      query: uploadQuery,
+      multipart: { maxFileBytes, maxFiles: MAX_IMAGES_PER_REQUEST, fileFields: ['file', 'files'], maxTotalBytes },
+      successStatus: 201,
+      responseData: uploadedFileResult,
+      errorStatuses: [400, 401, 403, 404, 413, 429, 500],
+      handler: async ({ caller, query, files, fields }) => {
+        if (query.id !== undefined) {
+          const attached = files.filter((f) => f.field === 'files');
+          if (files.some((f) => f.field !== 'files')) {
+            throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
+          }
+          if (query['topic-key'] !== undefined) {
+            return { status: 201, raw: await uploads.uploadContentImages(caller, query.id, attached) };
+          }
+          await uploads.uploadMainVideo(caller, query.id, attached);
+          return { status: 200, raw: { success: true, message: 'Video uploaded; processing has started' } };
+        }
+        const kind = parseKind(fields.type);
+        const metadata = parseClientMetadata(fields.metadata);
+        const generalFiles = files.filter((f) => f.field === 'file');
+        if (files.length > 1 || files.some((f) => f.field !== 'file')) {
+          throw badRequest('file.error.too_many_files', 'The general form takes one file in field `file`', { field: 'file', constraint: 'exactly one file' });
+        }
+        return { status: 201, message: 'File uploaded', data: await uploads.uploadFile(caller, generalFiles[0], kind, metadata) };
+      },
+    }),
+  ];
+};

@@ -1,0 +1,181 @@
+// The two upload forms of SPEC §4.4. Every file is checked by its bytes (never by the client's
+// name or declared type), measured, and only then moved under MEDIA_DIR.
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { AppContext } from '../context.js';
+import type { Caller } from '../auth/caller.js';
+import { can } from '../auth/caller.js';
+import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
+import { isUuid, newId } from '../shared/ids.js';
+import { mediaPath, mediaUrl } from '../shared/media-url.js';
+import { sql } from 'drizzle-orm';
+import { acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
+import { mediaTools } from './ffmpeg.js';
+import { probeVideo } from './probe.js';
+import { ContentMedia, type StoredImage } from './content-media.js';
+import { VideoJobs } from './video-jobs.js';
+import { notifyVideoJobQueued } from './job-signal.js';
+import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
+
+/** A file the HTTP layer streamed to a temporary path. */
+export interface IncomingFile {
+  filename: string;
+  path: string;
+  size: number;
+}
+
+export interface UploadedFileResult {
+  file_id: string;
+  url: string;
+  type: UploadKind;
+  size: number;
+  processing_status: string;
+  metadata: { width: number | null; height: number | null; format: string };
+}
+
+/** Images one request may add to a content item, and images an item may hold in all. */
+export const MAX_IMAGES_PER_REQUEST = 10;
+export const MAX_IMAGES_PER_CONTENT = 20;
+
+const tooLarge = (field: string, limit: number) =>
+  new AppError(413, 'file.error.too_large', `File exceeds ${limit} bytes`, { field, constraint: `at most ${limit} bytes` });
+
+const invalidType = (field: string, kind: UploadKind) =>
+  badRequest('file.error.invalid_type', `The file is not an accepted ${kind} (${acceptedMimeTypes(kind).join(', ')})`, {
+    field,
+    constraint: acceptedMimeTypes(kind).join(', '),
+  });
+
+/** The client's file name, reduced to a plain name (it is shown, never used as a path). */
+function displayName(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
+}
+
+export class UploadService {
+  private readonly contents: ContentMedia;
+  private readonly jobs: VideoJobs;
+
+  constructor(private readonly app: AppContext) {
+    this.contents = new ContentMedia(app.database);
+    this.jobs = new VideoJobs(app.database);
+  }
+
+  private async checkFile(file: IncomingFile, field: string, kind: UploadKind): Promise<DetectedType> {
+    const limit = maxBytesFor(this.app.config, kind);
+    if (file.size > limit) throw tooLarge(field, limit);
+    if (file.size === 0) throw badRequest('file.error.empty_file', 'The file is empty', { field, constraint: 'not empty' });
+    const accepted = acceptedAs(kind, await detectType(file.path));
+    if (!accepted) throw invalidType(field, kind);
+    return accepted;
+  }
+
+  private async measure(file: string, kind: UploadKind, type: DetectedType): Promise<UploadedFileResult['metadata']> {
+    try {
+      if (kind === 'image') {
+        const m = await sharp(file).metadata();
+        return { width: m.width ?? null, height: m.height ?? null, format: m.format ?? type.ext };
+      }
+      if (kind === 'video') {
+        const p = await probeVideo(mediaTools(this.app.config), file);
+        return { width: p.width, height: p.height, format: type.ext };
+      }
+    } catch {
+      throw badRequest('file.error.unreadable', `The ${kind} cannot be read`, { field: 'file', constraint: `a readable ${kind}` });
+    }
+    return { width: null, height: null, format: type.ext };
+  }
+
+  /** General form: one file of a declared kind, kept for the caller. */
+  async uploadFile(caller: Caller, file: IncomingFile | undefined, kind: UploadKind, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
+    if (!file) throw badRequest('file.error.missing_file', 'A file is required in field `file`', { field: 'file', constraint: 'required' });
+    const type = await this.checkFile(file, 'file', kind);
+    const metadata = await this.measure(file.path, kind, type);
+    const id = newId();
+    const rel = uploadRelPath(caller.userId, id, type.ext);
+    await moveIntoMedia(this.app.config, file.path, rel);
+    try {
+      await this.app.database.rows(sql`
+        insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
+        values (${id}, ${caller.userId}, ${kind}, ${rel}, ${type.mime}, ${file.size}, ${displayName(file.filename)},
+          ${JSON.stringify(metadata)}::jsonb, ${JSON.stringify(clientMetadata)}::jsonb, 'completed')`);
+    } catch (err) {
+      await fs.promises.rm(mediaPath(this.app.config, rel), { force: true });
+      throw err;
+    }
+    return { file_id: id, url: mediaUrl(this.app.config, rel), type: kind, size: file.size, processing_status: 'completed', metadata };
+  }
+
+  private async ownedContent(caller: Caller, contentId: string) {
+    if (!isUuid(contentId)) throw badRequest('file.error.invalid_content_id', 'id must be a content id (uuid)', { field: 'id', constraint: 'uuid' });
+    const content = await this.contents.find(contentId);
+    if (!content) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+    if (content.uploader_id !== caller.userId && !can(caller, 'update:any_content')) {
+      throw forbidden('file.error.not_owner', 'Only the owner of the content may upload its media');
+    }
+    return content;
+  }
+
+  /** Attached form, main video: stored as the item's original and queued for processing. */
+  async uploadMainVideo(caller: Caller, contentId: string, files: IncomingFile[]): Promise<void> {
+    await this.ownedContent(caller, contentId);
+    if (files.length === 0) throw badRequest('file.error.missing_file', 'A video is required in field `files`', { field: 'files', constraint: 'required' });
+    if (files.length > 1) throw badRequest('file.error.too_many_files', 'Send one main video', { field: 'files', constraint: 'exactly one file' });
+    const file = files[0];
+    const type = await this.checkFile(file, 'files', 'video');
+    const rel = originalRelPath(contentId, type.ext);
+    // A replaced original of another container type must not linger.
+    const dir = mediaPath(this.app.config, contentDirRel(contentId));
+    for (const old of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+      if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
+    }
+    await moveIntoMedia(this.app.config, file.path, rel);
+    await this.app.db.transaction(async (tx) => {
+      const locked = await this.contents.findForUpdate(tx, contentId);
+      if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+      await this.contents.markVideoProcessing(tx, contentId, rel, displayName(file.filename), file.size);
+      await this.jobs.enqueue(tx, contentId, rel);
+    });
+    notifyVideoJobQueued(this.app);
+  }
+
+  /** Attached form, additional media: images appended to the item. Returns their URLs. */
+  async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[]): Promise<{ url: string }[]> {
+    const content = await this.ownedContent(caller, contentId);
+    if (files.length === 0) throw badRequest('file.error.missing_file', 'At least one image is required in field `files`', { field: 'files', constraint: 'required' });
+    if (files.length > MAX_IMAGES_PER_REQUEST) {
+      throw badRequest('file.error.too_many_files', `At most ${MAX_IMAGES_PER_REQUEST} images per request`, { field: 'files', constraint: `at most ${MAX_IMAGES_PER_REQUEST} files` });
+    }
+    const tooMany = (held: number) =>
+      badRequest('file.error.too_many_images', `A content item holds at most ${MAX_IMAGES_PER_CONTENT} images (it has ${held})`, {
+        field: 'files',
+        constraint: `at most ${MAX_IMAGES_PER_CONTENT} images per content`,
+      });
+    if ((content.images?.length ?? 0) + files.length > MAX_IMAGES_PER_CONTENT) throw tooMany(content.images?.length ?? 0);
+    const checked: { file: IncomingFile; type: DetectedType }[] = [];
+    for (const file of files) checked.push({ file, type: await this.checkFile(file, 'files', 'image') });
+
+    const images: StoredImage[] = [];
+    for (const { file, type } of checked) {
+      const id = newId();
+      const rel = contentImageRelPath(contentId, id, type.ext);
+      await moveIntoMedia(this.app.config, file.path, rel);
+      images.push({ id, path: rel, name: displayName(file.filename) });
+    }
+    try {
+      await this.app.db.transaction(async (tx) => {
+        const locked = await this.contents.findForUpdate(tx, contentId);
+        if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+        const held = locked.images?.length ?? 0;
+        if (held + images.length > MAX_IMAGES_PER_CONTENT) throw tooMany(held);
+        await this.contents.appendImages(tx, contentId, images);
+      });
+    } catch (err) {
+      for (const image of images) await fs.promises.rm(mediaPath(this.app.config, image.path), { force: true });
+      throw err;
+    }
+    return images.map((image) => ({ url: mediaUrl(this.app.config, image.path) }));
+  }
+}

@@ -1,0 +1,136 @@
+// Processes one claimed video job end to end: runs the media pipeline in a private work
+// directory, moves the results into place, records the outcome on the job and the content item
+// in one transaction, then publishes video.completed / video.failed. Progress is published as
+// video.progress (at most about once a second per job).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import { mediaPath } from '../shared/media-url.js';
+import { ContentMedia, videoSummary } from './content-media.js';
+import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
+import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
+import { MASTER_PLAYLIST } from './hls.js';
+import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
+import { VideoJobs, type ClaimedJob } from './video-jobs.js';
+
+export interface JobRun {
+  job: ClaimedJob;
+  workerId: string;
+  signal: AbortSignal;
+  /** Re-checks the claim (extends the lease); false when it was lost. */
+  stillOwned: () => Promise<boolean>;
+}
+
+const PROGRESS_INTERVAL_MS = 1000;
+
+export class VideoProcessor {
+  private readonly jobs: VideoJobs;
+  private readonly contents: ContentMedia;
+
+  constructor(private readonly app: AppContext) {
+    this.jobs = new VideoJobs(app.database);
+    this.contents = new ContentMedia(app.database);
+  }
+
+  async process(run: JobRun): Promise<void> {
+    const { job } = run;
+    const { config, log } = this.app;
+    const content = await this.contents.find(job.contentId);
+    if (!content) {
+      await this.app.db.transaction((tx) => this.jobs.finish(tx, job.id, run.workerId, { status: 'failed', error: 'content no longer exists' }));
+      return;
+    }
+    const uploaderId = content.uploader_id;
+    if (job.attempts > job.maxAttempts) {
+      await this.fail(run, uploaderId, 'video.error.processing_failed', `processing gave up after ${job.maxAttempts} attempts`);
+      return;
+    }
+    const input = mediaPath(config, job.inputPath);
+    if (!fs.existsSync(input)) {
+      await this.fail(run, uploaderId, 'video.error.missing_original', 'the uploaded video file is missing');
+      return;
+    }
+
+    const contentDir = mediaPath(config, contentDirRel(job.contentId));
+    // Work directories of earlier attempts (a worker that died, a node that was killed) go first.
+    for (const entry of await fs.promises.readdir(contentDir).catch(() => [] as string[])) {
+      if (entry.startsWith('.work-')) await fs.promises.rm(path.join(contentDir, entry), { recursive: true, force: true });
+    }
+    const attemptToken = `${job.id.slice(0, 8)}${job.attempts}`;
+    const workDir = mediaPath(config, workDirRel(job.contentId, `${job.id}-${job.attempts}`));
+
+    let lastSent = 0;
+    let lastStage: ProcessingStage | null = null;
+    const onStage = (stage: ProcessingStage, percent: number, force = false) => {
+      const now = Date.now();
+      if (!force && stage === lastStage && now - lastSent < PROGRESS_INTERVAL_MS) return;
+      lastStage = stage;
+      lastSent = now;
+      this.app.events.publish('video.progress', { uploaderId, contentId: job.contentId, stage, percent });
+    };
+
+    try {
+      const result = await runVideoPipeline({
+        tools: mediaTools(config),
+        input,
+        workDir,
+        segmentPrefix: attemptToken,
+        signal: run.signal,
+        onStage,
+      });
+      if (!(await run.stillOwned())) throw new ProcessingAbortedError();
+
+      // Move into place: the new rendition replaces any earlier one.
+      const hlsRel = hlsDirRel(job.contentId);
+      const hlsAbs = mediaPath(config, hlsRel);
+      await fs.promises.rm(hlsAbs, { recursive: true, force: true });
+      await fs.promises.rename(result.hlsDir, hlsAbs);
+      const thumbRel = thumbnailRelPath(job.contentId, attemptToken);
+      for (const entry of await fs.promises.readdir(contentDir)) {
+        if (entry.startsWith('thumbnail-') && entry.endsWith('.jpg')) await fs.promises.rm(path.join(contentDir, entry), { force: true });
+      }
+      await fs.promises.rename(result.thumbnailFile, mediaPath(config, thumbRel));
+      const size = (await fs.promises.stat(input)).size;
+
+      const updated = await this.app.db.transaction(async (tx) => {
+        if (!(await this.jobs.finish(tx, job.id, run.workerId, { status: 'completed' }))) return null;
+        return this.contents.markVideoCompleted(tx, job.contentId, {
+          resolution: `${result.probe.width}x${result.probe.height}`,
+          duration: result.probe.duration,
+          size,
+          playlist_path: `${hlsRel}/${MASTER_PLAYLIST}`,
+          thumbnail_path: thumbRel,
+        });
+      });
+      onStage('finalizing', 100, true);
+      if (updated) {
+        this.app.events.publish('video.completed', { uploaderId, contentId: job.contentId, video: videoSummary(config, updated.video) });
+      }
+      log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
+    } catch (err) {
+      if (err instanceof ProcessingAbortedError || run.signal.aborted) throw new ProcessingAbortedError();
+      if (err instanceof InvalidMediaError) {
+        await this.fail(run, uploaderId, 'video.error.invalid_video', err.message);
+      } else if (job.attempts < job.maxAttempts) {
+        const reason = (err as Error).message.slice(0, 500);
+        log.warn({ jobId: job.id, attempt: job.attempts, err: reason }, 'video processing failed; will retry');
+        await this.jobs.retryLater(job.id, run.workerId, reason, 5 * job.attempts);
+      } else {
+        await this.fail(run, uploaderId, 'video.error.processing_failed', `processing failed: ${(err as Error).message.slice(0, 300)}`);
+      }
+    } finally {
+      await fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string): Promise<void> {
+    const updated = await this.app.db.transaction(async (tx) => {
+      if (!(await this.jobs.finish(tx, run.job.id, run.workerId, { status: 'failed', error: reason }))) return null;
+      return this.contents.markVideoFailed(tx, run.job.contentId, reason);
+    });
+    if (updated) {
+      this.app.events.publish('video.failed', { uploaderId, contentId: run.job.contentId, error_code: errorCode, message: reason });
+      this.app.log.warn({ jobId: run.job.id, contentId: run.job.contentId, reason }, 'video processing failed');
+    }
+  }
+}
