@@ -7,17 +7,23 @@ import { withAck } from '../ack.js';
 import { rooms, type ChatNamespace, type ChatSocket } from '../events.js';
 
 export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat: ChatService): () => void {
+  // Already a member: joined before the connection completes, so messages arrive without
+  // asking. Rooms made later are joined with `room:join`. (Runs after the handshake auth.)
+  nsp.use((socket, next) => {
+    chat.roomIdsOf(socket.data.caller.userId).then(
+      (ids) => {
+        if (ids.length) socket.join(ids.map(rooms.chat));
+        next();
+      },
+      (err) => {
+        app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect');
+        next();
+      },
+    );
+  });
+
   nsp.on('connection', (socket: ChatSocket) => {
     const { caller } = socket.data;
-    // Already a member: joined at once, so messages arrive without asking. Rooms made later
-    // are joined with `room:join`.
-    chat.roomIdsOf(caller.userId).then(
-      (ids) => {
-        if (ids.length && socket.connected) socket.join(ids.map(rooms.chat));
-      },
-      (err) => app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect'),
-    );
-
     socket.on(
       'room:join',
       withAck(app.log, joinRoomPayload, async ({ roomId }) => {
