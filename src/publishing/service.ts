@@ -2,6 +2,7 @@
 // browser back to our callback with a code, we exchange it and keep the tokens sealed; later the
 // user publishes one of their completed videos, and we stream its original file to the platform
 // (refreshing the access token first when it has expired), recording each publication.
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, conflict, unauthorized } from '../shared/errors.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
@@ -165,29 +166,43 @@ export class PublishingService {
   private async usableAccount(userId: string, platform: Platform): Promise<LinkedAccount> {
     const { accounts } = await this.getStores();
     const account = await accounts.find(userId, platform);
-    if (!account) {
-      throw conflict('publishing.error.account_not_linked', `No ${PLATFORM_NAMES[platform]} account is linked; call GET /content/api/v1/${platform}/auth first`);
-    }
-    const expiresAt = account.accessExpiresAt?.getTime();
-    if (expiresAt === undefined || expiresAt - Date.now() > REFRESH_MARGIN_MS) return account;
-
-    const linkExpired = () => conflict('publishing.error.account_link_expired', `The ${PLATFORM_NAMES[platform]} authorization expired or was revoked; link the account again`);
-    if (!account.refreshToken || (account.refreshExpiresAt && account.refreshExpiresAt.getTime() <= Date.now())) {
-      await accounts.unlink(userId, platform);
-      throw linkExpired();
-    }
-    try {
-      const client = platform === 'tiktok' ? this.tiktok : this.youtube;
-      const tokens = await client.refresh(account.refreshToken);
-      await accounts.storeRefreshed(userId, platform, tokens);
-      this.app.log.info({ userId, platform }, 'social access token refreshed');
-    } catch (err) {
-      if (err instanceof GrantRejectedError) {
+    if (!account) throw notLinked(platform);
+    if (!needsRefresh(account)) return account;
+    // One refresh at a time per account, across nodes: TikTok rotates refresh tokens, so a second
+    // concurrent refresh would present a spent token and look like a revoked grant.
+    return this.app.database.withAdvisoryLock(refreshLockKey(userId, platform), async () => {
+      const current = await accounts.find(userId, platform);
+      if (!current) throw notLinked(platform);
+      if (!needsRefresh(current)) return current; // another request refreshed it meanwhile
+      const linkExpired = () => conflict('publishing.error.account_link_expired', `The ${PLATFORM_NAMES[platform]} authorization expired or was revoked; link the account again`);
+      if (!current.refreshToken || (current.refreshExpiresAt && current.refreshExpiresAt.getTime() <= Date.now())) {
         await accounts.unlink(userId, platform);
         throw linkExpired();
       }
-      throw err;
-    }
-    return (await accounts.find(userId, platform))!;
+      try {
+        const client = platform === 'tiktok' ? this.tiktok : this.youtube;
+        await accounts.storeRefreshed(userId, platform, await client.refresh(current.refreshToken));
+        this.app.log.info({ userId, platform }, 'social access token refreshed');
+      } catch (err) {
+        if (err instanceof GrantRejectedError) {
+          await accounts.unlink(userId, platform);
+          throw linkExpired();
+        }
+        throw err;
+      }
+      return (await accounts.find(userId, platform))!;
+    });
   }
 }
+
+const notLinked = (platform: Platform) =>
+  conflict('publishing.error.account_not_linked', `No ${PLATFORM_NAMES[platform]} account is linked; call GET /content/api/v1/${platform}/auth first`);
+
+const needsRefresh = (account: LinkedAccount) => {
+  const expiresAt = account.accessExpiresAt?.getTime();
+  return expiresAt !== undefined && expiresAt - Date.now() <= REFRESH_MARGIN_MS;
+};
+
+/** A 48-bit advisory lock key per (user, platform), hashed so it does not meet the small fixed keys. */
+const refreshLockKey = (userId: string, platform: Platform) =>
+  parseInt(createHash('sha256').update(`social-refresh:${userId}:${platform}`).digest('hex').slice(0, 12), 16);

@@ -355,6 +355,18 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     });
   }
 
+  it('refreshes once when two uploads find the same expired TikTok token (TikTok rotates refresh tokens)', async () => {
+    const ivan = await registerAndLogin(server);
+    await linkAccount(server, standIn, ivan, 'tiktok');
+    const [one, two] = await Promise.all([createContent(server, ivan), createContent(server, ivan)]);
+    standIn.expireAccessTokens();
+    await rows(server, sql`update social_accounts set access_expires_at = now() - interval '1 minute' where user_id = ${ivan.userId}::uuid`);
+    const refreshesBefore = standIn.grants.filter((g) => g.platform === 'tiktok' && g.grantType === 'refresh_token').length;
+    const results = await Promise.all([one, two].map((c) => ivan.api.post(`${base}/tiktok/upload`, { id: c.id, title: 'Twice' }, withUserId(ivan))));
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(standIn.grants.filter((g) => g.platform === 'tiktok' && g.grantType === 'refresh_token').length).toBe(refreshesBefore + 1);
+  });
+
   it('answers 409 account_link_expired and forgets the link when the refresh token was revoked', async () => {
     const erin = await registerAndLogin(server);
     await linkAccount(server, standIn, erin, 'youtube');
