@@ -1,6 +1,8 @@
 // Prints the README's endpoint table (method, path, auth, permission, rate limits) from the route
-// table the server runs, so the documentation cannot drift from the code.
-//   npx tsx scripts/permissions-table.ts
+// table the server runs, and the seeded roles' permissions from the catalogue, so the
+// documentation cannot drift from the code.
+//   npx tsx scripts/permissions-table.ts            print
+//   npx tsx scripts/permissions-table.ts --readme   also replace the table in README.md
 // Boots one embedded node in a temporary directory (route modules build their services from a
 // live context), reads its routes, and stops it.
 import fs from 'node:fs';
@@ -10,6 +12,10 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/shared/logger.js';
 import { startService } from '../service.js';
 import { OPENAPI_PATH } from '../http/openapi.js';
+import { PERMISSIONS, SEEDED_ROLES } from '../src/authorization/catalogue.js';
+
+const START = '<!-- permissions-table:start -->';
+const END = '<!-- permissions-table:end -->';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-routes-'));
 try {
@@ -32,12 +38,29 @@ try {
     .concat([{ method: 'GET', path: OPENAPI_PATH, auth: 'public', permission: '—', limits: '—' }])
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 
+  const roleNames = Object.keys(SEEDED_ROLES);
   const lines = [
     '| Method | Path | Auth | Permission | Rate limits |',
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.method} | \`${r.path}\` | ${r.auth} | ${r.permission} | ${r.limits} |`),
+    '',
+    `| Permission | Meaning | ${roleNames.join(' | ')} |`,
+    `|---|---|${roleNames.map(() => ':-:').join('|')}|`,
+    ...Object.entries(PERMISSIONS).map(
+      ([name, meaning]) =>
+        `| \`${name}\` | ${meaning} | ${roleNames.map((role) => ((SEEDED_ROLES[role].permissions as string[]).includes(name) ? '✓' : '')).join(' | ')} |`,
+    ),
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  const table = lines.join('\n') + '\n';
+  process.stdout.write(table);
+  if (process.argv.includes('--readme')) {
+    const readmePath = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'README.md');
+    const readme = fs.readFileSync(readmePath, 'utf8');
+    const start = readme.indexOf(START);
+    const end = readme.indexOf(END);
+    if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+    fs.writeFileSync(readmePath, `${readme.slice(0, start + START.length)}\n${table}${readme.slice(end)}`);
+  }
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
