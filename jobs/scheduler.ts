@@ -14,6 +14,8 @@ import type { ScheduledJob } from './scheduled-job.js';
 import { scheduledJobs } from './scheduled-jobs.js';
 
 export interface Scheduler {
+  /** Settles once the start-up catch-up has decided which jobs to run (and started them). */
+  caughtUp: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ export function startScheduler(app: AppContext, _core: CoreServices, jobs: Sched
   void catchUp.finally(() => inFlight.delete(catchUp));
 
   return {
+    caughtUp: catchUp,
     stop: async () => {
       stopped = true;
       await Promise.all(tasks.map((t) => t.destroy()));
