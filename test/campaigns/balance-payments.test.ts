@@ -132,6 +132,25 @@ describe('POST /api/v1/posts/:postId/boost', () => {
     expectErrorEnvelope(await new ApiClient(server.url).post(`/api/v1/posts/${post}/boost`, { boostType: 'basic', duration: 3 }), 401);
   });
 
+  it('lets only one of two concurrent boosts spend the same money', async () => {
+    const user = await registerAndLogin(server);
+    const post = await createVideo(server, user);
+    await topUp(user, 1_000_000);
+    const results = await Promise.all([1, 2].map(() => user.api.post(`/api/v1/posts/${post}/boost`, { boostType: 'basic', duration: 1 })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
+    expect((await balance(user)).current_balance).toBe(1_000_000 - 525_000);
+  });
+
+  it('answers concurrent requests with one Idempotency-Key with one campaign', async () => {
+    const user = await registerAndLogin(server);
+    const post = await createVideo(server, user);
+    await topUp(user, 5_000_000);
+    const results = await Promise.all([1, 2, 3].map(() => user.api.post(`/api/v1/posts/${post}/boost`, { boostType: 'basic', duration: 1 }, idem('same-time'))));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(new Set(results.map((r) => r.body.data.campaign_id)).size).toBe(1);
+    expect((await balance(user)).current_balance).toBe(5_000_000 - 525_000);
+  });
+
   it('replays a boost with the same Idempotency-Key once', async () => {
     const user = await registerAndLogin(server);
     const post = await createVideo(server, user);
