@@ -47,8 +47,12 @@ CREATE INDEX contents_created_idx ON contents (created_at DESC, id DESC) WHERE d
 CREATE INDEX contents_completed_created_idx ON contents (created_at DESC, id DESC)
   WHERE deleted_at IS NULL AND status = 'completed';
 CREATE INDEX contents_uploader_created_idx ON contents (uploader_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
-CREATE INDEX contents_search_trgm_idx ON contents USING gin (search_text gin_trgm_ops) WHERE deleted_at IS NULL;
-CREATE INDEX contents_amenities_idx ON contents USING gin (amenities) WHERE deleted_at IS NULL;
+-- fastupdate off: rows go straight into the GIN trees instead of a pending list. Embedded mode has
+-- no autovacuum to flush that list, and while it is long the planner (rightly) prices the index
+-- above a sequential scan. Listings are read far more often than items are written.
+CREATE INDEX contents_search_trgm_idx ON contents USING gin (search_text gin_trgm_ops) WITH (fastupdate = off)
+  WHERE deleted_at IS NULL;
+CREATE INDEX contents_amenities_idx ON contents USING gin (amenities) WITH (fastupdate = off) WHERE deleted_at IS NULL;
 CREATE INDEX contents_completed_geo_idx ON contents (latitude, longitude)
   WHERE deleted_at IS NULL AND status = 'completed' AND latitude IS NOT NULL;
 CREATE INDEX contents_price_idx ON contents (price) WHERE deleted_at IS NULL;
