@@ -100,6 +100,11 @@ function successResponse(route: AnyRoute): [string, unknown] {
   const status = route.successStatus ?? 200;
   const headers = route.skipRateLimit ? undefined : RATE_LIMIT_HEADERS;
   if (status === 204) return ['204', { description: 'No content', ...(headers ? { headers } : {}) }];
+  // The probes answer `{status}` without the envelope (CONTRACT §1).
+  if (route.tag === 'health') {
+    const probe = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+    return [String(status), { description: STATUS_CODES[status] ?? 'Success', content: { 'application/json': { schema: probe } } }];
+  }
   const schema = route.responseData
     ? {
         type: 'object',

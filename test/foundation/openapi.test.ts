@@ -77,6 +77,11 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('describes the probes without the envelope', () => {
+    const schema = doc.paths['/healthz'].get.responses['200'].content['application/json'].schema;
+    expect(schema.properties.status).toEqual({ const: 'ok' });
+  });
+
   it('is served from memory the same way each time', async () => {
     const again = await new ApiClient(server.url).get('/api/v1/openapi.json');
     expect(again.body).toEqual(doc);
