@@ -57,7 +57,7 @@ export function createBody(estimationId: string, videoId: string, payment: Recor
   };
 }
 
-export const idem = (key = randomUUID()) => ({ headers: { 'Idempotency-Key': key } });
+export const idem = (key: string = randomUUID()) => ({ headers: { 'Idempotency-Key': key } });
 
 /** Rows a user has in each money table. */
 export async function moneyRows(server: TestServer, userId: string) {
