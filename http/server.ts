@@ -209,6 +209,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     void (async () => {
       let caller: Caller | null = null;
       let rateHeaders: Record<string, string> = {};
+      let multipartStarted = false;
       try {
         // Authentication.
         const authorization = headers.authorization ?? '';
@@ -239,6 +240,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         let fields: Record<string, string> = {};
         if (route.multipart) {
           if (!body) throw new AppError(400, 'request.error.missing_body', 'A multipart/form-data body is required', { field: 'body', constraint: 'required' });
+          multipartStarted = true;
           const result = await readMultipart(body, headers, route.multipart, config.tmpDir);
           uploaded = result.files;
           fields = result.fields;
@@ -290,6 +292,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         send(res, state, status, { ...headersOut, 'Content-Type': 'application/json; charset=utf-8' }, JSON.stringify(payload));
         finish(status);
       } catch (error) {
+        // An upload refused before its body was read (401, 403, 429) left the socket paused; a
+        // keep-alive client would send its next request into a socket nobody reads.
+        if (body && route.multipart && !multipartStarted && !state.aborted) res.resume();
         finish(sendError(error, rateHeaders, body !== null && !body.isComplete()));
       } finally {
         removeTemporaryFiles(uploaded);
