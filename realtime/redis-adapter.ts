@@ -36,8 +36,9 @@ export function useRedisAdapter(io: Server, redisUrl: string, prefix: string, lo
   const sub = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'socket.io-sub' });
 
   let down = false;
+  let closing = false;
   const warn = (what: string) => (err: Error) => {
-    if (down) return;
+    if (down || closing) return;
     down = true;
     log.warn({ err: err.message, what }, 'realtime Redis unavailable: cross-node events paused until it returns');
   };
@@ -53,6 +54,7 @@ export function useRedisAdapter(io: Server, redisUrl: string, prefix: string, lo
   io.adapter(createAdapter(pub, sub, { key: `${prefix}socket.io` }));
   return {
     close: () => {
+      closing = true;
       pub.disconnect();
       sub.disconnect();
     },
