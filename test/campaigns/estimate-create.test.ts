@@ -79,6 +79,9 @@ describe('POST /api/v1/campaigns/estimate', () => {
       ['video_id', estimateBody(video, { video_id: undefined })],
       ['targeting.audience.age_range.max', estimateBody(video, { targeting: { locations: [], audience: { age_range: { min: 40, max: 20 } } } })],
       ['targeting.locations.0.type', estimateBody(video, { targeting: { locations: [{ id: 'vn-ha-noi', type: 'planet' }] } })],
+      ['targeting.locations', estimateBody(video, { targeting: { locations: Array.from({ length: 51 }, () => ({ id: 'vn-ha-noi', type: 'city' })) } })],
+      ['targeting.audience.interests', estimateBody(video, { targeting: { locations: [], audience: { interests: Array.from({ length: 31 }, (_, i) => `i${i}`) } } })],
+      ['budget.amount', estimateBody(video, { budget: { amount: 10_000_000_001, currency: 'VND' } })],
     ];
     for (const [field, body] of cases) {
       const err = expectErrorEnvelope(await postEstimate(owner, body), 400, 'validation.error');
@@ -233,6 +236,9 @@ describe('POST /api/v1/campaigns/create', () => {
       const err = expectErrorEnvelope(await postCreate(owner, body), 400, code);
       expect(err.details?.field).toBe(field);
     }
+    const longName = { ...good, campaign_config: { ...good.campaign_config, name: 'n'.repeat(121) } };
+    expect(expectErrorEnvelope(await postCreate(owner, longName), 400, 'validation.error').details?.field).toBe('campaign_config.name');
+    expectErrorEnvelope(await postCreate(owner, { ...good, padding: 'x'.repeat(1_100_000) }), 413);
     const longKey = await postCreate(owner, good, 'k'.repeat(256));
     expectErrorEnvelope(longKey, 400, 'idempotency.error.invalid_key');
   });
