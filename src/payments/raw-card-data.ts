@@ -1,6 +1,6 @@
 // Payment requests carry tokens, never raw card data (SPEC §5.9, CONTRACT §6). A body is refused
 // when it holds a field named like a card number or security code, or any run of 13-19 digits
-// (spaces or dashes between digit groups allowed) that passes the Luhn check, anywhere inside it.
+// (contiguous, or in the groupings cards are printed in) that passes the Luhn check, anywhere.
 // The refusal names neither the value nor (for digit runs) where it was, and nothing here logs.
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
@@ -33,14 +33,29 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** True when `text` contains a 13-19 digit run (digits, optionally grouped by single spaces or dashes) passing Luhn. */
+// A whole run of digits with single spaces or dashes between them: never part of a longer run
+// and not touching a letter (so the hex groups of a UUID never form one).
+const DIGIT_RUN = /(?<![A-Za-z0-9]|\d[ -])\d(?:[ -]?\d)*(?![A-Za-z0-9]|[ -]\d)/g;
+
+/** Groupings card numbers are written in: 4-4-4-4(-1..3), 4-4-4-1..4, 4-6-5 and 4-6-4. */
+function looksLikeCardGrouping(groups: number[]): boolean {
+  if (groups.length === 1) return true;
+  if (groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (groups[2] === 5 || groups[2] === 4)) return true;
+  const last = groups[groups.length - 1];
+  return groups.slice(0, -1).every((g) => g === 4) && last >= 1 && last <= 4;
+}
+
+/**
+ * True when `text` contains a 13-19 digit run passing Luhn: contiguous, or grouped the way card
+ * numbers are printed (`4242 4242 4242 4242`, `3782-822463-10005`).
+ */
 export function containsCardNumber(text: string): boolean {
-  // Maximal runs of digits joined by at most one separator; a longer run is not a card number.
-  const runs = text.match(/\d(?:[ -]?\d)*/g);
-  if (!runs) return false;
-  for (const run of runs) {
-    const digits = run.replace(/[ -]/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+  for (const [run] of text.matchAll(DIGIT_RUN)) {
+    const groups = run.split(/[ -]/);
+    const digits = groups.join('');
+    if (digits.length >= 13 && digits.length <= 19 && looksLikeCardGrouping(groups.map((g) => g.length)) && passesLuhn(digits)) {
+      return true;
+    }
   }
   return false;
 }

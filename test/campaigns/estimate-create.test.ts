@@ -202,6 +202,8 @@ describe('POST /api/v1/campaigns/create', () => {
       sql`select count(*)::int as n from idempotency_keys where response_body::text like '%4111%' or response_body::text like '%4242%'`,
     );
     expect(Number(stored.n)).toBe(0);
+    // A UUID whose digit groups happen to spell a Luhn-valid number (4111111111111111) is no card.
+    expectErrorEnvelope(await postCreate(owner, createBody('41111111-1111-1111-a111-111111111111', video)), 404, 'campaign.error.estimation_not_found');
     // A long digit run that fails Luhn (an order number) is fine.
     const ok = await postCreate(owner, { ...base, campaign_config: { ...base.campaign_config, name: 'Order 4111111111111112' } });
     expect(ok.status).toBe(201);
