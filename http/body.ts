@@ -50,6 +50,17 @@ export class IncomingBody {
     else this.queue.push(chunk);
   }
 
+  /**
+   * The client went away before the body ended: whoever waits for the rest (readAll, a multipart
+   * parser) fails now instead of waiting forever, so the request leaves the in-flight count and
+   * partial uploads are removed.
+   */
+  abort(): void {
+    if (this.failure || this.ended) return;
+    this.failure = new AppError(400, 'request.error.aborted', 'The client closed the connection before the body ended');
+    this.onFailure?.(this.failure);
+  }
+
   /** Attaches the consumer; queued chunks are replayed first. */
   private attach(sink: Sink, onFailure: (err: AppError) => void): void {
     if (this.failure) {

@@ -27,11 +27,18 @@ export function readMultipart(
     const files: UploadedFile[] = [];
     const fields: Record<string, string> = {};
     const pendingWrites: Promise<void>[] = [];
+    const outputs: fs.WriteStream[] = [];
     let failed = false;
 
     const fail = (err: AppError) => {
       if (failed) return;
       failed = true;
+      // Close the half-written files (their descriptors would stay open otherwise) and remove them,
+      // again once closed: a file whose open was still pending would otherwise appear after the rm.
+      for (const out of outputs) {
+        out.once('close', () => fs.rm(String(out.path), { force: true }, () => undefined));
+        out.destroy();
+      }
       for (const f of files) fs.rm(f.path, { force: true }, () => undefined);
       reject(err);
     };
@@ -70,6 +77,7 @@ export function readMultipart(
       };
       files.push(file);
       const out = fs.createWriteStream(file.path, { mode: 0o600 });
+      outputs.push(out);
       stream.on('data', (chunk: Buffer) => {
         file.size += chunk.length;
       });

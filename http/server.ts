@@ -119,8 +119,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const state: ResponseState = { aborted: false, done: false };
     let uploaded: UploadedFile[] = [];
     const ip = clientIp(res, headers, config.TRUST_PROXY);
+    let body: IncomingBody | null = null;
     res.onAborted(() => {
       state.aborted = true;
+      body?.abort();
       removeTemporaryFiles(uploaded);
     });
     const baseHeaders: Record<string, string> = {
@@ -180,7 +182,6 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const { route, params } = matched.match;
 
     // Body limits and content type are checked before anything is read.
-    let body: IncomingBody | null = null;
     const expectsBody = route.body !== undefined || route.multipart !== undefined;
     if (expectsBody && hasBody(headers)) {
       const limit = route.multipart

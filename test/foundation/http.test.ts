@@ -3,7 +3,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
-import { ApiClient, expectErrorEnvelope } from '../helpers/api.js';
+import fs from 'node:fs';
+import { ApiClient, expectErrorEnvelope, registerAndLogin } from '../helpers/api.js';
 
 let server: TestServer;
 let api: ApiClient;
@@ -133,6 +134,51 @@ describe('request bodies', () => {
     const res = await api.post('/auth/api/v1/login', { phone_number: 12345, password: 'x' });
     const err = expectErrorEnvelope(res, 400, 'validation.error');
     expect(err.details?.field).toBe('phone_number');
+  });
+});
+
+describe('aborted requests', () => {
+  /** Sends the head and part of the announced body, then drops the connection. */
+  async function abortMidBody(head: string, part: Buffer): Promise<void> {
+    const { hostname, port } = new URL(server.url);
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(head);
+        socket.write(part, () => setTimeout(() => socket.destroy(), 200));
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve());
+    });
+  }
+
+  async function settled(): Promise<number> {
+    // The server notices the drop asynchronously: poll (bounded) until nothing is in flight.
+    for (let i = 0; i < 100 && server.service.http.inFlight() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    return server.service.http.inFlight();
+  }
+
+  it('does not keep a JSON request whose client left mid-body in flight', async () => {
+    await abortMidBody(
+      `POST /auth/api/v1/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+      Buffer.from('{"phone_number": "+849'),
+    );
+    expect(await settled()).toBe(0);
+  });
+
+  it('removes the partial file of an upload whose client left mid-body', async () => {
+    const user = await registerAndLogin(server);
+    const boundary = 'xxBOUNDARYxx';
+    const partHead = `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nimage\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+    await abortMidBody(
+      `POST /file-processing/api/v1/upload HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${user.token}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 5000000\r\n\r\n`,
+      Buffer.concat([Buffer.from(partHead), Buffer.alloc(256 * 1024, 7)]),
+    );
+    expect(await settled()).toBe(0);
+    const tmpDir = server.service.config.tmpDir;
+    // Removal is asynchronous too.
+    for (let i = 0; i < 40 && fs.existsSync(tmpDir) && fs.readdirSync(tmpDir).length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.existsSync(tmpDir) ? fs.readdirSync(tmpDir) : []).toEqual([]);
   });
 });
 
