@@ -1,0 +1,234 @@
+// Throughput and latency of the content listings over 100,000 items.
+//   npx tsx bench/content-queries.ts      (BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_ITEMS=100000)
+// For each storage mode (embedded PGlite, then the PostgreSQL server at BENCH_DATABASE_URL,
+// default postgres://postgres@127.0.0.1:5432/postgres, in a fresh database bench_<random> that is
+// dropped afterwards; BENCH_MODES=embedded or =server runs one):
+// 1. starts the service in this process, registers one viewer, seeds 200 uploaders, the items
+//    (one INSERT … SELECT generate_series), some reactions and follows, prints the plans of the
+//    search and viewport queries, and stops;
+// 2. starts the service as a child process on the same storage and loads, with autocannon:
+//    GET /all (a search and two filters), GET /completed (a map viewport), GET /feeds (first page).
+// Prints requests/s, p50 and p99. Not part of `npm test`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../service.js';
+import { createLogger } from '../src/shared/logger.js';
+import { foldForSearch } from '../src/content/values.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const items = Number(process.env.BENCH_ITEMS ?? 100_000);
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const modes = (process.env.BENCH_MODES ?? 'embedded,server').split(',');
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+
+async function waitFor(url: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+async function postJson(url: string, body: unknown): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// Project names (accented, as users write them) and their folded search text.
+const NAMES = [
+  'Căn hộ Sài Gòn Riverside', 'Biệt thự Đống Đa', 'Nhà phố Thảo Điền', 'Căn hộ Vinhomes Central Park', 'Chung cư Hà Đông',
+  'Đất nền Đà Nẵng', 'Penthouse Landmark 81', 'Shophouse Phú Mỹ Hưng', '서울 강남 아파트', '부산 해운대 오피스텔',
+  'Riverside apartment District 2', 'Garden villa Tay Ho', 'Studio near Ben Thanh', 'Sky Garden duplex', 'Lakeview townhouse',
+];
+const CITIES = [
+  { lat: 10.78, lng: 106.7, vi: 'TP. Hồ Chí Minh', en: 'Ho Chi Minh City' },
+  { lat: 21.03, lng: 105.85, vi: 'Hà Nội', en: 'Hanoi' },
+  { lat: 16.05, lng: 108.2, vi: 'Đà Nẵng', en: 'Da Nang' },
+  { lat: 37.56, lng: 126.98, vi: 'Seoul', en: 'Seoul' },
+];
+
+async function seed(storageEnv: Record<string, string>, dataDir: string): Promise<{ token: string }> {
+  const config = loadConfig({
+    ...storageEnv, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+    RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4',
+  });
+  const service = await startService(config, createLogger('warn'));
+  const db = service.app.database;
+  try {
+    const base = service.url;
+    const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const password = 'bench-password-1';
+    await postJson(`${base}/auth/api/v1/register`, { username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'Viewer' });
+    const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
+    const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
+    const viewerId: string = login.data.user.sub;
+
+    const started = Date.now();
+    await db.rows(sql`
+      insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
+      select gen_random_uuid(), 'uploader' || i, 'x', '+8491' || lpad(i::text, 7, '0'), true, 'Uploader', i::text
+      from generate_series(1, 200) as i`);
+    const names = JSON.stringify(NAMES);
+    const folded = JSON.stringify(NAMES.map(foldForSearch));
+    const cities = JSON.stringify(CITIES);
+    const citiesFolded = JSON.stringify(CITIES.map((c) => `${foldForSearch(c.vi)} | ${foldForSearch(c.en)}`));
+    await db.rows(sql`
+      with up as (select array_agg(id) as ids from users where username like 'uploader%'),
+      src as (
+        select i, (i % ${NAMES.length}) as n, (i % 4) as ci, (random() * 0.6 - 0.3) as jlat, (random() * 0.6 - 0.3) as jlng,
+               (array['apartment','villa','townhouse','studio'])[1 + i % 4] as kind,
+               (array['pool','gym','parking','garden','security','elevator'])[1 + i % 6] as a1,
+               (array['pool','gym','parking','garden','security','elevator'])[1 + (i / 6) % 6] as a2
+        from generate_series(1, ${items}) as i)
+      insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, latitude, longitude, hash_tags, amenities,
+        real_estate_info, is_multi_language, content_info, langs, facet_apartment_types, facet_project_statuses, search_text, video,
+        reaction_count, created_at, updated_at)
+      select gen_random_uuid(), (select ids[1 + s.i % 200] from up),
+        case when s.i % 20 = 0 then 'processing' else 'completed' end,
+        round((500000000 + random() * 20000000000)::numeric, -6)::float8, case when s.i % 10 = 0 then 'USD' else 'VND' end,
+        round((30 + random() * 300)::numeric, 1)::float8, 'm2',
+        ((${cities}::jsonb -> s.ci ->> 'lat')::float8 + s.jlat), ((${cities}::jsonb -> s.ci ->> 'lng')::float8 + s.jlng),
+        '["#bds"]'::jsonb, array[s.a1, s.a2],
+        jsonb_build_object('legal_certificates', 'pink_book', 'apartment_type', s.kind, 'project_status', 'completed'), true,
+        jsonb_build_array(
+          jsonb_build_object('lang', 'vi', 'project_name', (${names}::jsonb ->> s.n) || ' ' || s.i, 'description', 'Mô tả căn hộ số ' || s.i,
+            'address', ${cities}::jsonb -> s.ci ->> 'vi', 'legal_certificates', 'pink_book', 'apartment_type', s.kind, 'project_status', 'completed',
+            'extra_description', null),
+          jsonb_build_object('lang', 'en', 'project_name', (${names}::jsonb ->> s.n) || ' ' || s.i, 'description', 'Listing number ' || s.i,
+            'address', ${cities}::jsonb -> s.ci ->> 'en', 'legal_certificates', 'pink_book', 'apartment_type', s.kind, 'project_status', 'completed',
+            'extra_description', null)),
+        array['vi','en'], array[s.kind], array['completed'],
+        (${folded}::jsonb ->> s.n) || ' ' || s.i || ' | mo ta can ho so ' || s.i || ' | listing number ' || s.i || ' | '
+          || (${citiesFolded}::jsonb ->> s.ci) || ' | pink_book | ' || s.kind || ' | completed | #bds | ' || s.a1 || ' | ' || s.a2,
+        jsonb_build_object('original_name', 'v.mp4', 'size', 1000000, 'resolution', '1080x1920', 'duration', 30, 'status', 'completed',
+          'original_path', 'videos/x/original.mp4', 'playlist_path', 'videos/x/hls/index.m3u8', 'thumbnail_path', 'videos/x/thumb.jpg', 'error', null),
+        0, now() - random() * interval '365 days', now()
+      from src s`);
+    // Reactions: three users like every 50th item; the viewer follows 20 uploaders.
+    await db.rows(sql`
+      insert into content_reactions (content_id, user_id)
+      select c.id, u.id from (select id, row_number() over () as rn from contents) c
+      cross join (select id from users where username like 'uploader%' limit 3) u where c.rn % 50 = 0`);
+    await db.rows(sql`update contents c set reaction_count = r.n from (select content_id, count(*)::int as n from content_reactions group by content_id) r where r.content_id = c.id`);
+    await db.rows(sql`insert into follows (follower_id, following_id) select ${viewerId}, id from users where username like 'uploader%' limit 20`);
+    await db.rows(sql`analyze`);
+    console.log(`seeded ${items} items in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    for (const [label, query] of [
+      ['search + two filters', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
+        and c.search_text like '%can ho%' and c.unit_price = 'USD' and c.amenities @> array['pool'] order by c.created_at desc, c.id desc limit 10`],
+      ['viewport (zoom 13)', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
+        and c.latitude is not null and c.latitude between 10.7455 and 10.8145 and c.longitude between 106.6297 and 106.7703
+        order by c.created_at desc, c.id desc limit 10`],
+    ] as const) {
+      const plan = await db.rows<Record<string, string>>(sql`explain (analyze, costs off) ${query}`);
+      console.log(`\nplan: ${label}\n${plan.map((r) => '  ' + Object.values(r)[0]).join('\n')}`);
+    }
+    return { token: login.data.AccessToken };
+  } finally {
+    await service.close();
+  }
+}
+
+interface Figures { label: string; requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number }
+
+async function load(label: string, url: string, headers: Record<string, string>): Promise<Figures> {
+  await autocannon({ url, connections, duration: 1, headers });
+  const r = await autocannon({ url, connections, duration: seconds, headers });
+  return { label, requestsPerSecond: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+async function runMode(mode: string): Promise<Figures[]> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-content-'));
+  const storageEnv: Record<string, string> = {};
+  let drop: (() => Promise<void>) | null = null;
+  if (mode === 'server') {
+    const name = `bench_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    storageEnv.DATABASE_URL = url.toString();
+    drop = async () => {
+      const c = new pg.Client({ connectionString: serverUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  let child: ChildProcess | null = null;
+  try {
+    console.log(`\n== ${mode} ==`);
+    const { token } = await seed(storageEnv, dataDir);
+    const port = await freePort();
+    child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...storageEnv, HOST: '127.0.0.1', PORT: String(port),
+        DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', NODE_ENV: 'production',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/readyz`);
+    const auth = { authorization: `Bearer ${token}` };
+    const targets: [string, string][] = [
+      ['GET /all search "can ho" + unit_price + amenities', `/content/api/v1/all?search=can%20ho&unit_price=VND&amenities=pool`],
+      ['GET /completed viewport zoom 13', `/content/api/v1/completed?latitude=10.78&longitude=106.70&zoom_level=13`],
+      ['GET /feeds first page', `/content/api/v1/feeds`],
+    ];
+    const results: Figures[] = [];
+    for (const [label, target] of targets) {
+      const probe = await fetch(base + target, { headers: auth });
+      if (probe.status !== 200) throw new Error(`${target}: ${probe.status} ${await probe.text()}`);
+      results.push(await load(`${mode}: ${label}`, base + target, auth));
+    }
+    return results;
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    if (drop) await drop().catch((err) => console.error('drop failed', err));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const all: Figures[] = [];
+for (const mode of modes) all.push(...(await runMode(mode)));
+const cpus = os.cpus();
+console.log(`\n${items} items, ${connections} connections, ${seconds} s each; ${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
+console.log('| target | requests/s | p50 ms | p99 ms | non-2xx | errors |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const r of all) console.log(`| ${r.label} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`);
