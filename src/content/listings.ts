@@ -25,21 +25,35 @@ export function searchConditions(search: string | undefined): SQL[] {
 
 const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
 
+/** `total` counts matches up to this many (docs/content.md). */
+export const COUNT_CAP = 10_000;
+
 export class ContentListings {
   constructor(
     private readonly app: AppContext,
     private readonly content: ContentService,
   ) {}
 
-  private async page(conditions: SQL[], order: SQL, limit: number, offset: number): Promise<{ rows: ContentRow[]; total: number }> {
+  /**
+   * One page and the number of matches, counted up to COUNT_CAP: counting every match of an
+   * unselective search ("can ho" is in most Vietnamese listings) would read most of the table on
+   * every request, while a page needs only its rows. `hasMore` is exact (one extra row is read).
+   */
+  private async page(conditions: SQL[], order: SQL, limit: number, offset: number): Promise<{ rows: ContentRow[]; total: number; hasMore: boolean }> {
     const filter = where(conditions);
-    const [rows, [{ total }]] = [
-      await this.app.database.rows<ContentRow>(sql`
-        select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
-        where ${filter} order by ${order} limit ${limit} offset ${offset}`),
-      await this.app.database.rows<{ total: number }>(sql`select count(*)::int as total from contents c where ${filter}`),
-    ];
-    return { rows, total: Number(total) };
+    const rows = await this.app.database.rows<ContentRow>(sql`
+      select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where ${filter} order by ${order} limit ${limit + 1} offset ${offset}`);
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.pop();
+    // The count is needed only when this page does not already tell it.
+    let total = offset + rows.length;
+    if (hasMore || (rows.length === 0 && offset > 0)) {
+      const [counted] = await this.app.database.rows<{ total: number }>(
+        sql`select count(*)::int as total from (select 1 from contents c where ${filter} limit ${COUNT_CAP}) as capped`);
+      total = Math.max(Number(counted.total), offset + rows.length + (hasMore ? 1 : 0));
+    }
+    return { rows, total, hasMore };
   }
 
   /**
@@ -68,11 +82,11 @@ export class ContentListings {
     const direction = sql.raw(q.sort === 'asc' ? 'asc' : 'desc');
     const order = sql`c.${sql.raw(q.column)} ${direction}, c.id ${direction}`;
     const offset = (q.page - 1) * q.per_page;
-    const { rows, total } = await this.page(conditions, order, q.per_page, offset);
+    const { rows, total, hasMore } = await this.page(conditions, order, q.per_page, offset);
     const viewer = viewerOf(caller);
     return {
       item: rows.map((r) => this.content.serialiser.listingItem(r, viewer, q.lang)),
-      hasMore: offset + rows.length < total,
+      hasMore,
       total,
     };
   }
