@@ -1,5 +1,7 @@
 // Throughput and latency of an authenticated read, next to the bare HTTP server it runs on.
 //   npx tsx bench/user-me.ts            (BENCH_SECONDS=10, BENCH_CONNECTIONS=64 by default)
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/user-me.ts
+//                                       (server mode: a scratch database on that server, dropped after)
 // 1. Starts the real service as a child process (embedded PGlite in a temp DATA_DIR, LOG_LEVEL=warn,
 //    limits raised with RATE_LIMIT_SCALE=100000), registers, verifies (code from the SMS outbox) and
 //    logs in one user.
@@ -13,12 +15,25 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const children: ChildProcess[] = [];
+const serverDatabase = process.env.BENCH_DATABASE_URL;
+
+async function onServer(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverDatabase });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -120,11 +135,18 @@ process.on('SIGTERM', () => process.exit(0));
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-'));
   const results: Figures[] = [];
+  const scratch = `revs_bench_${randomBytes(4).toString('hex')}`;
+  const databaseEnv: Record<string, string> = {};
+  if (serverDatabase) {
+    await onServer(`CREATE DATABASE ${scratch}`);
+    databaseEnv.DATABASE_URL = Object.assign(new URL(serverDatabase), { pathname: `/${scratch}` }).toString();
+  }
   try {
     const servicePort = await freePort();
     const service = startChild(['--import', 'tsx', 'main.ts'], {
       HOST: '127.0.0.1', PORT: String(servicePort), DATA_DIR: dataDir, LOG_LEVEL: 'warn',
       RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', NODE_ENV: 'production',
+      ...databaseEnv,
     });
     const base = `http://127.0.0.1:${servicePort}`;
     await waitFor(`${base}/readyz`);
@@ -133,7 +155,8 @@ async function main() {
     const probe = await fetch(`${base}/auth/api/v1/user/me`, { headers: auth });
     const target = probe.status === 200 ? '/auth/api/v1/user/me' : '/healthz';
     if (target === '/healthz') console.warn(`GET /auth/api/v1/user/me answered ${probe.status}; measuring /healthz instead`);
-    results.push(await load(`service GET ${target}`, base + target, auth));
+    const mode = serverDatabase ? 'PostgreSQL server' : 'embedded PGlite';
+    results.push(await load(`service (${mode}) GET ${target}`, base + target, auth));
     await stopChild(service);
 
     const helloPort = await freePort();
@@ -144,6 +167,7 @@ async function main() {
   } finally {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (serverDatabase) await onServer(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
   }
 
   const cpus = os.cpus();
