@@ -90,6 +90,8 @@ export class VideoProcessor {
         if (entry.startsWith('thumbnail-') && entry.endsWith('.jpg')) await fs.promises.rm(path.join(contentDir, entry), { force: true });
       }
       await fs.promises.rename(result.thumbnailFile, mediaPath(config, thumbRel));
+      // Gone before the job reads as completed: nothing of the run is left behind once it is.
+      await fs.promises.rm(workDir, { recursive: true, force: true });
       const size = (await fs.promises.stat(input)).size;
 
       const updated = await this.app.db.transaction(async (tx) => {
