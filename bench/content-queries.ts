@@ -151,6 +151,8 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
     for (const [label, query] of [
       ['search + two filters', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
         and c.search_text like '%can ho%' and c.unit_price = 'USD' and c.amenities @> array['pool'] order by c.created_at desc, c.id desc limit 10`],
+      ['selective search', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
+        and c.search_text like '%biet thu dong da 4201%' order by c.created_at desc, c.id desc limit 10`],
       ['viewport (zoom 13)', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
         and c.latitude is not null and c.latitude between 10.7455 and 10.8145 and c.longitude between 106.6297 and 106.7703
         order by c.created_at desc, c.id desc limit 10`],
