@@ -84,12 +84,14 @@ export function readMultipart(
       stream.on('limit', () => {
         fail(new AppError(413, 'file.error.too_large', `File exceeds ${options.maxFileBytes} bytes`, { field, constraint: `at most ${options.maxFileBytes} bytes` }));
       });
-      pendingWrites.push(
-        new Promise((done, writeFailed) => {
-          out.on('finish', () => done());
-          out.on('error', writeFailed);
-        }),
-      );
+      const written = new Promise<void>((done, writeFailed) => {
+        out.on('finish', () => done());
+        out.on('error', writeFailed);
+      });
+      // After fail() destroys the stream its write error has no reader (Promise.all is never
+      // reached): without this an oversized upload was an unhandled rejection, fatal to a process.
+      written.catch(() => undefined);
+      pendingWrites.push(written);
       stream.pipe(out);
     });
     parser.on('field', (name, value, info) => {
