@@ -24,6 +24,6 @@ export async function createCoreServices(app: AppContext): Promise<CoreServices>
   const rolePermissions = new RolePermissions(app.database);
   const twoFactor = new TwoFactorService(app);
   const accounts = new AccountService(app, tokens, sessions, twoFactor);
-  const callers = new CallerResolver(app.database, tokens, rolePermissions);
+  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
   return { tokens, sessions, accounts, rolePermissions, callers, twoFactor };
 }

@@ -29,7 +29,7 @@ function requireSameIdentity(caller: Caller, userId: string, username?: string):
 export const authRoutes: RouteModule = (app, core) => {
   const passwords = new PasswordService(app, core.accounts, core.sessions);
   const follows = new FollowService(app);
-  const profiles = new ProfileService(app, follows.repository);
+  const profiles = new ProfileService(app);
   const avatars = new AvatarService(app);
   // Files up to twice the image limit are read and answered 400 (SPEC: "400 type or size");
   // beyond that the multipart reader stops early with 413.

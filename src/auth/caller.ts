@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
+import type { EventBus } from '../shared/events.js';
 
 export interface Caller {
   userId: string;
@@ -24,16 +25,49 @@ export function requirePermission(caller: Caller, permission: string): void {
 
 /** Touch last_seen_at at most this often per session (avoids a write per request). */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
+/**
+ * How long a checked live session (and its user's role) is trusted without asking the database
+ * again, in embedded mode: as long as role permissions are cached (RolePermissions).
+ */
+const SESSION_CACHE_MS = 5_000;
+const SESSION_CACHE_MAX = 50_000;
+
+interface CachedSession {
+  userId: string;
+  username: string;
+  role: string;
+  checkedAt: number;
+}
 
 export class CallerResolver {
+  /**
+   * Live sessions recently checked. Only in embedded mode, where this process is the only node
+   * (the DATA_DIR lock guarantees it) and every revocation passes through SessionService, which
+   * publishes `session.revoked` on this process's bus: the entry is dropped at once, so a revoked
+   * session is still refused from the next request on. With a database server other nodes may
+   * revoke, so there every request asks the database.
+   */
+  private readonly sessionCache: Map<string, CachedSession> | null;
+
   constructor(
     private readonly database: DatabaseHandle,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
-  ) {}
+    events: EventBus,
+  ) {
+    this.sessionCache = database.mode === 'embedded' ? new Map() : null;
+    if (this.sessionCache) {
+      const cache = this.sessionCache;
+      events.subscribe('session.revoked', ({ sessionId }) => cache.delete(sessionId));
+    }
+  }
 
   async resolve(accessToken: string): Promise<Caller> {
     const claims = await this.tokens.verifyAccessToken(accessToken);
+    const cached = this.sessionCache?.get(claims.sessionId);
+    if (cached && cached.userId === claims.userId && Date.now() - cached.checkedAt < SESSION_CACHE_MS) {
+      return this.caller(claims.userId, claims.sessionId, cached.username, cached.role);
+    }
     const [row] = await this.database.rows<{ role: string; username: string; revoked: boolean; last_seen_ms: number }>(sql`
       select u.role, u.username, (s.revoked_at is not null) as revoked,
              (extract(epoch from now() - s.last_seen_at) * 1000)::float8 as last_seen_ms
@@ -46,12 +80,14 @@ export class CallerResolver {
         .rows(sql`update sessions set last_seen_at = now() where id = ${claims.sessionId}`)
         .catch(() => undefined);
     }
-    return {
-      userId: claims.userId,
-      sessionId: claims.sessionId,
-      username: row.username,
-      role: row.role,
-      permissions: await this.rolePermissions.forRole(row.role),
-    };
+    if (this.sessionCache) {
+      if (this.sessionCache.size >= SESSION_CACHE_MAX) this.sessionCache.clear();
+      this.sessionCache.set(claims.sessionId, { userId: claims.userId, username: row.username, role: row.role, checkedAt: Date.now() });
+    }
+    return this.caller(claims.userId, claims.sessionId, row.username, row.role);
+  }
+
+  private async caller(userId: string, sessionId: string, username: string, role: string): Promise<Caller> {
+    return { userId, sessionId, username, role, permissions: await this.rolePermissions.forRole(role) };
   }
 }

@@ -4,7 +4,6 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
-import type { FollowRepository } from '../follows/repository.js';
 import { fullName } from './accounts.js';
 
 export interface UserProfile {
@@ -44,23 +43,20 @@ interface UserRow {
 }
 
 export class ProfileService {
-  constructor(
-    private readonly app: AppContext,
-    private readonly follows: FollowRepository,
-  ) {}
+  constructor(private readonly app: AppContext) {}
 
   /** The caller's own profile, or (with `userId`) another user's as the caller may see it. */
   async getProfile(callerId: string, userId?: string): Promise<UserProfile> {
     const targetId = userId ?? callerId;
-    const [user] = await this.app.database.rows<UserRow>(sql`
-      select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role
-      from users where id = ${targetId}`);
+    // One round trip: the user, their follow counts and whether the caller follows them.
+    const [user] = await this.app.database.rows<UserRow & { followers: number; following: number; is_following: boolean }>(sql`
+      select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role,
+             (select count(*) from follows where following_id = u.id)::int as followers,
+             (select count(*) from follows where follower_id = u.id)::int as following,
+             exists (select 1 from follows where follower_id = ${callerId} and following_id = u.id) as is_following
+      from users u where id = ${targetId}`);
     if (!user) throw notFound('user.error.not_found', 'No user with this id', { field: 'user_id', constraint: 'existing user' });
     const self = targetId === callerId;
-    const [counts, isFollowing] = await Promise.all([
-      this.follows.counts(targetId),
-      self ? Promise.resolve(false) : this.follows.exists(callerId, targetId),
-    ]);
     return {
       sub: user.id,
       username: user.username,
@@ -73,9 +69,9 @@ export class ProfileService {
       family_name: user.family_name,
       picture: user.picture ? mediaUrl(this.app.config, user.picture) : null,
       role: user.role,
-      follower_number: counts.followers,
-      following_number: counts.following,
-      is_following: isFollowing,
+      follower_number: Number(user.followers),
+      following_number: Number(user.following),
+      is_following: !self && user.is_following,
     };
   }
 

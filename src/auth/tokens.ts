@@ -3,7 +3,7 @@
 // effect at once on every node. Refresh tokens are opaque random strings kept only as hashes.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized } from '../shared/errors.js';
 
@@ -24,15 +24,7 @@ export class TokenService {
 
   /** Uses JWT_SECRET when set; otherwise a secret generated once and shared through the database. */
   static async create(database: DatabaseHandle, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
-    let secret = jwtSecret;
-    if (!secret) {
-      const generated = randomBytes(48).toString('base64url');
-      await database.rows(
-        sql`insert into service_secrets (name, value) values ('jwt_secret', ${generated}) on conflict (name) do nothing`,
-      );
-      const [row] = await database.rows<{ value: string }>(sql`select value from service_secrets where name = 'jwt_secret'`);
-      secret = row.value;
-    }
+    const secret = jwtSecret ?? (await getOrCreateServiceSecret(database, 'jwt_secret', 48));
     return new TokenService(new TextEncoder().encode(secret), accessTtlSeconds);
   }
 

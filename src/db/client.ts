@@ -5,7 +5,7 @@
 // Both drivers speak the same SQL, so one schema and one set of migrations serve both.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
@@ -78,6 +78,7 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
       extensions: { pg_trgm, unaccent, cube, earthdistance },
     });
     const db = drizzle(client, { schema }) as unknown as Database;
+    const dialect = new PgDialect();
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
     // One process owns the directory, so "advisory locks" only need to exclude this process's
     // own overlapping callers (two scheduler ticks, say).
@@ -94,7 +95,13 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const handle: DatabaseHandle = {
       db,
       mode: 'embedded',
-      rows: async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows,
+      // Straight to PGlite with its default type parsers: drizzle's execute() passes per-query
+      // parser overrides that more than double the cost of a small query, and it would hand back
+      // timestamps as strings where node-postgres gives Date objects.
+      rows: async <T>(query: SQL) => {
+        const compiled = dialect.sqlToQuery(query);
+        return (await client.query<T>(compiled.sql, compiled.params as unknown[])).rows;
+      },
       withAdvisoryLock: async (key, fn) => {
         for (;;) {
           const result = await tryWithAdvisoryLock(key, async () => ({ value: await fn() }));

@@ -8,11 +8,6 @@ export interface FollowRow {
   created_at: Date;
 }
 
-export interface FollowCounts {
-  followers: number;
-  following: number;
-}
-
 export class FollowRepository {
   constructor(private readonly database: DatabaseHandle) {}
 
@@ -30,18 +25,5 @@ export class FollowRepository {
     const rows = await this.database.rows<{ follower_id: string }>(sql`
       delete from follows where follower_id = ${followerId} and following_id = ${followingId} returning follower_id`);
     return rows.length > 0;
-  }
-
-  async exists(followerId: string, followingId: string): Promise<boolean> {
-    const rows = await this.database.rows<{ one: number }>(sql`
-      select 1 as one from follows where follower_id = ${followerId} and following_id = ${followingId}`);
-    return rows.length > 0;
-  }
-
-  async counts(userId: string): Promise<FollowCounts> {
-    const [row] = await this.database.rows<{ followers: number; following: number }>(sql`
-      select (select count(*) from follows where following_id = ${userId})::int as followers,
-             (select count(*) from follows where follower_id = ${userId})::int as following`);
-    return { followers: Number(row.followers), following: Number(row.following) };
   }
 }

@@ -9,7 +9,7 @@ import { badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { newCodeVerifier } from './pkce.js';
 import type { Platform } from './platforms.js';
-import type { TokenCipher } from './token-cipher.js';
+import type { TokenCipher } from '../shared/token-cipher.js';
 
 export const STATE_TTL_SECONDS = 600;
 const ISSUER = 'real-estate-video-service';

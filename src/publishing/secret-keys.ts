@@ -2,8 +2,8 @@
 // PUBLISHING_SECRET_KEY when set, otherwise a key generated once and shared by every node
 // through the service_secrets table (as the JWT secret is). Separate derived keys keep token
 // encryption and OAuth-state signing independent of each other.
-import { hkdfSync, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { hkdfSync } from 'node:crypto';
+import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { DatabaseHandle } from '../db/client.js';
 
 export interface PublishingKeys {
@@ -31,8 +31,5 @@ export function deriveKeys(master: Buffer): PublishingKeys {
 
 export async function loadPublishingKeys(database: DatabaseHandle, configured: string | undefined): Promise<PublishingKeys> {
   if (configured) return deriveKeys(decodeMasterKey(configured));
-  const generated = randomBytes(32).toString('base64url');
-  await database.rows(sql`insert into service_secrets (name, value) values (${SECRET_NAME}, ${generated}) on conflict (name) do nothing`);
-  const [row] = await database.rows<{ value: string }>(sql`select value from service_secrets where name = ${SECRET_NAME}`);
-  return deriveKeys(decodeMasterKey(row.value));
+  return deriveKeys(decodeMasterKey(await getOrCreateServiceSecret(database, SECRET_NAME)));
 }

@@ -13,7 +13,7 @@ import type { CallbackQuery, TikTokUploadBody, YouTubeUploadBody } from './schem
 import { loadPublishingKeys } from './secret-keys.js';
 import { SocialAccounts, type LinkedAccount } from './social-accounts.js';
 import { TikTokClient } from './tiktok-client.js';
-import { TokenCipher } from './token-cipher.js';
+import { TokenCipher } from '../shared/token-cipher.js';
 import { GrantRejectedError, cleanCode } from './upstream.js';
 import { YouTubeClient } from './youtube-client.js';
 

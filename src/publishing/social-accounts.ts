@@ -1,10 +1,10 @@
-// Linked platform accounts: one per user and platform, tokens sealed at rest (token-cipher.ts).
+// Linked platform accounts: one per user and platform, tokens sealed at rest (src/shared/token-cipher.ts).
 // Each sealed value is bound to its user, platform and kind.
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client.js';
 import { newId } from '../shared/ids.js';
 import type { Platform, PlatformTokens } from './platforms.js';
-import type { TokenCipher } from './token-cipher.js';
+import type { TokenCipher } from '../shared/token-cipher.js';
 
 export interface LinkedAccount {
   userId: string;

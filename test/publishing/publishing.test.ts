@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
-import { TokenCipher } from '../../src/publishing/token-cipher.js';
+import { TokenCipher } from '../../src/shared/token-cipher.js';
 import { GOOGLE_CLIENT_ID, PlatformStandIn, TIKTOK_CLIENT_KEY } from './platform-stand-in.js';
 import { createContent, followRedirect, linkAccount, rows } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-// Seals platform tokens (and PKCE verifiers) for storage: AES-256-GCM with a fresh 96-bit IV per
+// Seals short secrets for storage (platform tokens, PKCE verifiers, TOTP secrets): AES-256-GCM with a fresh 96-bit IV per
 // value. The row's identity (user, platform, kind) is bound in as additional authenticated data, so
 // a sealed value copied into another row or column fails to open instead of being used there.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
