@@ -2,5 +2,6 @@
 import type { ScheduledJob } from './scheduled-job.js';
 import { statsRollupJob } from './stats-rollup.js';
 import { campaignCompletionJob } from './campaign-completion.js';
+import { databaseAnalyzeJob } from './database-analyze.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob];
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob];
