@@ -78,11 +78,10 @@ export const campaignRoutes: RouteModule = (app) => {
 
     defineRoute({
       method: 'POST', path: `${base}/campaigns/create`, tag, auth: 'user', permission: 'create:campaign', rateLimits: ['payments'],
-      summary: 'Create and pay a campaign from an estimation (Idempotency-Key header required); it starts at once',
+      summary: 'Create and pay a campaign from an estimation (Idempotency-Key honoured); it starts at once',
       body: createCampaignBodySchema, successStatus: 201, errorStatuses: [400, 401, 402, 403, 404, 409, 422, 429],
       handler: async ({ body, caller, headers }) => {
-        const key = readIdempotencyKey(headers, true)!;
-        const answer = await createCampaign(app, provider, caller.userId, body, key);
+        const answer = await createCampaign(app, provider, caller.userId, body, readIdempotencyKey(headers));
         return { status: answer.status, message: 'Campaign created and launched', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -131,7 +130,7 @@ export const campaignRoutes: RouteModule = (app) => {
       summary: 'Boost one of your posts: estimate, create and pay a campaign from your balance in one step',
       params: postParams, body: boostBodySchema, successStatus: 201, errorStatuses: [400, 401, 402, 403, 404, 409, 429],
       handler: async ({ params, body, caller, headers }) => {
-        const answer = await boostPost(app, provider, caller.userId, params.postId, body, readIdempotencyKey(headers, false));
+        const answer = await boostPost(app, provider, caller.userId, params.postId, body, readIdempotencyKey(headers));
         return { status: answer.status, message: 'Post boosted', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -141,7 +140,7 @@ export const campaignRoutes: RouteModule = (app) => {
       summary: 'Pay extra budget into one of your running campaigns (amount includes the 5% fee); answer has no success/message',
       body: processPaymentBodySchema, errorStatuses: [400, 401, 402, 403, 404, 409, 429],
       handler: async ({ body, caller, headers }) => {
-        const answer = await processCampaignPayment(app, provider, caller.userId, body, readIdempotencyKey(headers, false));
+        const answer = await processCampaignPayment(app, provider, caller.userId, body, readIdempotencyKey(headers));
         return { status: answer.status, raw: { data: answer.data }, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -163,7 +162,7 @@ export const campaignRoutes: RouteModule = (app) => {
       summary: 'Add money to your balance with a provider token (Idempotency-Key honoured)',
       body: withoutRawCardData(topUpBodySchema), errorStatuses: [400, 401, 402, 403, 409, 429],
       handler: async ({ body, caller, headers }) => {
-        const answer = await topUpBalance(app, provider, caller.userId, body, readIdempotencyKey(headers, false));
+        const answer = await topUpBalance(app, provider, caller.userId, body, readIdempotencyKey(headers));
         return { status: answer.status, message: 'Balance topped up', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),

@@ -43,7 +43,8 @@ export async function createCampaign(
   provider: PaymentProvider,
   userId: string,
   body: CreateCampaignBody,
-  idempotencyKey: string,
+  /** Optional: without one, a retry still cannot pay twice, since an estimation buys one campaign. */
+  idempotencyKey: string | null,
 ): Promise<ServiceAnswer<CampaignCreated>> {
   const config = body.campaign_config;
   // Checks that need no storage come first.
@@ -57,8 +58,10 @@ export async function createCampaign(
     : null;
 
   return app.db.transaction(async (tx) => {
-    const stored = await claimIdempotencyKey<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body });
-    if (stored) return { status: stored.status, data: stored.body, replayed: true };
+    if (idempotencyKey) {
+      const stored = await claimIdempotencyKey<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body });
+      if (stored) return { status: stored.status, data: stored.body, replayed: true };
+    }
 
     const estimation = await takeEstimation(tx, userId, body.estimation_id, body.video_id);
     if (estimation.budget !== budget) {
@@ -125,7 +128,7 @@ export async function createCampaign(
         receipt_url: receiptUrl(app.config, payment.transactionId),
       },
     };
-    await rememberResponse(tx, userId, idempotencyKey, { status: 201, body: data });
+    if (idempotencyKey) await rememberResponse(tx, userId, idempotencyKey, { status: 201, body: data });
     return { status: 201, data, replayed: false };
   });
 }

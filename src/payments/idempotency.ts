@@ -15,17 +15,9 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The header's value, validated: printable ASCII, 1-255 characters. Missing → null. */
-export function readIdempotencyKey(headers: Record<string, string>, required: boolean): string | null {
+export function readIdempotencyKey(headers: Record<string, string>): string | null {
   const value = headers[IDEMPOTENCY_HEADER];
-  if (value === undefined || value === '') {
-    if (required) {
-      throw badRequest('idempotency.error.missing_key', 'The Idempotency-Key header is required for this request', {
-        field: 'Idempotency-Key',
-        constraint: 'required',
-      });
-    }
-    return null;
-  }
+  if (value === undefined || value === '') return null;
   if (!KEY_PATTERN.test(value)) {
     throw badRequest('idempotency.error.invalid_key', 'Idempotency-Key must be 1-255 printable ASCII characters', {
       field: 'Idempotency-Key',

@@ -162,10 +162,15 @@ describe('POST /api/v1/campaigns/create', () => {
     expectErrorEnvelope(await postCreate(owner, body), 409, 'campaign.error.estimation_used');
   });
 
-  it('requires the Idempotency-Key header', async () => {
+  it('creates without an Idempotency-Key, and a retry of that request cannot pay twice', async () => {
     const est = await estimate(owner, video);
+    const before = await moneyRows(server, owner.userId);
     const res = await owner.api.post('/api/v1/campaigns/create', createBody(est.estimation_id, video));
-    expect(expectErrorEnvelope(res, 400, 'idempotency.error.missing_key').details?.field).toBe('Idempotency-Key');
+    expect(res.status).toBe(201);
+    expect(res.body.data.status).toBe('active');
+    const retry = await owner.api.post('/api/v1/campaigns/create', createBody(est.estimation_id, video));
+    expectErrorEnvelope(retry, 409, 'campaign.error.estimation_used');
+    expect((await moneyRows(server, owner.userId)).payments).toBe(before.payments + 1);
   });
 
   it('refuses an amount that is not budget + 5%', async () => {
