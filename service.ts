@@ -26,6 +26,8 @@ export interface RunningService {
   core: CoreServices;
   http: HttpServer;
   realtime: Realtime;
+  /** The node's rate-limit counters (shared through Redis when configured). */
+  rateLimits: RateLimits;
   port: number;
   /** http://host:port of this node. */
   url: string;
@@ -86,7 +88,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       routes,
       registerRaw: (uws) => registerRawRoutes(uws, app, routes),
     });
-    const realtime = await attachRealtime(http.uws, app, core);
+    const realtime = await attachRealtime(http.uws, app, core, rateLimits);
     const jobs: RunningJobs = await startJobs(app, core);
 
     const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -114,7 +116,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       })());
 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-    return { config, app, core, http, realtime, port, url: `http://${host}:${port}`, close };
+    return { config, app, core, http, realtime, rateLimits, port, url: `http://${host}:${port}`, close };
   } catch (err) {
     redis?.disconnect();
     await database.close().catch(() => undefined);

@@ -10,6 +10,7 @@ import type { CoreServices } from '../src/core-services.js';
 import { ChatService } from '../src/chat/service.js';
 import { CommentService } from '../src/comments/service.js';
 import { handshakeAuth } from './handshake.js';
+import type { RateLimits } from '../http/rate-limit.js';
 import { useRedisAdapter, type RedisAdapterHandle } from './redis-adapter.js';
 import { attachToUws, closeServer } from './uws-binding.js';
 import { NAMESPACES, rooms, type ChatNamespace, type CommentsNamespace, type NotificationsNamespace, type ProcessingNamespace } from './events.js';
@@ -26,7 +27,20 @@ export interface Realtime {
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
 const MAX_PACKET_BYTES = 64 * 1024;
 
-function buildRealtime(app: AppContext, core: CoreServices): { io: Server; stop: () => void; redis: RedisAdapterHandle | null } {
+/**
+ * Counts a socket action against the caller's `general` limit, the same counter REST requests use,
+ * so sockets are no way around the limits of SPEC §8 (429 `rate_limit.error.exceeded` in the ack).
+ */
+export type SocketRateLimit = (userId: string) => Promise<void>;
+
+function socketRateLimit(rateLimits: RateLimits | null): SocketRateLimit {
+  if (!rateLimits) return async () => undefined;
+  return async (userId) => {
+    await rateLimits.consume([{ name: 'general', key: `u:${userId}` }]);
+  };
+}
+
+function buildRealtime(app: AppContext, core: CoreServices, rateLimits: RateLimits | null): { io: Server; stop: () => void; redis: RedisAdapterHandle | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const io = new Server({ serveClient: false, maxHttpBufferSize: MAX_PACKET_BYTES, cors: { origin: origins } });
@@ -38,7 +52,7 @@ function buildRealtime(app: AppContext, core: CoreServices): { io: Server; stop:
   const chat = new ChatService(app);
   const comments = new CommentService(app);
   const stops = [
-    registerChatNamespace(io.of('/chat') as unknown as ChatNamespace, app, chat),
+    registerChatNamespace(io.of('/chat') as unknown as ChatNamespace, app, chat, socketRateLimit(rateLimits)),
     registerCommentsNamespace(io.of('/comments') as unknown as CommentsNamespace, app, comments),
     registerNotificationsNamespace(io.of('/notifications') as unknown as NotificationsNamespace, app),
     registerProcessingNamespace(io.of('/processing') as unknown as ProcessingNamespace, app),
@@ -65,15 +79,15 @@ function realtimeHandle(built: ReturnType<typeof buildRealtime>, closeIo: () => 
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, core: CoreServices): Promise<Realtime> {
-  const built = buildRealtime(app, core);
+export async function attachRealtime(uws: TemplatedApp, app: AppContext, core: CoreServices, rateLimits: RateLimits | null = null): Promise<Realtime> {
+  const built = buildRealtime(app, core, rateLimits);
   attachToUws(built.io, uws);
   return realtimeHandle(built, () => closeServer(built.io));
 }
 
 /** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
-export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, core: CoreServices): Promise<Realtime> {
-  const built = buildRealtime(app, core);
+export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, core: CoreServices, rateLimits: RateLimits | null = null): Promise<Realtime> {
+  const built = buildRealtime(app, core, rateLimits);
   built.io.attach(server);
   return realtimeHandle(built, () => closeServer(built.io));
 }

@@ -5,8 +5,9 @@ import type { ChatService } from '../../src/chat/service.js';
 import { joinRoomPayload, sendMessageBody } from '../../src/chat/schemas.js';
 import { withAck } from '../ack.js';
 import { rooms, type ChatNamespace, type ChatSocket } from '../events.js';
+import type { SocketRateLimit } from '../server.js';
 
-export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat: ChatService): () => void {
+export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat: ChatService, rateLimit: SocketRateLimit): () => void {
   // Already a member: joined before the connection completes, so messages arrive without
   // asking. Rooms made later are joined with `room:join`. (Runs after the handshake auth.)
   nsp.use((socket, next) => {
@@ -27,6 +28,7 @@ export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat:
     socket.on(
       'room:join',
       withAck(app.log, joinRoomPayload, async ({ roomId }) => {
+        await rateLimit(caller.userId);
         await chat.assertMember(caller, roomId);
         await socket.join(rooms.chat(roomId));
       }),
@@ -39,7 +41,10 @@ export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat:
     );
     socket.on(
       'message:send',
-      withAck(app.log, sendMessageBody, (payload) => chat.sendMessage(caller, payload)),
+      withAck(app.log, sendMessageBody, async (payload) => {
+        await rateLimit(caller.userId);
+        return chat.sendMessage(caller, payload);
+      }),
     );
   });
 
