@@ -14,6 +14,17 @@ export const bodyTooLarge = (limit: number) =>
 
 type Sink = (chunk: Buffer, isLast: boolean) => void;
 
+/**
+ * A request refused before its body was read to the end is answered at once, and the rest of the
+ * body is still read and dropped, so a client that writes its whole body before reading (fetch,
+ * most SDKs) reads the 4xx instead of EPIPE. uWS goes on reading a body of known length after the
+ * answer (and the connection stays usable); a body of unknown length (chunked) is read here up to
+ * these bounds before the answer, and the connection is closed if they are passed.
+ */
+export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
+const DISCARD_MAX_MS = 10_000;
+const DISCARD_IDLE_MS = 1_000;
+
 export class IncomingBody {
   private queue: Buffer[] = [];
   private ended = false;
@@ -21,14 +32,34 @@ export class IncomingBody {
   private sink: Sink | null = null;
   private failure: AppError | null = null;
   private onFailure: ((err: AppError) => void) | null = null;
+  private lastSeen = false;
+  private discarding = false;
+  private discarded = 0;
+  private onDiscardChunk: (() => void) | null = null;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly limit: number,
     private readonly paused: boolean,
+    /** Content-Length, or null for a chunked body. */
+    private readonly declaredLength: number | null,
   ) {
     res.onData((ab, isLast) => this.receive(ab, isLast));
-    if (paused) res.pause();
+    if (paused) this.pauseSocket();
+  }
+
+  // uWS's resume() on a socket that is not paused breaks the next request on the connection, so
+  // both go through here.
+  private socketPaused = false;
+  private pauseSocket(): void {
+    if (this.socketPaused) return;
+    this.socketPaused = true;
+    this.res.pause();
+  }
+  private resumeSocket(): void {
+    if (!this.socketPaused) return;
+    this.socketPaused = false;
+    this.res.resume();
   }
 
   /** True once the last chunk arrived (the connection can be reused after responding). */
@@ -37,6 +68,12 @@ export class IncomingBody {
   }
 
   private receive(ab: ArrayBuffer, isLast: boolean): void {
+    if (isLast) this.lastSeen = true;
+    if (this.discarding) {
+      this.discarded += ab.byteLength;
+      this.onDiscardChunk?.();
+      return;
+    }
     if (this.failure) return;
     const chunk = Buffer.from(new Uint8Array(ab));
     this.received += chunk.length;
@@ -56,9 +93,50 @@ export class IncomingBody {
    * partial uploads are removed.
    */
   abort(): void {
+    this.lastSeen = true;
+    this.onDiscardChunk?.();
     if (this.failure || this.ended) return;
     this.failure = new AppError(400, 'request.error.aborted', 'The client closed the connection before the body ended');
     this.onFailure?.(this.failure);
+  }
+
+  /**
+   * Readies the connection for an answer sent before the body was read to its end: from now on the
+   * rest is dropped. Resolves with whether the connection must close after the answer (the rest
+   * could not be read within bounds); a chunked body is read here first, up to the bounds.
+   */
+  async dropRest(): Promise<{ close: boolean }> {
+    if (this.lastSeen) return { close: false };
+    this.failure ??= new AppError(400, 'request.error.refused', 'The request was refused before its body was read');
+    this.queue = [];
+    this.discarding = true;
+    this.discarded = this.received;
+    if (this.declaredLength !== null) {
+      if (this.declaredLength > DISCARD_MAX_BYTES) return { close: true };
+      this.resumeSocket();
+      return { close: false };
+    }
+    this.resumeSocket();
+    const readToEnd = await new Promise<boolean>((resolve) => {
+      let idle: NodeJS.Timeout;
+      const total = setTimeout(() => settle(false), DISCARD_MAX_MS);
+      const settle = (ended: boolean) => {
+        clearTimeout(total);
+        clearTimeout(idle);
+        this.onDiscardChunk = null;
+        resolve(ended);
+      };
+      this.onDiscardChunk = () => {
+        if (this.lastSeen) settle(true);
+        else if (this.discarded > DISCARD_MAX_BYTES) settle(false);
+        else {
+          clearTimeout(idle);
+          idle = setTimeout(() => settle(false), DISCARD_IDLE_MS);
+        }
+      };
+      idle = setTimeout(() => settle(false), DISCARD_IDLE_MS);
+    });
+    return { close: !readToEnd };
   }
 
   /** Attaches the consumer; queued chunks are replayed first. */
@@ -73,7 +151,7 @@ export class IncomingBody {
     this.queue = [];
     queued.forEach((chunk, i) => sink(chunk, this.ended && i === queued.length - 1));
     if (this.ended && queued.length === 0) sink(Buffer.alloc(0), true);
-    if (this.paused) this.res.resume();
+    if (this.paused) this.resumeSocket();
   }
 
   /** The whole body (bounded by the limit). */
@@ -93,14 +171,14 @@ export class IncomingBody {
     this.attach((chunk, isLast) => {
       if (!write(chunk, isLast) && !isLast && !pausedByConsumer) {
         pausedByConsumer = true;
-        this.res.pause();
+        this.pauseSocket();
       }
     }, onFailure);
     return {
       resume: () => {
         if (pausedByConsumer) {
           pausedByConsumer = false;
-          this.res.resume();
+          this.resumeSocket();
         }
       },
     };

@@ -81,6 +81,9 @@ export function readMultipart(
       stream.on('data', (chunk: Buffer) => {
         file.size += chunk.length;
       });
+      // busboy errors the file stream (as well as itself) when the form ends inside this file: an
+      // error event nobody listens to is fatal to the process.
+      stream.on('error', () => fail(invalidMultipart()));
       stream.on('limit', () => {
         fail(new AppError(413, 'file.error.too_large', `File exceeds ${options.maxFileBytes} bytes`, { field, constraint: `at most ${options.maxFileBytes} bytes` }));
       });
@@ -106,7 +109,7 @@ export function readMultipart(
     );
     parser.on('fieldsLimit', () => fail(badRequest('request.error.too_many_fields', 'Too many form fields')));
     parser.on('partsLimit', () => fail(badRequest('request.error.too_many_parts', 'Too many form parts')));
-    parser.on('error', () => fail(badRequest('request.error.invalid_multipart', 'Malformed multipart/form-data body')));
+    parser.on('error', () => fail(invalidMultipart()));
     parser.on('close', () => {
       if (failed) return;
       Promise.all(pendingWrites).then(
@@ -124,6 +127,9 @@ export function readMultipart(
     parser.on('drain', () => flow.resume());
   });
 }
+
+const invalidMultipart = () =>
+  badRequest('request.error.invalid_multipart', 'Malformed multipart/form-data body', { field: 'body', constraint: 'a complete multipart/form-data body' });
 
 export function removeTemporaryFiles(files: UploadedFile[]): void {
   for (const f of files) fs.rm(f.path, { force: true }, () => undefined);

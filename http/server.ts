@@ -170,13 +170,25 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       return;
     }
 
+    const declaredLength = headers['content-length'] !== undefined ? Number(headers['content-length']) || 0 : null;
+    // A request refused before its body is read: the answer goes out at once and the rest of the
+    // body is dropped (see IncomingBody.dropRest).
+    const refuseUnread = (error: AppError) => {
+      if (!hasBody(headers)) {
+        finish(sendError(error));
+        return;
+      }
+      body = new IncomingBody(res, Number.MAX_SAFE_INTEGER, false, declaredLength);
+      void body.dropRest().then(({ close }) => finish(sendError(error, {}, close)));
+    };
+
     const matched = router.match(method, url);
     if (matched.kind !== 'found') {
       const error =
         matched.kind === 'bad_path'
           ? new AppError(400, 'request.error.invalid_path', 'Malformed path')
           : new AppError(404, 'route.error.not_found', `No route for ${method} ${url}`);
-      finish(sendError(error, {}, hasBody(headers)));
+      refuseUnread(error);
       return;
     }
     const { route, params } = matched.match;
@@ -187,30 +199,24 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       const limit = route.multipart
         ? route.multipart.maxTotalBytes ?? route.multipart.maxFileBytes * route.multipart.maxFiles + 1024 * 1024
         : route.maxBodyBytes ?? config.MAX_JSON_BODY_BYTES;
-      const declared = Number(headers['content-length'] ?? '0');
-      if (declared > limit) {
-        finish(sendError(bodyTooLarge(limit), {}, true));
+      if ((declaredLength ?? 0) > limit) {
+        refuseUnread(bodyTooLarge(limit));
         return;
       }
       const contentType = (headers['content-type'] ?? '').toLowerCase();
       const wanted = route.multipart ? 'multipart/form-data' : 'application/json';
       if (!contentType.startsWith(wanted)) {
-        finish(
-          sendError(
-            new AppError(415, 'request.error.unsupported_media_type', `Content-Type must be ${wanted}`, { field: 'content-type', constraint: wanted }),
-            {},
-            true,
-          ),
+        refuseUnread(
+          new AppError(415, 'request.error.unsupported_media_type', `Content-Type must be ${wanted}`, { field: 'content-type', constraint: wanted }),
         );
         return;
       }
-      body = new IncomingBody(res, limit, route.multipart !== undefined);
+      body = new IncomingBody(res, limit, route.multipart !== undefined, declaredLength);
     }
 
     void (async () => {
       let caller: Caller | null = null;
       let rateHeaders: Record<string, string> = {};
-      let multipartStarted = false;
       try {
         // Authentication.
         const authorization = headers.authorization ?? '';
@@ -241,7 +247,6 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         let fields: Record<string, string> = {};
         if (route.multipart) {
           if (!body) throw new AppError(400, 'request.error.missing_body', 'A multipart/form-data body is required', { field: 'body', constraint: 'required' });
-          multipartStarted = true;
           const result = await readMultipart(body, headers, route.multipart, config.tmpDir);
           uploaded = result.files;
           fields = result.fields;
@@ -293,10 +298,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         send(res, state, status, { ...headersOut, 'Content-Type': 'application/json; charset=utf-8' }, JSON.stringify(payload));
         finish(status);
       } catch (error) {
-        // An upload refused before its body was read (401, 403, 429) left the socket paused; a
-        // keep-alive client would send its next request into a socket nobody reads.
-        if (body && route.multipart && !multipartStarted && !state.aborted) res.resume();
-        finish(sendError(error, rateHeaders, body !== null && !body.isComplete()));
+        // A body not read to its end (an upload refused before reading, a body over its limit) is
+        // read and dropped first, within bounds, so the client still reads this answer.
+        const { close } = body && !body.isComplete() ? await body.dropRest() : { close: false };
+        finish(sendError(error, rateHeaders, close));
       } finally {
         removeTemporaryFiles(uploaded);
       }
