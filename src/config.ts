@@ -54,6 +54,14 @@ const envSchema = z.object({
   FFPROBE_PATH: z.string().min(1).optional(),
   VIDEO_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   JOB_LEASE_SECONDS: positiveInt.default(60),
+  /** Longest video accepted, in seconds (CONTRACT §19). */
+  MAX_VIDEO_SECONDS: positiveInt.default(600),
+  /** Wall-clock limit of one processing run; past it ffmpeg is killed and the job ends failed. */
+  VIDEO_JOB_TIMEOUT_SECONDS: positiveInt.default(1800),
+  /** Largest image decoded, in pixels (width x height), for every stored image. */
+  MAX_IMAGE_PIXELS: positiveInt.default(25_000_000),
+  /** One-time codes sent to one phone number per day, on top of the per-hour limits. */
+  OTP_DAILY_LIMIT: positiveInt.default(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   SCHEDULER_ENABLED: booleanFlag.default(true),

@@ -39,6 +39,17 @@ export class OtpService {
     if (recent.n >= MAX_CODES_PER_HOUR) {
       throw tooManyRequests('auth.error.too_many_codes', 'Too many codes requested for this number; try again later');
     }
+    // Per-hour limits alone let a patient guesser try 5 codes x 5 tries every hour forever: a daily
+    // cap over every purpose bounds the guesses a number can be made to face (CONTRACT §19).
+    const [today] = await this.app.database.rows<{ n: number; retry_after: number | null }>(sql`
+      select count(*)::int as n,
+             ceil(extract(epoch from min(created_at) + interval '1 day' - now()))::int as retry_after
+      from otp_codes where phone_number = ${phoneNumber} and created_at > now() - interval '1 day'`);
+    if (today.n >= this.app.config.OTP_DAILY_LIMIT) {
+      throw tooManyRequests('auth.error.daily_code_limit', 'Too many codes sent to this number today; try again tomorrow', {
+        'Retry-After': String(Math.max(1, today.retry_after ?? 86_400)),
+      });
+    }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const codeHash = await bcrypt.hash(code, CODE_HASH_ROUNDS);
     await this.app.database.rows(sql`

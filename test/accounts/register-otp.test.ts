@@ -113,6 +113,23 @@ describe('POST /send-otp', () => {
     expectErrorEnvelope(await api.post(`${AUTH}/send-otp`, { phone_number: 84901234567 }), 400, 'validation.error');
   });
 
+  it('answers 429 once a number had ten codes within a day, whatever their purpose', async () => {
+    const body = newUser();
+    await api.post(`${AUTH}/register`, body);
+    const phone = body.phone_number as string;
+    // 1 (register) + 5 send-otp + 4 forgot-password: each purpose stays under its hourly limit.
+    for (let i = 0; i < 5; i++) expect((await api.post(`${AUTH}/send-otp`, { phone_number: phone })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await api.post(`${AUTH}/forgot-password`, { phone_number: phone })).status).toBe(200);
+    const sent = readOutbox(server).filter((e) => e.to === phone).length;
+    expect(sent).toBe(10);
+    const refused = await api.post(`${AUTH}/forgot-password`, { phone_number: phone });
+    expectErrorEnvelope(refused, 429, 'auth.error.daily_code_limit');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(80_000);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    expect(readOutbox(server).filter((e) => e.to === phone).length).toBe(10);
+  });
+
   it('answers 429 after five codes for one number within the hour', async () => {
     const body = newUser();
     await api.post(`${AUTH}/register`, body);
