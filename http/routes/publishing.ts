@@ -1,20 +1,25 @@
 // {content_api} social publishing (SPEC §4.6): link TikTok / YouTube accounts through OAuth 2.0 with
-// PKCE, then publish a completed content item's original video to them. Decisions SPEC leaves open
-// are in docs/publishing.md.
+// PKCE (the public callback only hands code and state to the app; the link completes in
+// `POST /{platform}/link`, authenticated as the user who started it: CONTRACT §19), then publish a
+// completed content item's original video to them. Decisions SPEC leaves open are in
+// docs/publishing.md.
 import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
 import { parseHeaders } from '../headers.js';
 import { notFound } from '../../src/shared/errors.js';
 import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 import { PublishingService } from '../../src/publishing/service.js';
-import { callbackQuery, identityHeaders, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
+import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
 
 const base = '/content/api/v1';
 const tag = 'publishing';
 const permission = 'publish:social';
 
 const authData = z.object({ url: z.string(), expires_in: z.number() });
-const callbackData = z.object({ platform: z.enum(PLATFORMS), linked: z.boolean(), external_id: z.string().nullable(), scope: z.string(), expires_at: z.string().nullable() });
+const callbackData = z.object({ platform: z.enum(PLATFORMS), code: z.string().nullable(), state: z.string(), error: z.string().nullable(), error_description: z.string().nullable() });
+const linkData = z.object({ platform: z.enum(PLATFORMS), linked: z.boolean(), external_id: z.string().nullable(), scope: z.string(), expires_at: z.string().nullable() });
+// The callback's answer carries a live authorization code: no cache or referrer may keep it.
+const callbackHeaders = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 export const publishingRoutes: RouteModule = (app) => {
   const publishing = new PublishingService(app);
@@ -28,9 +33,15 @@ export const publishingRoutes: RouteModule = (app) => {
     }),
     defineRoute({
       method: 'GET', path: `${base}/${platform}/callback`, tag, auth: 'public',
-      summary: `${name} OAuth redirect target: exchanges the code and links the account named by the signed state`,
-      query: callbackQuery, responseData: callbackData, errorStatuses: [400, 429, 502],
-      handler: async ({ query }) => ({ message: `${name} account linked`, data: await publishing.completeAuthorization(platform, query) }),
+      summary: `${name} OAuth redirect target: links nothing, hands code and state (or the platform's error) to the app, which finishes with POST ${base}/${platform}/link`,
+      query: callbackQuery, responseData: callbackData, errorStatuses: [400, 429],
+      handler: async ({ query }) => ({ ...PublishingService.callbackResult(platform, query), headers: callbackHeaders }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/${platform}/link`, tag, auth: 'user', permission,
+      summary: `Finish linking a ${name} account: code and state from the callback, sent by the user who started the linking (another user's state: 403, left usable)`,
+      body: linkBody, responseData: linkData, errorStatuses: [400, 401, 403, 429, 502],
+      handler: async ({ caller, body }) => ({ message: `${name} account linked`, data: await publishing.link(caller.userId, platform, body) }),
     }),
   ];
 

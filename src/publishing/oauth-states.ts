@@ -1,11 +1,12 @@
 // The OAuth `state` round trip. `state` is a short HS256 JWT (jose) naming the user, the platform
 // and a row of social_oauth_states; the row holds the PKCE verifier (sealed), so the verifier never
 // travels through the browser. A state is single use (consumed by an atomic update) and expires
-// after ten minutes (both in the JWT and in the row).
+// after ten minutes (both in the JWT and in the row). Only the user it was issued to can use it:
+// whoever completes the link must present the state in a request authenticated as that user.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client.js';
-import { badRequest } from '../shared/errors.js';
+import { badRequest, forbidden } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { newCodeVerifier } from './pkce.js';
 import type { Platform } from './platforms.js';
@@ -45,8 +46,12 @@ export class OAuthStates {
     return { state, codeVerifier };
   }
 
-  /** Verifies and uses up a state; any failure is a 400 naming why. */
-  async consume(platform: Platform, state: string): Promise<{ userId: string; codeVerifier: string }> {
+  /**
+   * Verifies a state and uses it up for `callerId`. A bad or spent state is a 400 naming why; a
+   * valid state issued to someone else is a 403 and is left untouched, so a third party who got
+   * hold of it can neither link with it nor spend it before its owner does.
+   */
+  async consume(platform: Platform, state: string, callerId: string): Promise<{ codeVerifier: string }> {
     let userId: string;
     let stateId: string;
     try {
@@ -57,6 +62,9 @@ export class OAuthStates {
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw expiredState();
       throw invalidState();
+    }
+    if (userId.toLowerCase() !== callerId.toLowerCase()) {
+      throw forbidden('publishing.error.state_mismatch', 'This authorization was started by another user; start the linking again from your own account');
     }
     const [row] = await this.database.rows<{ code_verifier_enc: string; expired: boolean }>(sql`
       update social_oauth_states set used_at = now()
@@ -69,7 +77,7 @@ export class OAuthStates {
       throw invalidState();
     }
     if (row.expired) throw expiredState();
-    return { userId, codeVerifier: this.cipher.open(row.code_verifier_enc, verifierContext(stateId)) };
+    return { codeVerifier: this.cipher.open(row.code_verifier_enc, verifierContext(stateId)) };
   }
 }
 

@@ -33,6 +33,7 @@ export const youtubeUploadBody = z.object({
 });
 export type YouTubeUploadBody = z.infer<typeof youtubeUploadBody>;
 
+// What the platform appends to our redirect URI: `code` on consent, `error` when the user refused.
 export const callbackQuery = z.object({
   state: z.string().min(1).max(4096),
   code: z.string().min(1).max(4096).optional(),
@@ -40,5 +41,12 @@ export const callbackQuery = z.object({
   error_description: z.string().max(2000).optional(),
 });
 export type CallbackQuery = z.infer<typeof callbackQuery>;
+
+// What the app hands back from the callback, in a request authenticated as the linking user.
+export const linkBody = z.object({
+  code: z.string().min(1).max(4096),
+  state: z.string().min(1).max(4096),
+});
+export type LinkBody = z.infer<typeof linkBody>;
 
 export const identityHeaders = z.object({ 'x-user-id': z.string().min(1, 'required').max(100) });

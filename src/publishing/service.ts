@@ -1,5 +1,8 @@
 // Social publishing, as the story goes: a user asks for an authorization URL, the platform sends the
-// browser back to our callback with a code, we exchange it and keep the tokens sealed; later the
+// browser back to our callback with a code, the callback hands code and state to the app, and the
+// app presents them in a request authenticated as that same user; only then do we exchange the
+// code and keep the tokens sealed (a public callback that linked by the state alone let a link
+// URL opened by someone else attach their platform account to the URL's owner). Later the
 // user publishes one of their completed videos, and we stream its original file to the platform
 // (refreshing the access token first when it has expired), recording each publication.
 import { createHash } from 'node:crypto';
@@ -9,7 +12,7 @@ import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
 import { Publications } from './publications.js';
 import { findPublishableVideo } from './publishable-content.js';
-import type { CallbackQuery, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
+import type { CallbackQuery, LinkBody, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
 import { loadPublishingKeys } from './secret-keys.js';
 import { SocialAccounts, type LinkedAccount } from './social-accounts.js';
 import { TikTokClient } from './tiktok-client.js';
@@ -63,25 +66,44 @@ export class PublishingService {
     return { url, expires_in: STATE_TTL_SECONDS };
   }
 
-  async completeAuthorization(platform: Platform, query: CallbackQuery) {
-    const { states, accounts } = await this.getStores();
-    const { userId, codeVerifier } = await states.consume(platform, query.state);
+  /**
+   * The redirect target links nothing: it passes what the platform sent on to the app, which
+   * completes with `link` as the signed-in user. The state is neither checked nor spent here.
+   */
+  static callbackResult(platform: Platform, query: CallbackQuery) {
     if (query.error) {
-      throw badRequest('publishing.error.authorization_denied', `${PLATFORM_NAMES[platform]} authorization was not granted: ${cleanCode(query.error, 'error')}`, { field: 'error', constraint: 'authorization granted' });
+      return {
+        message: `${PLATFORM_NAMES[platform]} authorization was not granted; nothing was linked`,
+        data: { platform, code: null, state: query.state, error: cleanCode(query.error, 'error'), error_description: query.error_description ?? null },
+      };
     }
     if (!query.code) throw badRequest('publishing.error.missing_code', 'The authorization code is missing', { field: 'code', constraint: 'required' });
+    return {
+      message: `Send code and state to POST /content/api/v1/${platform}/link, signed in, to finish linking the ${PLATFORM_NAMES[platform]} account`,
+      data: { platform, code: query.code, state: query.state, error: null, error_description: null },
+    };
+  }
+
+  /** Completes a link for the caller, who must be the user the state was issued to. */
+  async link(callerId: string, platform: Platform, body: LinkBody) {
+    const { states, accounts } = await this.getStores();
+    const { codeVerifier } = await states.consume(platform, body.state, callerId).catch((err: unknown) => {
+      // Someone presenting another user's state is what a link hijack looks like: worth a trace.
+      if (err instanceof AppError && err.code === 'publishing.error.state_mismatch') this.app.log.warn({ userId: callerId, platform }, 'social link refused: state issued to another user');
+      throw err;
+    });
     const client = platform === 'tiktok' ? this.tiktok : this.youtube;
     let tokens;
     try {
-      tokens = await client.exchangeCode(query.code, codeVerifier, this.redirectUri(platform));
+      tokens = await client.exchangeCode(body.code, codeVerifier, this.redirectUri(platform));
     } catch (err) {
       if (err instanceof GrantRejectedError) {
         throw badRequest('publishing.error.invalid_code', `${PLATFORM_NAMES[platform]} refused the authorization code (${err.platformCode})`, { field: 'code', constraint: 'valid, unused authorization code' });
       }
       throw err;
     }
-    const account = await accounts.link(userId, platform, tokens);
-    this.app.log.info({ userId, platform }, 'social account linked');
+    const account = await accounts.link(callerId, platform, tokens);
+    this.app.log.info({ userId: callerId, platform }, 'social account linked');
     return {
       platform,
       linked: true,

@@ -69,10 +69,17 @@ export async function followRedirect(server: TestServer, location: URL): Promise
   return { status: res.status, headers: res.headers, body, text };
 }
 
-/** Full linking: auth URL → consent at the stand-in → our callback. */
+/** What the platform hands our callback after consent: the code and the state. */
+export function grantOf(location: URL): { code: string; state: string } {
+  return { code: location.searchParams.get('code')!, state: location.searchParams.get('state')! };
+}
+
+/** Full linking: auth URL → consent at the stand-in → our callback → POST /link as `user`. */
 export async function linkAccount(server: TestServer, standIn: PlatformStandIn, user: TestUser, platform: 'tiktok' | 'youtube'): Promise<ApiResponse> {
   const auth = await user.api.get(`/content/api/v1/${platform}/auth`);
   if (auth.status !== 200) throw new Error(`auth URL failed: ${auth.status} ${auth.text}`);
   const location = await standIn.consent(auth.body.data.url);
-  return followRedirect(server, location);
+  const callback = await followRedirect(server, location);
+  if (callback.status !== 200) throw new Error(`callback failed: ${callback.status} ${callback.text}`);
+  return user.api.post(`/content/api/v1/${platform}/link`, { code: callback.body.data.code, state: callback.body.data.state });
 }

@@ -1,14 +1,15 @@
 // Social publishing over the real server, with a local stand-in playing TikTok and Google/YouTube.
+// Completing a link (callback, POST /{platform}/link) is tested in linking.test.ts.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
 import { GOOGLE_CLIENT_ID, PlatformStandIn, TIKTOK_CLIENT_KEY } from './platform-stand-in.js';
-import { createContent, followRedirect, linkAccount, rows } from './fixtures.js';
+import { createContent, linkAccount, rows } from './fixtures.js';
 
 const MASTER_KEY = '7f'.repeat(32);
 const keys = deriveKeys(decodeMasterKey(MASTER_KEY));
@@ -31,19 +32,6 @@ afterAll(async () => {
 
 const withUserId = (user: TestUser) => ({ headers: { 'x-user-id': user.userId } });
 const callbackUrl = (platform: string) => `${server.service.config.publicBaseUrl}${base}/${platform}/callback`;
-
-/** A state as the service would sign it (tests hold the configured master key). */
-function signState(claims: { sub: string; jti: string; plat: string }, expiresAt: number, key = keys.stateSigningKey) {
-  return new SignJWT({ plat: claims.plat })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(claims.sub)
-    .setJti(claims.jti)
-    .setIssuer('real-estate-video-service')
-    .setAudience('social-oauth')
-    .setIssuedAt(expiresAt - 600)
-    .setExpirationTime(expiresAt)
-    .sign(key);
-}
 
 describe('GET /tiktok/auth and /youtube/auth', () => {
   it('needs a bearer token', async () => {
@@ -104,105 +92,6 @@ describe('GET /tiktok/auth and /youtube/auth', () => {
     const qb = new URL(b.body.data.url).searchParams;
     expect(qa.get('state')).not.toBe(qb.get('state'));
     expect(qa.get('code_challenge')).not.toBe(qb.get('code_challenge'));
-  });
-});
-
-describe('GET /tiktok/callback and /youtube/callback', () => {
-  it('links TikTok: exchanges the code with the PKCE verifier and stores the tokens encrypted', async () => {
-    const res = await linkAccount(server, standIn, alice, 'tiktok');
-    expect(res.status).toBe(200);
-    expect(res.body.success).toBe(true);
-    expect(res.body.data).toMatchObject({ platform: 'tiktok', linked: true, scope: 'user.info.basic,video.publish,video.upload' });
-    expect(res.body.data.external_id).toMatch(/^open_/);
-    expect(Date.parse(res.body.data.expires_at)).toBeGreaterThan(Date.now());
-    expect(res.text).not.toMatch(/act\.|rft\./);
-
-    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${alice.userId}::uuid and platform = 'tiktok'`);
-    const issuedAccess = [...standIn.accessTokens.keys()].filter((t) => t.startsWith('act.'));
-    const issuedRefresh = [...standIn.refreshTokens.keys()].filter((t) => t.startsWith('rft.'));
-    expect(issuedAccess.length).toBeGreaterThan(0);
-    const dump = JSON.stringify(row);
-    for (const token of [...issuedAccess, ...issuedRefresh]) expect(dump).not.toContain(token);
-    expect(String(row.access_token_enc)).toMatch(/^v1\./);
-    expect(String(row.refresh_token_enc)).toMatch(/^v1\./);
-    // …and they open to the token the platform issued.
-    const cipher = new TokenCipher(keys.tokenEncryptionKey);
-    expect(issuedAccess).toContain(cipher.open(String(row.access_token_enc), `social-account:${alice.userId}:tiktok:access`));
-  });
-
-  it('links YouTube the same way', async () => {
-    const res = await linkAccount(server, standIn, alice, 'youtube');
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ platform: 'youtube', linked: true, scope: 'https://www.googleapis.com/auth/youtube.upload' });
-    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${alice.userId}::uuid and platform = 'youtube'`);
-    const dump = JSON.stringify(row);
-    for (const token of [...standIn.accessTokens.keys(), ...standIn.refreshTokens.keys()]) expect(dump).not.toContain(token);
-  });
-
-  it('refuses a state used twice (400)', async () => {
-    const auth = await bob.api.get(`${base}/tiktok/auth`);
-    const location = await standIn.consent(auth.body.data.url);
-    expect((await followRedirect(server, location)).status).toBe(200);
-    expectErrorEnvelope(await followRedirect(server, location), 400, 'publishing.error.state_used');
-  });
-
-  it('refuses forged, malformed, missing and cross-platform states (400)', async () => {
-    const auth = await bob.api.get(`${base}/tiktok/auth`);
-    const location = await standIn.consent(auth.body.data.url);
-    const code = location.searchParams.get('code')!;
-    const realState = location.searchParams.get('state')!;
-    const { payload } = await jwtVerify(realState, keys.stateSigningKey);
-
-    const otherKey = deriveKeys(decodeMasterKey('11'.repeat(32))).stateSigningKey;
-    const forged = await signState({ sub: alice.userId, jti: payload.jti!, plat: 'tiktok' }, Math.floor(Date.now() / 1000) + 300, otherKey);
-    const get = (p: string) => new ApiClient(server.url).get(p);
-    let res = await get(`${base}/tiktok/callback?code=${code}&state=${encodeURIComponent(forged)}`);
-    expect(expectErrorEnvelope(res, 400, 'publishing.error.invalid_state').details?.field).toBe('state');
-    // A tampered payload (other user) with the real signature.
-    const [h, , s] = realState.split('.');
-    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: alice.userId })).toString('base64url')}.${s}`;
-    expectErrorEnvelope(await get(`${base}/tiktok/callback?code=${code}&state=${tampered}`), 400, 'publishing.error.invalid_state');
-    expectErrorEnvelope(await get(`${base}/tiktok/callback?code=${code}&state=not-a-state`), 400, 'publishing.error.invalid_state');
-    expectErrorEnvelope(await get(`${base}/tiktok/callback?code=${code}`), 400, 'validation.error');
-    // A TikTok state is not accepted by the YouTube callback.
-    expectErrorEnvelope(await get(`${base}/youtube/callback?code=${code}&state=${realState}`), 400, 'publishing.error.invalid_state');
-    // A well-signed state naming no pending authorization.
-    const unknown = await signState({ sub: bob.userId, jti: '5b0f7e0c-8a4e-4c1e-9d7e-2f1a3b4c5d6e', plat: 'tiktok' }, Math.floor(Date.now() / 1000) + 300);
-    expectErrorEnvelope(await get(`${base}/tiktok/callback?code=${code}&state=${unknown}`), 400, 'publishing.error.invalid_state');
-    // None of these used the real state up.
-    expect((await followRedirect(server, location)).status).toBe(200);
-  });
-
-  it('refuses an expired state (400), by its signed expiry and by the stored one', async () => {
-    const auth = await bob.api.get(`${base}/youtube/auth`);
-    const location = await standIn.consent(auth.body.data.url);
-    const { payload } = await jwtVerify(location.searchParams.get('state')!, keys.stateSigningKey);
-    const expired = await signState({ sub: bob.userId, jti: payload.jti!, plat: 'youtube' }, Math.floor(Date.now() / 1000) - 5);
-    const get = (p: string) => new ApiClient(server.url).get(p);
-    const code = location.searchParams.get('code')!;
-    expectErrorEnvelope(await get(`${base}/youtube/callback?code=${encodeURIComponent(code)}&state=${expired}`), 400, 'publishing.error.state_expired');
-
-    await rows(server, sql`update social_oauth_states set expires_at = now() - interval '1 second' where id = ${payload.jti!}::uuid`);
-    expectErrorEnvelope(await followRedirect(server, location), 400, 'publishing.error.state_expired');
-  });
-
-  it('answers 400 when the user refused on the platform, and when the code is not one the platform issued', async () => {
-    const denied = await bob.api.get(`${base}/tiktok/auth`);
-    const state = new URL(denied.body.data.url).searchParams.get('state')!;
-    const get = (p: string) => new ApiClient(server.url).get(p);
-    expectErrorEnvelope(await get(`${base}/tiktok/callback?error=access_denied&error_description=User+cancelled&state=${state}`), 400, 'publishing.error.authorization_denied');
-
-    const auth = await bob.api.get(`${base}/youtube/auth`);
-    const state2 = new URL(auth.body.data.url).searchParams.get('state')!;
-    expectErrorEnvelope(await get(`${base}/youtube/callback?code=4%2Fnot-issued&state=${state2}`), 400, 'publishing.error.invalid_code');
-  });
-
-  it('answers 502 with the platform error code when the token endpoint fails', async () => {
-    const auth = await bob.api.get(`${base}/tiktok/auth`);
-    const location = await standIn.consent(auth.body.data.url);
-    standIn.failNext('tiktok.token', { status: 503, body: { error: 'server_error', error_description: 'try later', log_id: 'x' } });
-    const body = expectErrorEnvelope(await followRedirect(server, location), 502, 'publishing.error.upstream');
-    expect(body.message).toContain('server_error');
   });
 });
 
