@@ -2,6 +2,7 @@
 // to an error envelope (no stack traces or SQL ever reach a client).
 import { z } from 'zod';
 import { AppError, type ErrorDetails } from '../src/shared/errors.js';
+import { isUnavailableError, serviceUnavailable } from '../src/shared/unavailable.js';
 
 export interface ErrorBody {
   success: false;
@@ -44,5 +45,6 @@ export function validationError(part: string, error: z.ZodError): AppError {
 
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isUnavailableError(error)) return serviceUnavailable();
   return new AppError(500, 'server.error.internal', 'An unexpected error occurred');
 }

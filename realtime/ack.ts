@@ -3,11 +3,13 @@
 // Unexpected errors are logged and answered as `server.error.internal` (no internals leak).
 import type { z } from 'zod';
 import { AppError } from '../src/shared/errors.js';
+import { isUnavailableError, serviceUnavailable } from '../src/shared/unavailable.js';
 import type { Logger } from '../src/shared/logger.js';
 import { validationError } from '../http/envelope.js';
 import type { Ack, AckError } from './events.js';
 
 function toAckError(err: unknown, log: Logger): AckError {
+  if (!(err instanceof AppError) && isUnavailableError(err)) err = serviceUnavailable();
   if (err instanceof AppError) {
     return { ok: false, error_code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
   }

@@ -64,10 +64,32 @@ function acquireDataDirLock(dataDir: string): () => void {
   return () => fs.rmSync(lockFile, { force: true });
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * PGlite's serializers wrapped to replace lone UTF-16 surrogates with U+FFFD, as node-postgres
+ * does when it encodes a parameter. Without this PGlite mis-encodes a lone surrogate followed by a
+ * non-ASCII character (`'한\udfe0한'`) and PostgreSQL refuses the bytes, so a JSON body with such a
+ * string was a 500 in embedded mode only. The extra type ids are text-like types PGlite has no
+ * serializer for (it falls back to toString()).
+ */
+function wellFormedSerializers(defaults: Record<number | string, (x: any) => string>): Record<number, (x: any) => string> {
+  const out: Record<number, (x: any) => string> = {};
+  const ids = new Set([...Object.keys(defaults).map(Number).filter(Number.isInteger), 19, 705, 1009, 1015, 199, 3807]);
+  for (const id of ids) {
+    const serialize = defaults[id] ?? ((x: any) => x.toString());
+    out[id] = (x) => {
+      const s = serialize(x);
+      return typeof s === 'string' ? s.replace(LONE_SURROGATE, '\ufffd') : s;
+    };
+  }
+  return out;
+}
+
 async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle> {
   const releaseLock = acquireDataDirLock(config.dataDir);
   try {
-    const { PGlite } = await import('@electric-sql/pglite');
+    const { PGlite, types } = await import('@electric-sql/pglite');
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
     const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
     const { cube } = await import('@electric-sql/pglite/contrib/cube');
@@ -76,6 +98,7 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const client = await PGlite.create({
       dataDir: path.join(config.dataDir, 'pgdata'),
       extensions: { pg_trgm, unaccent, cube, earthdistance },
+      serializers: wellFormedSerializers(types.serializers),
     });
     const db = drizzle(client, { schema }) as unknown as Database;
     const dialect = new PgDialect();
@@ -142,8 +165,16 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
   const { drizzle } = await import('drizzle-orm/node-postgres');
   // Return bigint columns (count(*)) as JS numbers; our counts stay far below 2^53.
   pg.types.setTypeParser(20, (v: string) => Number(v));
-  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+  // A server that accepts no connection must not hold requests forever: after 5 s the request
+  // fails, and is answered 503 (src/shared/unavailable.ts).
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE, connectionTimeoutMillis: 5_000 });
   pool.on('error', (err) => log.error({ err }, 'idle PostgreSQL client failed'));
+  // pg-pool listens for errors on idle clients only: a checked-out client (a transaction, a held
+  // advisory lock) whose server goes away emits an 'error' nobody handles, which stops the process.
+  // Its running query fails on its own; this listener keeps the node alive.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log.warn({ err: err.message }, 'PostgreSQL connection lost'));
+  });
   const db = drizzle(pool, { schema }) as unknown as Database;
   const lockWith = async <T>(key: number, fn: () => Promise<T>, wait: boolean): Promise<T | undefined> => {
     // Session-level advisory locks belong to one connection: hold a dedicated client.
