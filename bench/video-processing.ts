@@ -8,6 +8,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { runVideoPipeline } from '../src/media/pipeline.js';
 import { mediaTools } from '../src/media/ffmpeg.js';
+import { videoLimits } from '../src/media/probe.js';
 
 const seconds = Number(process.argv[2] ?? 30);
 const size = process.argv[3] ?? '1280x720';
@@ -26,6 +27,7 @@ try {
     input,
     workDir: path.join(dir, 'out'),
     segmentPrefix: 'bench',
+    limits: videoLimits({ MAX_VIDEO_SECONDS: Math.max(600, seconds) }),
     onStage: (stage) => {
       stageTimes[stage] ??= Number(process.hrtime.bigint() - started) / 1e9;
     },

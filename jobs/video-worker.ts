@@ -5,6 +5,9 @@
 // jobs up to the timeout, then kills their ffmpeg and gives the jobs back to the queue so a
 // restarted node takes them up at once. A node that dies without stopping leaves its jobs with a
 // lease that runs out, after which any node takes them up again.
+// The processor ends an attempt at VIDEO_JOB_TIMEOUT_SECONDS; as a backstop (a run stuck outside
+// ffmpeg) the heartbeat stops renewing the lease one lease later and aborts the work, so no
+// runaway attempt holds a job or a worker for ever.
 import os from 'node:os';
 import type { AppContext } from '../src/context.js';
 import { randomToken } from '../src/shared/ids.js';
@@ -58,7 +61,13 @@ export function startVideoWorkers(app: AppContext): VideoWorkers {
     const controller = new AbortController();
     const entry: RunningJob = { job, controller, stopping: false };
     running.set(workerId, entry);
+    const giveUpAt = Date.now() + (app.config.VIDEO_JOB_TIMEOUT_SECONDS + leaseSeconds) * 1000;
     const heartbeat = async () => {
+      if (Date.now() > giveUpAt) {
+        log.warn({ jobId: job.id, workerId }, 'video job ran past its time limit; no longer renewing its lease');
+        controller.abort();
+        return false;
+      }
       try {
         if (!(await jobs.heartbeat(job.id, workerId, leaseSeconds))) {
           log.warn({ jobId: job.id, workerId }, 'video job claim lost; abandoning it');

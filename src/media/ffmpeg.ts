@@ -1,5 +1,11 @@
-// One place that builds fluent-ffmpeg commands over the system binaries (FFMPEG_PATH /
+// One place that builds ffmpeg/ffprobe invocations over the system binaries (FFMPEG_PATH /
 // FFPROBE_PATH when set, else `ffmpeg`/`ffprobe` on PATH), and runs them cancellably.
+//
+// Every input is opened with an explicit demuxer from CONTAINERS and only the `file` protocol:
+// left to themselves, ffmpeg and ffprobe pick a demuxer by sniffing, and a text file that
+// sniffs as a DASH/HLS manifest or a concat list makes them open the files and URLs it names
+// (CONTRACT §19). Which container a file is comes from probe.ts, never from its name.
+import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
 import type { Config } from '../config.js';
 
@@ -15,8 +21,29 @@ export const mediaTools = (config: Pick<Config, 'FFMPEG_PATH' | 'FFPROBE_PATH'>)
   ffprobePath: config.FFPROBE_PATH ?? 'ffprobe',
 });
 
-export function ffmpegCommand(tools: MediaTools, input: string): FfmpegCommand {
-  return ffmpeg(input).setFfmpegPath(tools.ffmpegPath).setFfprobePath(tools.ffprobePath);
+/** The demuxers an upload may be read with. */
+export type Container = 'mov' | 'matroska';
+
+export const CONTAINERS: Record<Container, { formatName: string; label: string; demuxerOptions: string[] }> = {
+  // Data references (`dref`) would let an MP4 point at other files; they are off by default, and
+  // stated here so that a change of default in a future ffmpeg cannot turn them on.
+  mov: { formatName: 'mov,mp4,m4a,3gp,3g2,mj2', label: 'MP4/MOV', demuxerOptions: ['-enable_drefs', '0', '-use_absolute_path', '0'] },
+  matroska: { formatName: 'matroska,webm', label: 'Matroska/WebM', demuxerOptions: [] },
+};
+
+/** Tried in this order when probing. */
+export const CONTAINER_ORDER: Container[] = ['mov', 'matroska'];
+
+/** Input options that come before `-i` for every ffmpeg/ffprobe run on an upload. */
+export function inputArgs(container: Container): string[] {
+  return ['-f', container, '-protocol_whitelist', 'file', ...CONTAINERS[container].demuxerOptions];
+}
+
+/** The input as an explicit file URL, so no part of the path can be read as a protocol name. */
+export const inputUrl = (file: string): string => `file:${path.resolve(file)}`;
+
+export function ffmpegCommand(tools: MediaTools, input: string, container: Container): FfmpegCommand {
+  return ffmpeg(inputUrl(input)).inputOptions(inputArgs(container)).setFfmpegPath(tools.ffmpegPath).setFfprobePath(tools.ffprobePath);
 }
 
 /** A failure of the media itself (not decodable, no video stream): retrying will not help. */
@@ -36,7 +63,7 @@ export class ProcessingAbortedError extends Error {
 
 /**
  * Runs a prepared command to completion. The abort signal kills ffmpeg (SIGKILL: a stopping node
- * must not wait for it). `onStderrLine` sees ffmpeg's log lines (for the failure reason).
+ * must not wait for it, and a job past its time limit must end now).
  */
 export function runCommand(
   command: FfmpegCommand,
@@ -74,5 +101,6 @@ function timemarkSeconds(timemark: string): number {
 }
 
 function lastLines(stderr: string): string {
-  return stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+  // The input's location is ours, not the uploader's business.
+  return stderr.trim().split('\n').slice(-3).join(' | ').replace(/file:\S+/g, 'input').slice(0, 500);
 }

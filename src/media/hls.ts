@@ -39,6 +39,8 @@ export interface HlsOptions {
   segmentPrefix: string;
   preset?: string;
   signal?: AbortSignal;
+  /** Nothing past this many seconds of the input is read (a file may understate its duration). */
+  maxSeconds?: number;
   /** Called with 0..1 as encoding advances. */
   onProgress?: (fraction: number) => void;
 }
@@ -51,8 +53,8 @@ export async function transcodeHls(tools: MediaTools, input: string, probe: Vide
   const scale = (r: Rung) => (landscape ? `scale=-2:${r.shortSide}` : `scale=${r.shortSide}:-2`);
   const filter =
     rungs.length === 1
-      ? `[0:v]${scale(rungs[0])},setsar=1,format=yuv420p[v0]`
-      : `[0:v]split=${rungs.length}${rungs.map((_, i) => `[s${i}]`).join('')};` +
+      ? `[0:${probe.videoStream}]${scale(rungs[0])},setsar=1,format=yuv420p[v0]`
+      : `[0:${probe.videoStream}]split=${rungs.length}${rungs.map((_, i) => `[s${i}]`).join('')};` +
         rungs.map((r, i) => `[s${i}]${scale(r)},setsar=1,format=yuv420p[v${i}]`).join(';');
 
   const args: string[] = ['-filter_complex', filter];
@@ -81,7 +83,9 @@ export async function transcodeHls(tools: MediaTools, input: string, probe: Vide
     '-master_pl_name', MASTER_PLAYLIST,
     '-var_stream_map', rungs.map((r, i) => (probe.hasAudio ? `v:${i},a:${i},name:${r.name}` : `v:${i},name:${r.name}`)).join(' '),
   );
-  const command = ffmpegCommand(tools, input)
+  const command = ffmpegCommand(tools, input, probe.container);
+  if (options.maxSeconds) command.inputOptions('-t', String(options.maxSeconds));
+  command
     .outputOptions(...args)
     .output(path.join(options.outDir, '%v', 'index.m3u8'));
   await runCommand(command, options.signal, (seconds) => options.onProgress?.(Math.min(1, seconds / probe.duration)));

@@ -1,9 +1,10 @@
 // The processing of one video, stage by stage: probe → thumbnail → HLS → (the caller finalises).
 // Pure media work on files: no database, no events (the worker reports stages through onStage).
+// A video beyond the limits stops after probing, before anything is decoded.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MediaTools } from './ffmpeg.js';
-import { probeVideo, type VideoProbe } from './probe.js';
+import { checkVideoLimits, probeVideo, type VideoLimits, type VideoProbe } from './probe.js';
 import { writeThumbnail } from './thumbnail.js';
 import { transcodeHls, type Rung } from './hls.js';
 
@@ -16,6 +17,7 @@ export interface PipelineOptions {
   workDir: string;
   segmentPrefix: string;
   preset?: string;
+  limits: VideoLimits;
   signal?: AbortSignal;
   onStage?: (stage: ProcessingStage, percent: number) => void;
 }
@@ -44,10 +46,12 @@ export async function runVideoPipeline(options: PipelineOptions): Promise<Pipeli
   const report = (stage: ProcessingStage, fraction: number) => options.onStage?.(stage, overallPercent(stage, fraction));
   fs.mkdirSync(options.workDir, { recursive: true });
   report('probing', 0);
-  const probe = await probeVideo(options.tools, options.input);
+  const { limits } = options;
+  const probe = await probeVideo(options.tools, options.input, options.signal);
+  checkVideoLimits(probe, limits);
   report('thumbnail', 0);
   const thumbnailFile = path.join(options.workDir, 'thumbnail.jpg');
-  await writeThumbnail(options.tools, options.input, thumbnailFile, probe.duration, options.signal);
+  await writeThumbnail(options.tools, options.input, thumbnailFile, probe, options.signal);
   report('transcoding', 0);
   const hlsDir = path.join(options.workDir, 'hls');
   const { rungs } = await transcodeHls(options.tools, options.input, probe, {
@@ -55,6 +59,7 @@ export async function runVideoPipeline(options: PipelineOptions): Promise<Pipeli
     segmentPrefix: options.segmentPrefix,
     preset: options.preset,
     signal: options.signal,
+    maxSeconds: limits.maxSeconds,
     onProgress: (fraction) => report('transcoding', fraction),
   });
   report('finalizing', 0);

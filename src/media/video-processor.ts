@@ -2,6 +2,8 @@
 // directory, moves the results into place, records the outcome on the job and the content item
 // in one transaction, then publishes video.completed / video.failed. Progress is published as
 // video.progress (at most about once a second per job).
+// Each attempt has a wall-clock limit (VIDEO_JOB_TIMEOUT_SECONDS): past it ffmpeg is killed and the
+// job fails for good (a file that took that long once will take it again).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
@@ -9,6 +11,7 @@ import { mediaPath } from '../shared/media-url.js';
 import { ContentMedia, videoSummary } from './content-media.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
+import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
 import { VideoJobs, type ClaimedJob } from './video-jobs.js';
@@ -59,6 +62,16 @@ export class VideoProcessor {
     const attemptToken = `${job.id.slice(0, 8)}${job.attempts}`;
     const workDir = mediaPath(config, workDirRel(job.contentId, `${job.id}-${job.attempts}`));
 
+    // One signal for the media work: the worker's (stop, lost claim) or this attempt's time limit.
+    const work = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      work.abort();
+    }, config.VIDEO_JOB_TIMEOUT_SECONDS * 1000);
+    const onWorkerAbort = () => work.abort();
+    run.signal.addEventListener('abort', onWorkerAbort, { once: true });
+    if (run.signal.aborted) work.abort();
     let lastSent = 0;
     let lastStage: ProcessingStage | null = null;
     const onStage = (stage: ProcessingStage, percent: number, force = false) => {
@@ -75,7 +88,8 @@ export class VideoProcessor {
         input,
         workDir,
         segmentPrefix: attemptToken,
-        signal: run.signal,
+        limits: videoLimits(config),
+        signal: work.signal,
         onStage,
       });
       if (!(await run.stillOwned())) throw new ProcessingAbortedError();
@@ -110,8 +124,14 @@ export class VideoProcessor {
       }
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
     } catch (err) {
-      if (err instanceof ProcessingAbortedError || run.signal.aborted) throw new ProcessingAbortedError();
-      if (err instanceof InvalidMediaError) {
+      if (run.signal.aborted) throw new ProcessingAbortedError();
+      if (timedOut) {
+        await this.fail(run, uploaderId, 'video.error.timed_out', `processing took longer than the limit of ${config.VIDEO_JOB_TIMEOUT_SECONDS} s`);
+      } else if (err instanceof ProcessingAbortedError) {
+        throw err;
+      } else if (err instanceof VideoLimitError) {
+        await this.fail(run, uploaderId, `video.error.${err.reason}`, err.message);
+      } else if (err instanceof InvalidMediaError) {
         await this.fail(run, uploaderId, 'video.error.invalid_video', err.message);
       } else if (job.attempts < job.maxAttempts) {
         const reason = (err as Error).message.slice(0, 500);
@@ -121,6 +141,8 @@ export class VideoProcessor {
         await this.fail(run, uploaderId, 'video.error.processing_failed', `processing failed: ${(err as Error).message.slice(0, 300)}`);
       }
     } finally {
+      clearTimeout(timer);
+      run.signal.removeEventListener('abort', onWorkerAbort);
       await fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
   }
