@@ -1,22 +1,20 @@
 // Avatars: the uploaded file's type is read from its bytes (never from its name or declared
-// type), the image is decoded, turned upright, shrunk to fit 512×512 and stored as WebP under
+// type), then the image goes through the shared image path (src/media/image-sanitiser.ts: pixel
+// limit checked from the header before decoding, BMP decoded off the event loop, metadata
+// stripped), turned upright, shrunk to fit 512×512 and stored as WebP under
 // MEDIA_DIR/avatars/<userId>/<uuid>.webp; the user's previous avatar file is removed.
-// sharp's prebuilt libvips has no BMP loader, so BMP is decoded by `bmp-ts` into raw pixels.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import sharp, { type Sharp } from 'sharp';
-import * as bmp from 'bmp-ts';
 import { fileTypeFromFile } from 'file-type';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
+import { sanitiseImage } from '../media/image-sanitiser.js';
 
 export const AVATAR_MAX_SIDE = 512;
 export const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/bmp', 'image/webp'] as const;
-/** Decoding refuses images above this many pixels (a small file can claim a huge canvas). */
-const MAX_INPUT_PIXELS = 40_000_000;
 
 export interface AvatarUpload {
   /** Temporary path of the uploaded file. */
@@ -48,18 +46,13 @@ export class AvatarService {
 
     // Decoding and encoding happen in memory (the result is at most 512×512): a failure there
     // is the client's file; a failure writing it is ours.
-    let webp: Buffer;
-    try {
-      const input = detected.mime === 'image/bmp' ? await this.bmpToSharp(upload.path) : sharp(upload.path, { limitInputPixels: MAX_INPUT_PIXELS });
-      webp = await input
-        .rotate()
-        .resize(AVATAR_MAX_SIDE, AVATAR_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
-        .webp({ quality: 85 })
-        .toBuffer();
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw undecodable();
-    }
+    const { data: webp } = await sanitiseImage(upload.path, {
+      maxPixels: this.app.config.MAX_IMAGE_PIXELS,
+      field: 'avatar',
+      unreadable: undecodable,
+      output: 'webp',
+      fitInside: AVATAR_MAX_SIDE,
+    });
     const relative = path.posix.join('avatars', userId, `${newId()}.webp`);
     const target = mediaPath(this.app.config, relative);
     try {
@@ -97,37 +90,5 @@ export class AvatarService {
     } catch (err) {
       this.app.log.warn({ err }, 'could not remove the previous avatar');
     }
-  }
-
-  /** BMP → raw RGB(A) pixels → sharp. */
-  private async bmpToSharp(file: string): Promise<Sharp> {
-    const bytes = await fs.readFile(file);
-    if (bytes.length < 26) throw undecodable();
-    const width = Math.abs(bytes.readInt32LE(18));
-    const height = Math.abs(bytes.readInt32LE(22));
-    if (!width || !height || width * height > MAX_INPUT_PIXELS) throw undecodable();
-    let decoded: ReturnType<typeof bmp.decode>;
-    try {
-      // Without toRGBA every bit depth comes out in one layout: A, B, G, R per pixel.
-      decoded = bmp.decode(bytes);
-    } catch {
-      throw undecodable();
-    }
-    const abgr = decoded.data;
-    // Only 16/32-bit images can carry alpha, and an all-zero alpha byte means "unused" (the
-    // common convention), not "fully transparent"; elsewhere the decoder leaves A at 0.
-    let hasAlpha = false;
-    if (decoded.bitPP === 16 || decoded.bitPP === 32) {
-      for (let i = 0; i < abgr.length && !hasAlpha; i += 4) hasAlpha = abgr[i] !== 0;
-    }
-    const channels = hasAlpha ? 4 : 3;
-    const pixels = Buffer.alloc(decoded.width * decoded.height * channels);
-    for (let i = 0, o = 0; i < abgr.length; i += 4, o += channels) {
-      pixels[o] = abgr[i + 3];
-      pixels[o + 1] = abgr[i + 2];
-      pixels[o + 2] = abgr[i + 1];
-      if (hasAlpha) pixels[o + 3] = abgr[i];
-    }
-    return sharp(pixels, { raw: { width: decoded.width, height: decoded.height, channels } });
   }
 }

@@ -1,9 +1,10 @@
 // The two upload forms of SPEC §4.4. Every file is checked by its bytes (never by the client's
-// name or declared type), measured, and only then moved under MEDIA_DIR.
+// name or declared type), measured, and only then moved under MEDIA_DIR. Images are not moved:
+// what is stored is their re-encoded copy (image-sanitiser.ts: pixel limit, metadata stripped).
 import fs from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
 import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import type { Caller } from '../auth/caller.js';
 import { can } from '../auth/caller.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
@@ -12,11 +13,12 @@ import { mediaPath, mediaUrl } from '../shared/media-url.js';
 import { sql } from 'drizzle-orm';
 import { acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
 import { mediaTools } from './ffmpeg.js';
-import { probeVideo } from './probe.js';
+import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
 import { ContentMedia, type StoredImage } from './content-media.js';
 import { VideoJobs } from './video-jobs.js';
 import { notifyVideoJobQueued } from './job-signal.js';
 import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
+import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
 
 /** A file the HTTP layer streamed to a temporary path. */
 export interface IncomingFile {
@@ -54,6 +56,20 @@ function displayName(filename: string): string {
   return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
 }
 
+/** Writes bytes under MEDIA_DIR: first to a hidden name (never served), renamed once complete. */
+async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Promise<void> {
+  const to = mediaPath(config, relPath);
+  await fs.promises.mkdir(path.dirname(to), { recursive: true });
+  const partial = path.join(path.dirname(to), `.partial-${newId()}`);
+  try {
+    await fs.promises.writeFile(partial, data);
+    await fs.promises.rename(partial, to);
+  } catch (err) {
+    await fs.promises.rm(partial, { force: true });
+    throw err;
+  }
+}
+
 export class UploadService {
   private readonly contents: ContentMedia;
   private readonly jobs: VideoJobs;
@@ -74,15 +90,17 @@ export class UploadService {
 
   private async measure(file: string, kind: UploadKind, type: DetectedType): Promise<UploadedFileResult['metadata']> {
     try {
-      if (kind === 'image') {
-        const m = await sharp(file).metadata();
-        return { width: m.width ?? null, height: m.height ?? null, format: m.format ?? type.ext };
-      }
       if (kind === 'video') {
+        // Read only as an allowed container (probe.ts): a manifest posing as a video is unreadable here.
         const p = await probeVideo(mediaTools(this.app.config), file);
+        checkVideoLimits(p, videoLimits(this.app.config));
         return { width: p.width, height: p.height, format: type.ext };
       }
-    } catch {
+    } catch (err) {
+      if (err instanceof VideoLimitError) {
+        const code = err.reason === 'too_long' ? 'file.error.video_too_long' : 'file.error.video_resolution_too_high';
+        throw badRequest(code, `The video is not accepted: ${err.message}`, { field: 'file', constraint: err.constraint });
+      }
       throw badRequest('file.error.unreadable', `The ${kind} cannot be read`, { field: 'file', constraint: `a readable ${kind}` });
     }
     return { width: null, height: null, format: type.ext };
@@ -92,6 +110,7 @@ export class UploadService {
   async uploadFile(caller: Caller, file: IncomingFile | undefined, kind: UploadKind, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
     if (!file) throw badRequest('file.error.missing_file', 'A file is required in field `file`', { field: 'file', constraint: 'required' });
     const type = await this.checkFile(file, 'file', kind);
+    if (kind === 'image') return this.uploadImageFile(caller, file, clientMetadata);
     const metadata = await this.measure(file.path, kind, type);
     const id = newId();
     const rel = uploadRelPath(caller.userId, id, type.ext);
@@ -106,6 +125,34 @@ export class UploadService {
       throw err;
     }
     return { file_id: id, url: mediaUrl(this.app.config, rel), type: kind, size: file.size, processing_status: 'completed', metadata };
+  }
+
+  /** The image path every stored image takes (pixel limit, re-encoded, metadata stripped). */
+  private sanitise(file: IncomingFile, field: string): Promise<CleanImage> {
+    return sanitiseImage(file.path, {
+      maxPixels: this.app.config.MAX_IMAGE_PIXELS,
+      field,
+      unreadable: () => badRequest('file.error.unreadable', 'The image cannot be read', { field, constraint: 'a readable image' }),
+    });
+  }
+
+  /** General form, image: the re-encoded image is what is stored, measured and reported. */
+  private async uploadImageFile(caller: Caller, file: IncomingFile, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
+    const image = await this.sanitise(file, 'file');
+    const metadata = { width: image.width, height: image.height, format: image.format };
+    const id = newId();
+    const rel = uploadRelPath(caller.userId, id, image.ext);
+    await writeIntoMedia(this.app.config, rel, image.data);
+    try {
+      await this.app.database.rows(sql`
+        insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
+        values (${id}, ${caller.userId}, 'image', ${rel}, ${image.mime}, ${image.data.length}, ${displayName(file.filename)},
+          ${JSON.stringify(metadata)}::jsonb, ${JSON.stringify(clientMetadata)}::jsonb, 'completed')`);
+    } catch (err) {
+      await fs.promises.rm(mediaPath(this.app.config, rel), { force: true });
+      throw err;
+    }
+    return { file_id: id, url: mediaUrl(this.app.config, rel), type: 'image', size: image.data.length, processing_status: 'completed', metadata };
   }
 
   private async ownedContent(caller: Caller, contentId: string) {
@@ -154,17 +201,19 @@ export class UploadService {
         constraint: `at most ${MAX_IMAGES_PER_CONTENT} images per content`,
       });
     if ((content.images?.length ?? 0) + files.length > MAX_IMAGES_PER_CONTENT) throw tooMany(content.images?.length ?? 0);
-    const checked: { file: IncomingFile; type: DetectedType }[] = [];
-    for (const file of files) checked.push({ file, type: await this.checkFile(file, 'files', 'image') });
+    for (const file of files) await this.checkFile(file, 'files', 'image');
 
+    // One at a time, so at most one decoded image is held; a refused one removes those stored
+    // before it (the item is left unchanged).
     const images: StoredImage[] = [];
-    for (const { file, type } of checked) {
-      const id = newId();
-      const rel = contentImageRelPath(contentId, id, type.ext);
-      await moveIntoMedia(this.app.config, file.path, rel);
-      images.push({ id, path: rel, name: displayName(file.filename) });
-    }
     try {
+      for (const file of files) {
+        const image = await this.sanitise(file, 'files');
+        const id = newId();
+        const rel = contentImageRelPath(contentId, id, image.ext);
+        await writeIntoMedia(this.app.config, rel, image.data);
+        images.push({ id, path: rel, name: displayName(file.filename) });
+      }
       await this.app.db.transaction(async (tx) => {
         const locked = await this.contents.findForUpdate(tx, contentId);
         if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
