@@ -10,6 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
+import { isContentTombstone } from '../src/media/media-removal.js';
 import { errorBody } from './envelope.js';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -152,7 +153,8 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
     const notFound = () => sendError(new AppError(404, 'media.error.not_found', 'Media file not found'));
 
     const file = resolveMediaPath(config.mediaDir, info.url);
-    if (!file) {
+    // The empty file left where a deleted item's media was is not media (src/media/media-removal.ts).
+    if (!file || isContentTombstone(path.relative(config.mediaDir, file).split(path.sep))) {
       notFound();
       return;
     }

@@ -3,5 +3,6 @@ import type { ScheduledJob } from './scheduled-job.js';
 import { statsRollupJob } from './stats-rollup.js';
 import { campaignCompletionJob } from './campaign-completion.js';
 import { databaseAnalyzeJob } from './database-analyze.js';
+import { mediaRemovalJob } from './media-removal.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob];
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob];

@@ -69,7 +69,7 @@ export const snsRoutes: RouteModule = (app) => {
       query: pageQuery,
       responseData: commentPage,
       errorStatuses: [400, 404],
-      handler: async (ctx) => ({ data: await comments.listTopLevel(ctx.params.contentId, ctx.query) }),
+      handler: async (ctx) => ({ data: await comments.listTopLevel(ctx.optionalCaller, ctx.params.contentId, ctx.query) }),
     }),
     defineRoute({
       method: 'GET',
@@ -81,7 +81,7 @@ export const snsRoutes: RouteModule = (app) => {
       query: pageQuery,
       responseData: commentPage,
       errorStatuses: [400, 404],
-      handler: async (ctx) => ({ data: await comments.listReplies(ctx.params.commentId, ctx.query) }),
+      handler: async (ctx) => ({ data: await comments.listReplies(ctx.optionalCaller, ctx.params.commentId, ctx.query) }),
     }),
     defineRoute({
       method: 'POST',

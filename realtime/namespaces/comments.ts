@@ -15,7 +15,7 @@ export function registerCommentsNamespace(nsp: CommentsNamespace, app: AppContex
     socket.on(
       'content:subscribe',
       withAck(app.log, subscribePayload, async ({ contentId }) => {
-        await comments.assertContentExists(contentId);
+        await comments.assertContentExists(contentId, socket.data.caller);
         const subscribed = [...socket.rooms].filter((r) => r.startsWith('content:')).length;
         if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
           throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);

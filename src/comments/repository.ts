@@ -7,6 +7,19 @@ import type { KeysetPosition } from './cursor.js';
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
 export const MAX_REACTIONS_SHOWN = 100;
 
+export interface ContentAccess {
+  uploader_id: string;
+  status: string;
+}
+
+export interface CommentHead {
+  id: string;
+  content_id: string;
+  parent_id: string | null;
+  author_id: string;
+  content: ContentAccess | null;
+}
+
 export interface CommentRow {
   id: string;
   content_id: string;
@@ -42,18 +55,22 @@ const selectComments = (where: SQL, order: SQL, limit: number) => sql`
 export class CommentRepository {
   constructor(private readonly database: DatabaseHandle) {}
 
-  async contentExists(contentId: string): Promise<boolean> {
-    const rows = await this.database.rows(sql`select 1 from contents where id = ${contentId} and deleted_at is null`);
-    return rows.length > 0;
+  /** Who may see a live content item (its uploader and status); null when it is gone or deleted. */
+  async contentAccess(contentId: string): Promise<ContentAccess | null> {
+    const [row] = await this.database.rows<ContentAccess>(sql`
+      select uploader_id, status from contents where id = ${contentId} and deleted_at is null`);
+    return row ?? null;
   }
 
-  /** The comment with the liveness of its content item (deleted content hides its comments). */
-  async findHead(commentId: string): Promise<{ id: string; content_id: string; parent_id: string | null; author_id: string; content_live: boolean } | null> {
-    const [row] = await this.database.rows<{ id: string; content_id: string; parent_id: string | null; author_id: string; content_live: boolean }>(sql`
-      select c.id, c.content_id, c.parent_id, c.author_id,
-             exists(select 1 from contents ct where ct.id = c.content_id and ct.deleted_at is null) as content_live
-      from comments c where c.id = ${commentId}`);
-    return row ?? null;
+  /** The comment with the access of its content item (`content` is null when the item is deleted). */
+  async findHead(commentId: string): Promise<CommentHead | null> {
+    const [row] = await this.database.rows<Omit<CommentHead, 'content'> & { content_uploader_id: string | null; content_status: string | null }>(sql`
+      select c.id, c.content_id, c.parent_id, c.author_id, ct.uploader_id as content_uploader_id, ct.status as content_status
+      from comments c left join contents ct on ct.id = c.content_id and ct.deleted_at is null
+      where c.id = ${commentId}`);
+    if (!row) return null;
+    const { content_uploader_id, content_status, ...head } = row;
+    return { ...head, content: content_uploader_id && content_status ? { uploader_id: content_uploader_id, status: content_status } : null };
   }
 
   async insert(row: { id: string; contentId: string; authorId: string; parentId: string | null; msg: string; at: Date }): Promise<void> {

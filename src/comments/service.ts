@@ -1,12 +1,16 @@
 // Comment rules: who may comment, where a reply hangs, paging, reactions; publishes
 // `comment.created` once the comment is stored (realtime pushes it from there).
+// Comments follow their content item's visibility (as its detail): on a deleted item nothing is
+// possible, and an item that is not published takes and shows comments and reactions for its
+// uploader and administrators only. Everyone else gets the 404 of an item that does not exist.
 import type { AppContext } from '../context.js';
 import { requirePermission, type Caller } from '../auth/caller.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
 import { avatarUrl, displayName } from './person.js';
-import { CommentRepository, type CommentRow } from './repository.js';
+import { CommentRepository, type CommentHead, type CommentRow } from './repository.js';
+import { mayViewContent } from '../content/service.js';
 import type { CreateCommentInput } from './schemas.js';
 
 /** SPEC 2.8 comment, plus `parentId` (null for top-level comments). */
@@ -40,7 +44,7 @@ export class CommentService {
 
   async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
     requirePermission(caller, 'create:comment');
-    if (!isUuid(input.contentId) || !(await this.repository.contentExists(input.contentId))) throw contentNotFound();
+    await this.assertContentExists(input.contentId, caller);
 
     // Replies hang under a top-level comment only: a reply to a reply is stored under that
     // reply's top-level parent, and its author (the person answered) is notified.
@@ -48,7 +52,8 @@ export class CommentService {
     let parentAuthorId: string | null = null;
     if (input.parentId) {
       const parent = isUuid(input.parentId) ? await this.repository.findHead(input.parentId) : null;
-      if (!parent) throw commentNotFound('parentId');
+      // A comment on an item the caller cannot see does not exist for them (not even as a mismatch).
+      if (!parent?.content || !mayViewContent(caller, parent.content)) throw commentNotFound('parentId');
       if (parent.content_id !== input.contentId) {
         throw badRequest('comments.error.parent_mismatch', 'The parent comment belongs to another content item', {
           field: 'parentId',
@@ -66,41 +71,46 @@ export class CommentService {
     return comment;
   }
 
-  async listTopLevel(contentId: string, query: PageQuery): Promise<CommentPage> {
+  async listTopLevel(caller: Caller | null, contentId: string, query: PageQuery): Promise<CommentPage> {
     const after = decodeCursor(query.cursor);
-    if (!isUuid(contentId) || !(await this.repository.contentExists(contentId))) throw contentNotFound();
+    await this.assertContentExists(contentId, caller);
     return this.page(await this.repository.topLevel(contentId, after, query.limit), query.limit);
   }
 
-  async listReplies(commentId: string, query: PageQuery): Promise<CommentPage> {
+  async listReplies(caller: Caller | null, commentId: string, query: PageQuery): Promise<CommentPage> {
     const after = decodeCursor(query.cursor);
-    await this.liveComment(commentId);
+    await this.visibleComment(caller, commentId);
     return this.page(await this.repository.replies(commentId, after, query.limit), query.limit);
   }
 
   /** One reaction per user per comment: reacting again replaces the emoji. */
   async react(caller: Caller, commentId: string, emoji: string): Promise<CommentView> {
     requirePermission(caller, 'create:reaction');
-    await this.liveComment(commentId);
+    await this.visibleComment(caller, commentId);
     await this.repository.setReaction(commentId, caller.userId, emoji);
     return this.view(commentId);
   }
 
   async removeReaction(caller: Caller, commentId: string): Promise<CommentView> {
     requirePermission(caller, 'create:reaction');
-    await this.liveComment(commentId);
+    await this.visibleComment(caller, commentId);
     await this.repository.removeReaction(commentId, caller.userId);
     return this.view(commentId);
   }
 
-  /** Content ids may be subscribed to only when they exist (socket `content:subscribe`). */
-  async assertContentExists(contentId: string): Promise<void> {
-    if (!isUuid(contentId) || !(await this.repository.contentExists(contentId))) throw contentNotFound();
+  /**
+   * The content item exists for this caller: live, and published or theirs to manage. Also the
+   * check of socket `content:subscribe`, so no one hears the comments of an item they cannot see.
+   */
+  async assertContentExists(contentId: string, caller: Caller | null): Promise<void> {
+    const content = isUuid(contentId) ? await this.repository.contentAccess(contentId) : null;
+    if (!content || !mayViewContent(caller, content)) throw contentNotFound();
   }
 
-  private async liveComment(commentId: string): Promise<void> {
+  private async visibleComment(caller: Caller | null, commentId: string): Promise<CommentHead> {
     const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
-    if (!head || !head.content_live) throw commentNotFound();
+    if (!head?.content || !mayViewContent(caller, head.content)) throw commentNotFound();
+    return head;
   }
 
   private async view(commentId: string): Promise<CommentView> {

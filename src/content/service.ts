@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
 import { badRequest, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { withdrawContentMedia } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
 import { ContentRepository } from './repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
@@ -16,7 +17,14 @@ export const CONTACT_PERMISSION = 'read:contact';
 
 export const viewerOf = (caller: Caller | null): Viewer => ({ canReadContact: !!caller && can(caller, CONTACT_PERMISSION) });
 
-const mayManage = (caller: Caller, row: ContentRow) => row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
+const mayManage = (caller: Caller, row: Pick<ContentRow, 'uploader_id'>) => row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
+
+/**
+ * Whether the caller may see a live item, and so comment on it, react to it and read its comments:
+ * a published (`completed`) item everyone may; any other only its uploader and administrators.
+ */
+export const mayViewContent = (caller: Caller | null, row: Pick<ContentRow, 'uploader_id' | 'status'>): boolean =>
+  row.status === 'completed' || (!!caller && mayManage(caller, row));
 
 function toBlock(b: LanguageBlockInput): LanguageBlock {
   return {
@@ -111,7 +119,7 @@ export class ContentService {
   async findVisible(caller: Caller | null, id: string): Promise<ContentRow> {
     const row = await this.repository.findLive(id);
     if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
-    if (row.status !== 'completed' && !(caller && mayManage(caller, row))) {
+    if (!mayViewContent(caller, row)) {
       if (!caller) throw unauthorized('content.error.restricted', 'This content is not published yet');
       throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
     }
@@ -122,12 +130,21 @@ export class ContentService {
     return this.serialiser.detail(await this.findVisible(caller, id), viewerOf(caller));
   }
 
-  /** Soft delete: owner or `update:any_content` (401 otherwise, as for editing: SPEC §7). */
+  /**
+   * Soft delete: owner or `update:any_content` (401 otherwise, as for editing: SPEC §7). The item's
+   * media is withdrawn before the answer, so no node serves it once the client hears "deleted".
+   */
   async remove(caller: Caller, id: string): Promise<void> {
     const row = await this.repository.findLive(id);
     if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
     if (!mayManage(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
-    await this.repository.softDelete(id);
+    if (!(await this.repository.softDelete(id))) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    try {
+      await withdrawContentMedia(this.app, id);
+    } catch (err) {
+      // The delete is committed; the media-removal job retries the withdrawal.
+      this.app.log.error({ err, contentId: id }, 'could not withdraw the media of deleted content');
+    }
   }
 
   async edit(caller: Caller, id: string, input: EditContentInput) {

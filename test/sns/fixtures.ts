@@ -15,16 +15,30 @@ const contentBody = {
   content_info: [{ lang: 'en', project_name: 'River view tower', description: 'Two bedrooms' }],
 };
 
-/** A live content item uploaded by `owner`; returns its id. */
+/**
+ * A published content item uploaded by `owner`; returns its id. Only a published item takes
+ * comments from everyone (CONTRACT §19), so the fixture marks it processed as the video worker does.
+ */
 export async function createContent(server: TestServer, owner: TestUser): Promise<string> {
   const res = await owner.api.post('/content/api/v1/content', contentBody);
-  if (res.status === 201 && typeof res.body?.data?.id === 'string') return res.body.data.id;
+  if (res.status === 201 && typeof res.body?.data?.id === 'string') {
+    const id: string = res.body.data.id;
+    await markPublished(server, id);
+    return id;
+  }
   const id = randomUUID();
   await server.service.app.database.rows(sql`
     insert into contents (id, uploader_id, price, unit_price, area, unit_area, video)
     values (${id}, ${owner.userId}, 1000, 'VND', 50, 'm2',
             ${JSON.stringify({ original_name: 'tour.mp4', size: 1000, resolution: null, duration: null, status: 'pending', original_path: null, playlist_path: null, thumbnail_path: null, error: null })}::jsonb)`);
+  await markPublished(server, id);
   return id;
+}
+
+/** Fixture: the state the video worker writes when the item's video is processed. */
+export async function markPublished(server: TestServer, contentId: string): Promise<void> {
+  await server.service.app.database.rows(sql`
+    update contents set status = 'completed', video = video || '{"status": "completed"}'::jsonb where id = ${contentId}`);
 }
 
 export async function softDeleteContent(server: TestServer, contentId: string): Promise<void> {
