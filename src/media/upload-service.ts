@@ -178,7 +178,7 @@ export class UploadService {
     for (const old of await fs.promises.readdir(dir).catch(() => [] as string[])) {
       if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
     }
-    await moveIntoMedia(this.app.config, file.path, rel);
+    await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
     await this.app.db.transaction(async (tx) => {
       const locked = await this.contents.findForUpdate(tx, contentId);
       if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
@@ -186,6 +186,23 @@ export class UploadService {
       await this.jobs.enqueue(tx, contentId, rel);
     });
     notifyVideoJobQueued(this.app);
+  }
+
+  /**
+   * Writes into an item's media directory. An item deleted since its ownership was checked has a
+   * tombstone file where the directory was (src/media/media-removal.ts), so the write fails: that
+   * is the item being gone (404), not a fault of the server.
+   */
+  private async intoContentDirectory<T>(contentId: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'EEXIST') {
+        throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+      }
+      throw err;
+    }
   }
 
   /** Attached form, additional media: images appended to the item. Returns their URLs. */
@@ -211,7 +228,7 @@ export class UploadService {
         const image = await this.sanitise(file, 'files');
         const id = newId();
         const rel = contentImageRelPath(contentId, id, image.ext);
-        await writeIntoMedia(this.app.config, rel, image.data);
+        await this.intoContentDirectory(contentId, () => writeIntoMedia(this.app.config, rel, image.data));
         images.push({ id, path: rel, name: displayName(file.filename) });
       }
       await this.app.db.transaction(async (tx) => {
