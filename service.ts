@@ -11,7 +11,7 @@ import { createLogger, type Logger } from './src/shared/logger.js';
 import { EventBus } from './src/shared/events.js';
 import { OutboxSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createCoreServices, type CoreServices } from './src/core-services.js';
+import { createServices, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -23,7 +23,7 @@ import { startJobs, type RunningJobs } from './jobs/index.js';
 export interface RunningService {
   config: Config;
   app: AppContext;
-  core: CoreServices;
+  services: Services;
   http: HttpServer;
   realtime: Realtime;
   /** The node's rate-limit counters (shared through Redis when configured). */
@@ -56,7 +56,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       await seedRolesAndPermissions(app);
       await ensureAdministrator(app);
     });
-    const core = await createCoreServices(app);
+    const services = await createServices(app);
 
     if (config.REDIS_URL) {
       // No offline queue: while Redis is away, rate limits fall back to memory at once instead of
@@ -80,16 +80,16 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady), ...routeModules.flatMap((m) => m(app, core))];
+    const routes = [...healthRoutes(isReady), ...routeModules.flatMap((m) => m(app, services))];
     const http = createHttpServer({
       app,
-      callers: core.callers,
+      callers: services.callers,
       rateLimits,
       routes,
       registerRaw: (uws) => registerRawRoutes(uws, app, routes),
     });
-    const realtime = await attachRealtime(http.uws, app, core, rateLimits);
-    const jobs: RunningJobs = await startJobs(app, core);
+    const realtime = await attachRealtime(http.uws, app, services, rateLimits);
+    const jobs: RunningJobs = await startJobs(app, services);
 
     const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
       http.uws.listen(config.HOST, config.PORT, (socket) => {
@@ -116,7 +116,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       })());
 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-    return { config, app, core, http, realtime, rateLimits, port, url: `http://${host}:${port}`, close };
+    return { config, app, services, http, realtime, rateLimits, port, url: `http://${host}:${port}`, close };
   } catch (err) {
     redis?.disconnect();
     await database.close().catch(() => undefined);

@@ -10,7 +10,7 @@ const config = loadConfig();
 const service = await startService(config);
 await service.realtime.close();
 const server = http.createServer();
-const realtime = await attachRealtimeToHttpServer(server, service.app, service.core, service.rateLimits);
+const realtime = await attachRealtimeToHttpServer(server, service.app, service.services, service.rateLimits);
 server.listen(Number(process.env.SOCKET_PORT), '127.0.0.1', () => process.send?.({ ready: true }));
 const stop = async () => {
   await realtime.close();

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { Caller } from '../src/auth/caller.js';
 import type { AppContext } from '../src/context.js';
-import type { CoreServices } from '../src/core-services.js';
+import type { Services } from '../src/services.js';
 import type { RateLimitName } from './rate-limit.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -130,4 +130,5 @@ export function defineRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodT
 }
 
 /** A route module: builds its routes (and their services) from the application context. */
-export type RouteModule = (app: AppContext, core: CoreServices) => AnyRoute[];
+/** A route group: its routes, given the context and the services of the composition root. */
+export type RouteModule = (app: AppContext, services: Services) => AnyRoute[];

@@ -1,6 +1,6 @@
 // Starts the background work of one node: durable video workers and the cron scheduler.
 import type { AppContext } from '../src/context.js';
-import type { CoreServices } from '../src/core-services.js';
+import type { Services } from '../src/services.js';
 import { startVideoWorkers } from './video-worker.js';
 import { startScheduler } from './scheduler.js';
 
@@ -9,9 +9,9 @@ export interface RunningJobs {
   stop(timeoutMs: number): Promise<void>;
 }
 
-export async function startJobs(app: AppContext, core: CoreServices): Promise<RunningJobs> {
-  const videoWorkers = startVideoWorkers(app);
-  const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler(app, core) : null;
+export async function startJobs(app: AppContext, services: Services): Promise<RunningJobs> {
+  const videoWorkers = startVideoWorkers(app, services);
+  const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler(app, services) : null;
   return {
     stop: async (timeoutMs) => {
       await scheduler?.stop();

@@ -9,7 +9,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../src/context.js';
-import type { CoreServices } from '../src/core-services.js';
+import type { Services } from '../src/services.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import { scheduledJobs } from './scheduled-jobs.js';
 
@@ -91,7 +91,7 @@ export function missedTick(task: Pick<ScheduledTask, 'match'>, lastSuccess: Date
   return true;
 }
 
-export function startScheduler(app: AppContext, _core: CoreServices, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
+export function startScheduler(app: AppContext, _services: Services, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
   for (const job of jobs) {
     if (!cron.validate(job.cron)) throw new Error(`scheduled job ${job.name} has an invalid cron expression: ${job.cron}`);
   }

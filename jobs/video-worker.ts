@@ -10,9 +10,9 @@
 // runaway attempt holds a job or a worker for ever.
 import os from 'node:os';
 import type { AppContext } from '../src/context.js';
+import type { Services } from '../src/services.js';
 import { randomToken } from '../src/shared/ids.js';
-import { VideoJobs, type ClaimedJob } from '../src/media/video-jobs.js';
-import { VideoProcessor } from '../src/media/video-processor.js';
+import { type ClaimedJob } from '../src/media/video-jobs.js';
 import { ProcessingAbortedError } from '../src/media/ffmpeg.js';
 import { onVideoJobQueued } from '../src/media/job-signal.js';
 
@@ -29,13 +29,12 @@ interface RunningJob {
   stopping: boolean;
 }
 
-export function startVideoWorkers(app: AppContext): VideoWorkers {
+export function startVideoWorkers(app: AppContext, services: Pick<Services, 'videoJobs' | 'videoProcessor'>): VideoWorkers {
   const count = app.config.VIDEO_WORKERS;
   if (count === 0) return { stop: async () => undefined };
   const { log } = app;
   const leaseSeconds = app.config.JOB_LEASE_SECONDS;
-  const jobs = new VideoJobs(app.database);
-  const processor = new VideoProcessor(app);
+  const { videoJobs: jobs, videoProcessor: processor } = services;
   const nodeTag = `${os.hostname()}:${process.pid}:${randomToken(4)}`;
   const running = new Map<string, RunningJob>();
   const sleepers = new Set<() => void>();

@@ -6,9 +6,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import type { AppContext } from '../src/context.js';
-import type { CoreServices } from '../src/core-services.js';
-import { ChatService } from '../src/chat/service.js';
-import { CommentService } from '../src/comments/service.js';
+import type { Services } from '../src/services.js';
 import { handshakeAuth } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { useRedisAdapter, type RedisAdapterHandle } from './redis-adapter.js';
@@ -40,17 +38,16 @@ function socketRateLimit(rateLimits: RateLimits | null): SocketRateLimit {
   };
 }
 
-function buildRealtime(app: AppContext, core: CoreServices, rateLimits: RateLimits | null): { io: Server; stop: () => void; redis: RedisAdapterHandle | null } {
+function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: Server; stop: () => void; redis: RedisAdapterHandle | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const io = new Server({ serveClient: false, maxHttpBufferSize: MAX_PACKET_BYTES, cors: { origin: origins } });
   const redis = config.REDIS_URL ? useRedisAdapter(io, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
 
-  const auth = handshakeAuth(core.callers, log);
+  const auth = handshakeAuth(services.callers, log);
   for (const name of NAMESPACES) io.of(name).use(auth as never);
 
-  const chat = new ChatService(app);
-  const comments = new CommentService(app);
+  const { chat, comments } = services;
   const stops = [
     registerChatNamespace(io.of('/chat') as unknown as ChatNamespace, app, chat, socketRateLimit(rateLimits)),
     registerCommentsNamespace(io.of('/comments') as unknown as CommentsNamespace, app, comments),
@@ -79,15 +76,15 @@ function realtimeHandle(built: ReturnType<typeof buildRealtime>, closeIo: () => 
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, core: CoreServices, rateLimits: RateLimits | null = null): Promise<Realtime> {
-  const built = buildRealtime(app, core, rateLimits);
+export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
+  const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
   return realtimeHandle(built, () => closeServer(built.io));
 }
 
 /** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
-export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, core: CoreServices, rateLimits: RateLimits | null = null): Promise<Realtime> {
-  const built = buildRealtime(app, core, rateLimits);
+export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
+  const built = buildRealtime(app, services, rateLimits);
   built.io.attach(server);
   return realtimeHandle(built, () => closeServer(built.io));
 }

@@ -9,10 +9,6 @@ import {
   avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
   profileQuery, updateProfileBody, userIdParams,
 } from '../../src/auth/profile-schemas.js';
-import { PasswordService } from '../../src/auth/password-reset.js';
-import { ProfileService } from '../../src/auth/profile.js';
-import { AvatarService } from '../../src/auth/avatar.js';
-import { FollowService } from '../../src/follows/service.js';
 import { unauthorized, badRequest } from '../../src/shared/errors.js';
 import type { Caller } from '../../src/auth/caller.js';
 
@@ -26,11 +22,8 @@ function requireSameIdentity(caller: Caller, userId: string, username?: string):
   }
 }
 
-export const authRoutes: RouteModule = (app, core) => {
-  const passwords = new PasswordService(app, core.accounts, core.sessions);
-  const follows = new FollowService(app);
-  const profiles = new ProfileService(app);
-  const avatars = new AvatarService(app);
+export const authRoutes: RouteModule = (app, services) => {
+  const { passwords, follows, profiles, avatars } = services;
   // Files up to twice the image limit are read and answered 400 (SPEC: "400 type or size");
   // beyond that the multipart reader stops early with 413.
   const avatarReadLimit = app.config.MAX_IMAGE_BYTES * 2;
@@ -40,18 +33,18 @@ export const authRoutes: RouteModule = (app, core) => {
       method: 'POST', path: `${base}/register`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Register an account; a verification code is sent by SMS',
       body: registerBody, successStatus: 201, errorStatuses: [400, 429, 500],
-      handler: async ({ body }) => ({ status: 201, message: 'User registered; verify the phone number with the code sent by SMS', data: await core.accounts.register(body) }),
+      handler: async ({ body }) => ({ status: 201, message: 'User registered; verify the phone number with the code sent by SMS', data: await services.accounts.register(body) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/send-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Send a phone verification code', body: phoneBody, errorStatuses: [400, 404, 429, 500],
-      handler: async ({ body }) => ({ message: 'Code sent', data: { CodeDeliveryDetails: await core.accounts.sendOtp(body.phone_number) } }),
+      handler: async ({ body }) => ({ message: 'Code sent', data: { CodeDeliveryDetails: await services.accounts.sendOtp(body.phone_number) } }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/verify-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Verify the phone number with a 6-digit code', body: verifyOtpBody, errorStatuses: [400, 404, 429, 500],
       handler: async ({ body }) => {
-        await core.accounts.verifyPhone(body.phone_number, body.otp);
+        await services.accounts.verifyPhone(body.phone_number, body.otp);
         return { message: 'Account verified', data: { message: 'Account verified' } };
       },
     }),
@@ -59,7 +52,7 @@ export const authRoutes: RouteModule = (app, core) => {
       method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
       body: loginBody, errorStatuses: [400, 401, 429, 500],
-      handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await core.accounts.login(body, headers['user-agent'] ?? '', ip) }),
+      handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await services.accounts.login(body, headers['user-agent'] ?? '', ip) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/refresh-token`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
@@ -67,7 +60,7 @@ export const authRoutes: RouteModule = (app, core) => {
       body: refreshBody, errorStatuses: [400, 401, 429, 500],
       handler: async ({ body, headers }) => {
         const h = parseHeaders(sessionHeaders, headers);
-        return { message: 'Token refreshed', data: await core.accounts.refresh(h['x-session-id'], h['x-user-username'], body.refresh_token) };
+        return { message: 'Token refreshed', data: await services.accounts.refresh(h['x-session-id'], h['x-user-username'], body.refresh_token) };
       },
     }),
     defineRoute({
@@ -76,7 +69,7 @@ export const authRoutes: RouteModule = (app, core) => {
       body: z.unknown(), errorStatuses: [400, 401, 500],
       handler: async ({ caller, headers }) => {
         const h = parseHeaders(sessionHeaders, headers);
-        await core.accounts.logout(caller, h['x-session-id'], h['x-user-username']);
+        await services.accounts.logout(caller, h['x-session-id'], h['x-user-username']);
         return { message: 'Logged out', data: { message: 'Logged out' } };
       },
     }),

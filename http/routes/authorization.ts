@@ -1,7 +1,7 @@
 // {authorization_api} = /authorization/api/v1 (SPEC §4.2): permissions and roles.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { RoleService, parseRoleNames } from '../../src/authorization/roles.js';
+import { parseRoleNames } from '../../src/authorization/roles.js';
 import {
   createPermissionBody, createRoleBody, listPermissionsQuery, permissionView, roleView,
 } from '../../src/authorization/schemas.js';
@@ -9,8 +9,8 @@ import {
 const base = '/authorization/api/v1';
 const tag = 'authorization';
 
-export const authorizationRoutes: RouteModule = (app, core) => {
-  const roles = new RoleService(app.database, core.rolePermissions);
+export const authorizationRoutes: RouteModule = (app, services) => {
+  const { roles } = services;
   return [
     defineRoute({
       method: 'GET', path: `${base}/permissions`, tag, auth: 'public',

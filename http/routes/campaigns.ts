@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import { badRequest } from '../../src/shared/errors.js';
-import { createPaymentProvider } from '../../src/payments/provider.js';
 import { readIdempotencyKey } from '../../src/payments/idempotency.js';
 import { balanceSummary } from '../../src/payments/ledger.js';
 import { getReceipt } from '../../src/payments/receipts.js';
@@ -37,8 +36,8 @@ const transactionParams = z.object({ transactionId: z.string().min(1).max(100) }
 /** Replayed answers say so, like most payment APIs do. */
 const replayHeaders = (replayed: boolean): Record<string, string> => (replayed ? { 'Idempotent-Replayed': 'true' } : {});
 
-export const campaignRoutes: RouteModule = (app) => {
-  const provider = createPaymentProvider(app.config);
+export const campaignRoutes: RouteModule = (app, services) => {
+  const provider = services.paymentProvider;
 
   return [
     defineRoute({

@@ -2,9 +2,6 @@
 // feed; {api} = /api/v1 for detail, edit, delete and reactions of one item.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { ContentService } from '../../src/content/service.js';
-import { ContentListings } from '../../src/content/listings.js';
-import { ContentFeed } from '../../src/content/feed.js';
 import {
   completedQuery, contentIdParams, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
@@ -20,10 +17,8 @@ const requestedLanguage = (headers: Record<string, string>): Language => {
   return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : DEFAULT_LANGUAGE;
 };
 
-export const contentRoutes: RouteModule = (app) => {
-  const content = new ContentService(app);
-  const listings = new ContentListings(app, content);
-  const feed = new ContentFeed(app, content);
+export const contentRoutes: RouteModule = (app, services) => {
+  const { content, listings, feed } = services;
   return [
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import { badRequest } from '../../src/shared/errors.js';
 import { UPLOAD_KINDS } from '../../src/media/file-kinds.js';
-import { MAX_IMAGES_PER_REQUEST, UploadService } from '../../src/media/upload-service.js';
+import { MAX_IMAGES_PER_REQUEST } from '../../src/media/upload-service.js';
 
 const base = '/file-processing/api/v1';
 const tag = 'files';
@@ -49,8 +49,8 @@ function parseClientMetadata(value: string | undefined): Record<string, unknown>
   return parsed as Record<string, unknown>;
 }
 
-export const fileRoutes: RouteModule = (app) => {
-  const uploads = new UploadService(app);
+export const fileRoutes: RouteModule = (app, services) => {
+  const { uploads } = services;
   const { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MAX_DOCUMENT_BYTES } = app.config;
   // The per-kind limit is known only once the `type` field (or the form) is read, so the reader
   // takes the largest and the service checks each file against its own kind's limit. The whole

@@ -21,8 +21,8 @@ const linkData = z.object({ platform: z.enum(PLATFORMS), linked: z.boolean(), ex
 // The callback's answer carries a live authorization code: no cache or referrer may keep it.
 const callbackHeaders = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
-export const publishingRoutes: RouteModule = (app) => {
-  const publishing = new PublishingService(app);
+export const publishingRoutes: RouteModule = (app, services) => {
+  const { publishing } = services;
 
   const linkRoutes = (platform: Platform, name: string): AnyRoute[] => [
     defineRoute({

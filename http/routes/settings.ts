@@ -6,7 +6,6 @@ import { forbidden, notFound } from '../../src/shared/errors.js';
 import { SettingsService } from '../../src/settings/service.js';
 import { settingsPatchBody, settingsTreeSchema } from '../../src/settings/schemas.js';
 import { toggleTwoFactorBody } from '../../src/twofactor/schemas.js';
-import { StatsService } from '../../src/stats/service.js';
 import { statsByDayData, statsByDayQuery } from '../../src/stats/schemas.js';
 
 const base = '/content/api/v1';
@@ -21,9 +20,9 @@ const sessionView = z.object({
   current: z.boolean(),
 });
 
-export const settingsRoutes: RouteModule = (app, core) => {
+export const settingsRoutes: RouteModule = (app, services) => {
   const settings = new SettingsService(app);
-  const stats = new StatsService(app);
+  const { stats } = services;
   return [
     defineRoute({
       method: 'GET', path: `${base}/user/settings`, tag, auth: 'user', permission: 'manage:settings',
@@ -52,10 +51,10 @@ export const settingsRoutes: RouteModule = (app, core) => {
       }),
       handler: async ({ caller, body }) => {
         if (body.action === 'enable') {
-          const data = await core.twoFactor.enable(caller.userId, { current_password: body.current_password, phone_number: body.phone_number! });
+          const data = await services.twoFactor.enable(caller.userId, { current_password: body.current_password, phone_number: body.phone_number! });
           return { message: 'Two-factor authentication enabled; keep the backup codes somewhere safe', data };
         }
-        const data = await core.twoFactor.disable(caller.userId, { current_password: body.current_password, verification_code: body.verification_code! });
+        const data = await services.twoFactor.disable(caller.userId, { current_password: body.current_password, verification_code: body.verification_code! });
         return { message: 'Two-factor authentication disabled', data };
       },
     }),
@@ -63,7 +62,7 @@ export const settingsRoutes: RouteModule = (app, core) => {
       method: 'GET', path: `${base}/user/sessions`, tag, auth: 'user', permission: 'manage:settings',
       summary: 'The caller\'s active sessions (current marks the one making this request)',
       responseData: z.object({ sessions: z.array(sessionView) }), errorStatuses: [401, 403, 500],
-      handler: async ({ caller }) => ({ message: 'Active sessions', data: { sessions: await core.sessions.list(caller.userId, caller.sessionId) } }),
+      handler: async ({ caller }) => ({ message: 'Active sessions', data: { sessions: await services.sessions.list(caller.userId, caller.sessionId) } }),
     }),
     defineRoute({
       method: 'DELETE', path: `${base}/user/sessions/others`, tag, auth: 'user', permission: 'manage:settings',
@@ -71,7 +70,7 @@ export const settingsRoutes: RouteModule = (app, core) => {
       responseData: z.object({ revoked_count: z.number().int() }), errorStatuses: [401, 403, 500],
       handler: async ({ caller }) => ({
         message: 'Other sessions ended',
-        data: { revoked_count: await core.sessions.revokeAllExcept(caller.userId, caller.sessionId) },
+        data: { revoked_count: await services.sessions.revokeAllExcept(caller.userId, caller.sessionId) },
       }),
     }),
     defineRoute({
@@ -80,7 +79,7 @@ export const settingsRoutes: RouteModule = (app, core) => {
       params: z.object({ session_id: z.uuid('must be a session id') }),
       responseData: z.object({ session_id: z.string(), current: z.boolean() }), errorStatuses: [400, 401, 403, 404, 500],
       handler: async ({ caller, params }) => {
-        if (!(await core.sessions.revoke(caller.userId, params.session_id))) {
+        if (!(await services.sessions.revoke(caller.userId, params.session_id))) {
           throw notFound('session.error.not_found', 'No such active session', { field: 'session_id', constraint: 'an active session of the caller' });
         }
         return { message: 'Session ended', data: { session_id: params.session_id, current: params.session_id === caller.sessionId } };

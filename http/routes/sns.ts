@@ -1,10 +1,8 @@
 // {sns_api} = /sns/api/v1: comments (with replies and reactions) and chat (rooms, messages).
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { CommentService } from '../../src/comments/service.js';
 import { commentIdParams, contentIdParams, createCommentBody, reactionBody } from '../../src/comments/schemas.js';
 import { pageQuery } from '../../src/comments/cursor.js';
-import { ChatService } from '../../src/chat/service.js';
 import { createRoomBody, roomIdParams, sendMessageBody } from '../../src/chat/schemas.js';
 
 const BASE = '/sns/api/v1';
@@ -41,9 +39,8 @@ const room = z.object({
   lastMessageAt: z.string().nullable(),
 });
 
-export const snsRoutes: RouteModule = (app) => {
-  const comments = new CommentService(app);
-  const chat = new ChatService(app);
+export const snsRoutes: RouteModule = (app, services) => {
+  const { comments, chat } = services;
   return [
     defineRoute({
       method: 'POST',

@@ -16,10 +16,20 @@ export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 /** Either the database or a transaction on it: what repositories accept. */
 export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction' | 'selectDistinct' | 'query'>;
 
-export interface DatabaseHandle {
-  db: Database;
-  /** Runs raw SQL and returns its rows (same shape for both drivers). */
+/**
+ * What a repository runs its SQL on: the database, or a transaction on it. Every query of the
+ * service goes through `rows`, straight to the driver (PGlite or node-postgres) with the same
+ * type parsing in both modes: timestamptz and date as Date, int8 as number, numeric as string,
+ * json as values.
+ */
+export interface Queryable {
   rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+}
+
+export interface DatabaseHandle extends Queryable {
+  db: Database;
+  /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn while holding a session-level advisory lock (one holder across all nodes). Waits for it. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /** Runs fn only if the advisory lock is free now; returns undefined when another node holds it. */
@@ -29,6 +39,18 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   close(): Promise<void>;
   mode: 'embedded' | 'server';
+}
+
+const dialect = new PgDialect();
+
+/** A Queryable over any driver call that takes (text, params) and answers {rows}. */
+function queryableOver(run: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>): Queryable {
+  return {
+    rows: async <T>(query: SQL) => {
+      const compiled = dialect.sqlToQuery(query);
+      return (await run(compiled.sql, compiled.params as unknown[])).rows as T[];
+    },
+  };
 }
 
 export class DataDirLockedError extends Error {}
@@ -101,7 +123,6 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
       serializers: wellFormedSerializers(types.serializers),
     });
     const db = drizzle(client, { schema }) as unknown as Database;
-    const dialect = new PgDialect();
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
     // One process owns the directory, so "advisory locks" only need to exclude this process's
     // own overlapping callers (two scheduler ticks, say).
@@ -118,13 +139,11 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const handle: DatabaseHandle = {
       db,
       mode: 'embedded',
-      // Straight to PGlite with its default type parsers: drizzle's execute() passes per-query
-      // parser overrides that more than double the cost of a small query, and it would hand back
-      // timestamps as strings where node-postgres gives Date objects.
-      rows: async <T>(query: SQL) => {
-        const compiled = dialect.sqlToQuery(query);
-        return (await client.query<T>(compiled.sql, compiled.params as unknown[])).rows;
-      },
+      // Straight to PGlite with its default type parsers (drizzle's execute() passes per-query
+      // parser overrides that more than double the cost of a small query, and would hand back
+      // timestamps as strings where node-postgres gives Date objects).
+      ...queryableOver((text, params) => client.query(text, params)),
+      transaction: (fn) => client.transaction((tx) => fn(queryableOver((text, params) => tx.query(text, params)))),
       withAdvisoryLock: async (key, fn) => {
         for (;;) {
           const result = await tryWithAdvisoryLock(key, async () => ({ value: await fn() }));
@@ -199,7 +218,21 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
   return {
     db,
     mode: 'server',
-    rows: async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows,
+    ...queryableOver((text, params) => pool.query(text, params)),
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(queryableOver((text, params) => client.query(text, params)));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
     withAdvisoryLock: (key, fn) => lockWith(key, fn, true) as Promise<never>,
     tryWithAdvisoryLock: (key, fn) => lockWith(key, fn, false),
     execScript: async (script) => {

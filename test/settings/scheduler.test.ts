@@ -124,7 +124,7 @@ describe('catch-up after a restart', () => {
     await rows(sql`insert into scheduled_job_runs (job_name, last_success_at) values
       ('missed-daily', now() - interval '2 days'), ('fresh-daily', now())`);
     const startedAt = Date.now();
-    const scheduler = startScheduler(app(), server.service.core, [missed.job, upToDate.job]);
+    const scheduler = startScheduler(app(), server.service.services, [missed.job, upToDate.job]);
     await scheduler.caughtUp;
     await scheduler.stop();
     expect(missed.runs).toHaveLength(1);
@@ -139,7 +139,7 @@ describe('catch-up after a restart', () => {
   it('stop() waits for a tick in progress', async () => {
     const t = testJob('never-ran-slow');
     t.hold();
-    const scheduler = startScheduler(app(), server.service.core, [t.job]);
+    const scheduler = startScheduler(app(), server.service.services, [t.job]);
     await scheduler.caughtUp;
     while (t.runs.length === 0) await nextTurn();
     let stopped = false;
@@ -153,7 +153,7 @@ describe('catch-up after a restart', () => {
   });
 
   it('refuses a job with an invalid cron expression', () => {
-    expect(() => startScheduler(app(), server.service.core, [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
+    expect(() => startScheduler(app(), server.service.services, [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
   });
 
   it('a node started with the scheduler on runs every registered job that never ran', async () => {

@@ -1,0 +1,85 @@
+// The composition root: every service of the domain is built here, once, from the AppContext,
+// and handed to the doors into it (http/ routes, realtime/ namespaces, jobs/). Nothing else
+// constructs a service, so each has one instance per node and one place says what it needs.
+import type { AppContext } from './context.js';
+import { AccountService } from './auth/accounts.js';
+import { AvatarService } from './auth/avatar.js';
+import { CallerResolver } from './auth/caller.js';
+import { PasswordService } from './auth/password-reset.js';
+import { ProfileService } from './auth/profile.js';
+import { SessionService } from './auth/sessions.js';
+import { TokenService } from './auth/tokens.js';
+import { RolePermissions } from './authorization/role-permissions.js';
+import { RoleService } from './authorization/roles.js';
+import { ChatService } from './chat/service.js';
+import { CommentService } from './comments/service.js';
+import { ContentFeed } from './content/feed.js';
+import { ContentListings } from './content/listings.js';
+import { ContentService } from './content/service.js';
+import { FollowService } from './follows/service.js';
+import { UploadService } from './media/upload-service.js';
+import { VideoJobs } from './media/video-jobs.js';
+import { VideoProcessor } from './media/video-processor.js';
+import { createPaymentProvider, type PaymentProvider } from './payments/provider.js';
+import { PublishingService } from './publishing/service.js';
+import { StatsService } from './stats/service.js';
+import { TwoFactorService } from './twofactor/service.js';
+
+export interface Services {
+  tokens: TokenService;
+  sessions: SessionService;
+  accounts: AccountService;
+  passwords: PasswordService;
+  profiles: ProfileService;
+  avatars: AvatarService;
+  follows: FollowService;
+  rolePermissions: RolePermissions;
+  roles: RoleService;
+  callers: CallerResolver;
+  twoFactor: TwoFactorService;
+  content: ContentService;
+  listings: ContentListings;
+  feed: ContentFeed;
+  uploads: UploadService;
+  videoJobs: VideoJobs;
+  videoProcessor: VideoProcessor;
+  comments: CommentService;
+  chat: ChatService;
+  stats: StatsService;
+  publishing: PublishingService;
+  paymentProvider: PaymentProvider;
+}
+
+export async function createServices(app: AppContext): Promise<Services> {
+  const tokens = await TokenService.create(app.database, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
+  const sessions = new SessionService(app);
+  const rolePermissions = new RolePermissions(app.database);
+  const twoFactor = new TwoFactorService(app);
+  const accounts = new AccountService(app, tokens, sessions, twoFactor);
+  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
+  const content = new ContentService(app);
+  return {
+    tokens,
+    sessions,
+    accounts,
+    passwords: new PasswordService(app, accounts, sessions),
+    profiles: new ProfileService(app),
+    avatars: new AvatarService(app),
+    follows: new FollowService(app),
+    rolePermissions,
+    roles: new RoleService(app.database, rolePermissions),
+    callers,
+    twoFactor,
+    content,
+    listings: new ContentListings(app, content),
+    feed: new ContentFeed(app, content),
+    uploads: new UploadService(app),
+    videoJobs: new VideoJobs(app.database),
+    videoProcessor: new VideoProcessor(app),
+    comments: new CommentService(app),
+    chat: new ChatService(app),
+    stats: new StatsService(app),
+    publishing: new PublishingService(app),
+    paymentProvider: createPaymentProvider(app.config),
+  };
+}
