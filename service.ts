@@ -86,7 +86,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       callers: services.callers,
       rateLimits,
       routes,
-      registerRaw: (uws) => registerRawRoutes(uws, app, routes),
+      registerRaw: (uws, openExchange) => registerRawRoutes(uws, app, routes, openExchange),
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
     const jobs: RunningJobs = await startJobs(app, services);

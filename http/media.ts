@@ -6,12 +6,12 @@
 // ranges, which this module does.
 import fs from 'node:fs';
 import path from 'node:path';
-import { STATUS_CODES } from 'node:http';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
 import { isContentTombstone } from '../src/media/media-removal.js';
-import { errorBody } from './envelope.js';
+import type { Exchange } from './exchange.js';
+import type { OpenExchange } from './server.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.m3u8': 'application/vnd.apple.mpegurl',
@@ -98,68 +98,29 @@ function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
-interface RequestInfo {
-  method: string;
-  url: string;
-  range?: string;
-  ifNoneMatch?: string;
-  ifModifiedSince?: string;
-  ifRange?: string;
-  origin?: string;
-}
-
-export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
+export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExchange: OpenExchange): void {
   const { config, log } = app;
-  const allowedOrigins = config.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean);
-  const corsHeaders = (origin: string | undefined): Record<string, string> => {
-    if (allowedOrigins.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, ETag, Accept-Ranges' };
-    if (origin && allowedOrigins.includes(origin)) return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, ETag, Accept-Ranges' };
-    return {};
-  };
 
   const handle = (res: HttpResponse, req: HttpRequest) => {
-    // `req` is only valid during this call: read all of it now.
-    const info: RequestInfo = {
-      method: req.getMethod().toUpperCase(),
-      url: req.getUrl(),
-      range: req.getHeader('range') || undefined,
-      ifNoneMatch: req.getHeader('if-none-match') || undefined,
-      ifModifiedSince: req.getHeader('if-modified-since') || undefined,
-      ifRange: req.getHeader('if-range') || undefined,
-      origin: req.getHeader('origin') || undefined,
-    };
-    const state = { aborted: false, stream: null as fs.ReadStream | null };
-    res.onAborted(() => {
-      state.aborted = true;
-      state.stream?.destroy();
+    const exchange = openExchange(res, req);
+    const { headers } = exchange;
+    let stream: fs.ReadStream | null = null;
+    exchange.onAbort(() => {
+      stream?.destroy();
+      // A streamed answer ends here when its client left (nothing else will end it).
+      if (stream) exchange.streamEnded(499);
     });
-    const base: Record<string, string> = {
-      'X-Content-Type-Options': 'nosniff',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-      ...corsHeaders(info.origin),
-    };
-
-    const writeHead = (status: number, headers: Record<string, string>) => {
-      res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
-      for (const [k, v] of Object.entries({ ...base, ...headers })) res.writeHeader(k, v);
-    };
-    const sendError = (error: AppError) => {
-      if (state.aborted) return;
-      res.cork(() => {
-        writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end(info.method === 'HEAD' ? '' : JSON.stringify(errorBody(error)));
-      });
-    };
+    const sendError = (error: AppError) => exchange.sendError(error, { 'Cache-Control': 'no-store' });
     const notFound = () => sendError(new AppError(404, 'media.error.not_found', 'Media file not found'));
 
-    const file = resolveMediaPath(config.mediaDir, info.url);
+    const file = resolveMediaPath(config.mediaDir, exchange.url);
     // The empty file left where a deleted item's media was is not media (src/media/media-removal.ts).
     if (!file || isContentTombstone(path.relative(config.mediaDir, file).split(path.sep))) {
       notFound();
       return;
     }
     void serve(file).catch((err) => {
-      log.error({ err, path: info.url }, 'media serving failed');
+      log.error({ err, path: exchange.url }, 'media serving failed');
       sendError(new AppError(500, 'server.error.internal', 'An unexpected error occurred'));
     });
 
@@ -176,7 +137,7 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
         return notFound();
       }
       if (!stat.isFile()) return notFound();
-      if (state.aborted) return;
+      if (exchange.closed) return exchange.streamEnded(499);
 
       const etag = etagOf(stat);
       const lastModified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000);
@@ -188,43 +149,48 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
         'Accept-Ranges': 'bytes',
       };
 
-      const notModified = info.ifNoneMatch
-        ? etagMatches(info.ifNoneMatch, etag)
-        : info.ifModifiedSince !== undefined && !Number.isNaN(Date.parse(info.ifModifiedSince)) && lastModified.getTime() <= Date.parse(info.ifModifiedSince);
+      const ifNoneMatch = headers['if-none-match'];
+      const ifModifiedSince = headers['if-modified-since'];
+      const notModified = ifNoneMatch
+        ? etagMatches(ifNoneMatch, etag)
+        : ifModifiedSince !== undefined && !Number.isNaN(Date.parse(ifModifiedSince)) && lastModified.getTime() <= Date.parse(ifModifiedSince);
       if (notModified) {
-        const { 'Content-Type': _type, 'Accept-Ranges': _ranges, ...headers } = common;
-        res.cork(() => {
-          writeHead(304, headers);
-          res.endWithoutBody();
-        });
+        const { 'Content-Type': _type, 'Accept-Ranges': _ranges, ...unchanged } = common;
+        exchange.send(304, unchanged, null);
         return;
       }
 
       // If-Range: ranges apply only while the client's copy is still current.
-      const rangeApplies = !info.ifRange || info.ifRange === etag || info.ifRange === common['Last-Modified'];
-      const range = rangeApplies ? parseRange(info.range, stat.size) : null;
+      const ifRange = headers['if-range'];
+      const rangeApplies = !ifRange || ifRange === etag || ifRange === common['Last-Modified'];
+      const range = rangeApplies ? parseRange(headers.range, stat.size) : null;
       if (range === 'unsatisfiable') {
-        res.cork(() => {
-          writeHead(416, { ...common, 'Content-Type': 'application/json; charset=utf-8', 'Content-Range': `bytes */${stat.size}` });
-          res.end(JSON.stringify(errorBody(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable'))));
-        });
+        exchange.sendError(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable', undefined, { 'Content-Range': `bytes */${stat.size}` }), common);
         return;
       }
       const start = range ? range.start : 0;
       const end = range ? range.end : stat.size - 1;
       const length = Math.max(0, end - start + 1);
       const status = range ? 206 : 200;
-      const headers = range ? { ...common, 'Content-Range': `bytes ${start}-${end}/${stat.size}` } : common;
+      const answerHeaders = range ? { ...common, 'Content-Range': `bytes ${start}-${end}/${stat.size}` } : common;
 
-      if (info.method === 'HEAD' || length === 0) {
+      if (exchange.method === 'HEAD') {
+        // HEAD tells the length it would send.
+        exchange.beginStream();
         res.cork(() => {
-          writeHead(status, headers);
-          if (info.method === 'HEAD') res.endWithoutBody(length);
-          else res.end();
+          exchange.writeHead(status, answerHeaders);
+          res.endWithoutBody(length);
         });
+        exchange.streamEnded(status);
         return;
       }
-      streamFile(res, state, file, start, end, length, () => writeHead(status, headers), log);
+      if (length === 0) {
+        exchange.send(status, answerHeaders, '');
+        return;
+      }
+      stream = fs.createReadStream(file, { start, end, highWaterMark: 256 * 1024 });
+      exchange.beginStream();
+      streamFile(exchange, stream, length, status, answerHeaders, log);
     }
   };
 
@@ -232,30 +198,38 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext): void {
   uws.head('/media/*', handle);
 }
 
-/** Streams [start, end] of a file with backpressure: pauses the read while the socket is full. */
+/** Streams a file range with backpressure: pauses the read while the socket is full. */
 function streamFile(
-  res: HttpResponse,
-  state: { aborted: boolean; stream: fs.ReadStream | null },
-  file: string,
-  start: number,
-  end: number,
+  exchange: Exchange,
+  stream: fs.ReadStream,
   total: number,
-  writeHead: () => void,
+  status: number,
+  headers: Record<string, string>,
   log: AppContext['log'],
 ): void {
-  const stream = fs.createReadStream(file, { start, end, highWaterMark: 256 * 1024 });
-  state.stream = stream;
+  const { res } = exchange;
   let headWritten = false;
   let finished = false;
-  stream.on('error', (err) => {
-    if (state.aborted || finished) return;
-    log.warn({ err: err.message }, 'media read failed');
+  const end = (finalStatus: number) => {
     finished = true;
+    stream.destroy();
+    exchange.streamEnded(finalStatus);
+  };
+  stream.on('error', (err) => {
+    if (exchange.aborted || finished) return;
+    log.warn({ err: err.message }, 'media read failed');
     // Headers may already be out: the only honest signal left is closing the connection.
-    res.cork(() => (headWritten ? res.close() : (res.writeStatus('500 Internal Server Error'), res.end())));
+    res.cork(() => {
+      if (headWritten) res.close();
+      else {
+        exchange.writeHead(500, {});
+        res.end();
+      }
+    });
+    end(500);
   });
   stream.on('data', (chunk: Buffer | string) => {
-    if (state.aborted || finished) {
+    if (exchange.aborted || finished) {
       stream.destroy();
       return;
     }
@@ -263,25 +237,19 @@ function streamFile(
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
     res.cork(() => {
       if (!headWritten) {
-        writeHead();
+        exchange.writeHead(status, headers);
         headWritten = true;
       }
       const lastOffset = res.getWriteOffset();
       const [ok, done] = res.tryEnd(ab, total);
-      if (done) {
-        finished = true;
-        stream.destroy();
-      } else if (!ok) {
+      if (done) end(status);
+      else if (!ok) {
         stream.pause();
         res.onWritable((offset) => {
-          if (state.aborted) return true;
+          if (exchange.aborted) return true;
           const [retryOk, retryDone] = res.tryEnd(ab.slice(offset - lastOffset), total);
-          if (retryDone) {
-            finished = true;
-            stream.destroy();
-          } else if (retryOk) {
-            stream.resume();
-          }
+          if (retryDone) end(status);
+          else if (retryOk) stream.resume();
           return retryOk;
         });
       }

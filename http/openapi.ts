@@ -3,11 +3,11 @@
 // JSON Schema output (draft 2020-12, which OpenAPI 3.1 uses as is). Built once, on first request
 // (PUBLIC_BASE_URL may only be known after listen), then served from memory.
 import { STATUS_CODES } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { z } from 'zod';
 import type { AppContext } from '../src/context.js';
 import type { AnyRoute } from './route.js';
+import type { OpenExchange } from './server.js';
 import { RATE_LIMITS } from './rate-limit.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -208,34 +208,16 @@ export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): Rec
   };
 }
 
-export function registerOpenApiRoute(uws: TemplatedApp, app: AppContext, routes: AnyRoute[]): void {
+export function registerOpenApiRoute(uws: TemplatedApp, app: AppContext, routes: AnyRoute[], openExchange: OpenExchange): void {
   let cached: string | null = null;
-  const corsAny = app.config.CORS_ORIGINS.split(',').map((s) => s.trim()).includes('*');
   uws.get(OPENAPI_PATH, (res: HttpResponse, req: HttpRequest) => {
-    // Read from req now (it is gone after this call); everything below runs synchronously, so
-    // the response is written before the request could be aborted.
-    const incomingId = req.getHeader('x-request-id');
-    const requestId = /^[\w-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
-    let status = '200 OK';
-    let body: string;
+    const exchange = openExchange(res, req);
     try {
       cached ??= JSON.stringify(buildOpenApiDocument(routes, app.config.publicBaseUrl));
-      body = cached;
     } catch (err) {
-      app.log.error({ err }, 'OpenAPI document failed');
-      status = '500 Internal Server Error';
-      body = JSON.stringify({
-        success: false, error_code: 'server.error.internal', message: 'An unexpected error occurred', timestamp: new Date().toISOString(),
-      });
+      exchange.sendError(err);
+      return;
     }
-    res.cork(() => {
-      res.writeStatus(status);
-      res.writeHeader('Content-Type', 'application/json; charset=utf-8');
-      res.writeHeader('Cache-Control', 'public, max-age=300');
-      res.writeHeader('X-Content-Type-Options', 'nosniff');
-      res.writeHeader('X-Request-Id', requestId);
-      if (corsAny) res.writeHeader('Access-Control-Allow-Origin', '*');
-      res.end(body);
-    });
+    exchange.send(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' }, cached);
   });
 }

@@ -41,12 +41,14 @@ export interface MultipartOptions {
   maxTotalBytes?: number;
 }
 
-export interface RequestContext<B, Q, P> {
+export interface RequestContext<B, Q, P, H = Record<string, string>> {
   body: B;
   query: Q;
   params: P;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
+  /** The headers as the route's `headers` schema parsed them (lower-cased names); all of them when it has none. */
+  headers: H;
+  /** Every header as sent (lower-cased names). */
+  rawHeaders: Record<string, string>;
   /** The authenticated caller; reading it on an anonymous request throws 401. */
   readonly caller: Caller;
   readonly optionalCaller: Caller | null;
@@ -83,10 +85,14 @@ export interface EmptyResult {
 
 export type RouteResult = EnvelopeResult | RawResult | EmptyResult;
 
+/** The headers of a route without a `headers` schema: all of them, unparsed. */
+export type AllHeaders = z.ZodType<Record<string, string>>;
+
 export interface RouteDefinition<
   B extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   P extends z.ZodType = z.ZodType,
+  H extends z.ZodType = AllHeaders,
 > {
   method: HttpMethod;
   /** Path with `:name` parameters, e.g. `/auth/api/v1/users/:userId/follow`. */
@@ -106,6 +112,8 @@ export interface RouteDefinition<
   body?: B;
   query?: Q;
   params?: P;
+  /** Request headers the route reads (lower-cased names), validated like the body. */
+  headers?: H;
   multipart?: MultipartOptions;
   /** Largest JSON body accepted (bytes); MAX_JSON_BODY_BYTES by default. */
   maxBodyBytes?: number;
@@ -115,20 +123,22 @@ export interface RouteDefinition<
   responseData?: z.ZodType;
   /** Documented error statuses, for the OpenAPI document. */
   errorStatuses?: number[];
-  handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<RouteResult>;
+  handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>) => Promise<RouteResult>;
 }
 
 // A route table holds routes of many schema types; this erases them for storage.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any>;
 
 /** Declares a route with the handler's context typed from its schemas. */
-export function defineRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, P extends z.ZodType = z.ZodUnknown>(
-  def: RouteDefinition<B, Q, P>,
-): AnyRoute {
+export function defineRoute<
+  B extends z.ZodType = z.ZodUnknown,
+  Q extends z.ZodType = z.ZodUnknown,
+  P extends z.ZodType = z.ZodUnknown,
+  H extends z.ZodType = AllHeaders,
+>(def: RouteDefinition<B, Q, P, H>): AnyRoute {
   return def as AnyRoute;
 }
 
-/** A route module: builds its routes (and their services) from the application context. */
 /** A route group: its routes, given the context and the services of the composition root. */
 export type RouteModule = (app: AppContext, services: Services) => AnyRoute[];

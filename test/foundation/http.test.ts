@@ -234,6 +234,22 @@ describe('headers', () => {
     }
   });
 
+  it('sends the same request id, CORS and security headers on the raw routes (media, OpenAPI)', async () => {
+    const media = await api.get('/media/no/such/file.mp4', { headers: { 'x-request-id': 'media-trace-1' } });
+    const openapi = await api.get('/api/v1/openapi.json', { headers: { 'x-request-id': 'doc-trace-1' } });
+    expect(media.status).toBe(404);
+    expect(media.body.error_code).toBe('media.error.not_found');
+    expect(openapi.status).toBe(200);
+    expect(media.headers.get('x-request-id')).toBe('media-trace-1');
+    expect(openapi.headers.get('x-request-id')).toBe('doc-trace-1');
+    for (const res of [media, openapi]) {
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    }
+  });
+
   it('echoes a well-formed X-Request-Id and generates one otherwise', async () => {
     const echoed = await api.get('/healthz', { headers: { 'x-request-id': 'trace-abc_123' } });
     expect(echoed.headers.get('x-request-id')).toBe('trace-abc_123');

@@ -1,0 +1,152 @@
+// One request and its answer, for every route of the service (the JSON route table, media files,
+// the OpenAPI document): a snapshot of the uWS request (uWS reuses `req` after the handler
+// returns), and the one response writer — status line, the headers every answer carries (request
+// id, security headers, CORS), the error envelope, the access log line and the in-flight count
+// that a stopping node drains.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { Logger } from '../src/shared/logger.js';
+import type { AppError } from '../src/shared/errors.js';
+import type { CorsPolicy } from './cors.js';
+import { errorBody, toAppError } from './envelope.js';
+import type { InFlightRequests } from './in-flight.js';
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+
+/** What every exchange of a server shares. */
+export interface ExchangeSettings {
+  cors: CorsPolicy;
+  inFlight: InFlightRequests;
+  log: Logger;
+  trustProxy: boolean;
+}
+
+/** The caller's address: the socket peer, or with TRUST_PROXY the last X-Forwarded-For entry. */
+function clientIp(res: HttpResponse, headers: Record<string, string>, trustProxy: boolean): string {
+  if (trustProxy && headers['x-forwarded-for']) {
+    const hops = headers['x-forwarded-for'].split(',').map((s) => s.trim()).filter(Boolean);
+    if (hops.length) return hops[hops.length - 1];
+  }
+  const raw = Buffer.from(res.getRemoteAddressAsText()).toString();
+  const mapped = /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(raw);
+  if (mapped) {
+    const hi = parseInt(mapped[1], 16);
+    const lo = parseInt(mapped[2], 16);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return raw;
+}
+
+export class Exchange {
+  readonly method: string;
+  readonly url: string;
+  readonly rawQuery: string;
+  /** Lower-cased names. */
+  readonly headers: Record<string, string>;
+  readonly requestId: string;
+  readonly ip: string;
+  private readonly started = process.hrtime.bigint();
+  private readonly baseHeaders: Record<string, string>;
+  private abortHandlers: (() => void)[] = [];
+  private answered = false;
+  private finished = false;
+  aborted = false;
+
+  constructor(
+    readonly res: HttpResponse,
+    req: HttpRequest,
+    private readonly settings: ExchangeSettings,
+  ) {
+    this.method = req.getMethod().toUpperCase();
+    this.url = req.getUrl();
+    this.rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    this.headers = headers;
+    this.requestId = /^[\w-]{1,64}$/.test(headers['x-request-id'] ?? '') ? headers['x-request-id'] : randomUUID();
+    this.ip = clientIp(res, headers, settings.trustProxy);
+    this.baseHeaders = { 'X-Request-Id': this.requestId, ...SECURITY_HEADERS, ...settings.cors.headersFor(headers.origin) };
+    settings.inFlight.enter();
+    // The request stays in flight after its client left, until whoever handles it answers (a
+    // no-op then) or ends its stream: a stopping node still waits for the work it started.
+    res.onAborted(() => {
+      this.aborted = true;
+      for (const handler of this.abortHandlers) handler();
+    });
+  }
+
+  /** Runs `handler` if the client leaves before the answer is complete. */
+  onAbort(handler: () => void): void {
+    this.abortHandlers.push(handler);
+  }
+
+  /** True once the answer was written or the client left: nothing more may be written. */
+  get closed(): boolean {
+    return this.aborted || this.answered;
+  }
+
+  /** Writes a whole answer; `body` null for none. Closes the connection after it when asked. */
+  send(status: number, headers: Record<string, string>, body: string | null, closeConnection = false): void {
+    if (!this.closed) {
+      this.answered = true;
+      this.res.cork(() => {
+        this.writeHead(status, headers);
+        if (body === null) this.res.endWithoutBody(0, closeConnection);
+        else this.res.end(body, closeConnection);
+      });
+    }
+    this.finish(status);
+  }
+
+  sendJson(status: number, payload: unknown, headers: Record<string, string> = {}): void {
+    this.send(status, { ...headers, 'Content-Type': JSON_TYPE }, JSON.stringify(payload));
+  }
+
+  /** The error envelope of SPEC §7 for any thrown value (no internals reach the client). */
+  sendError(error: unknown, headers: Record<string, string> = {}, closeConnection = false): void {
+    const appError: AppError = toAppError(error);
+    if (appError.status >= 500) this.settings.log.error({ err: error, requestId: this.requestId, method: this.method, path: this.url }, 'request failed');
+    const body = this.method === 'HEAD' ? null : JSON.stringify(errorBody(appError));
+    this.send(appError.status, { ...headers, ...(appError.headers ?? {}), 'Content-Type': JSON_TYPE }, body, closeConnection);
+  }
+
+  /**
+   * For answers written in parts (streamed files): the status line and headers, inside the
+   * caller's cork. The caller ends the response and then calls `streamEnded`.
+   */
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.res.writeStatus(statusLine(status));
+    for (const [k, v] of Object.entries({ ...this.baseHeaders, ...headers })) this.res.writeHeader(k, v);
+  }
+
+  /** Marks an answer that the caller wrote itself (streamed) as begun, so nothing else writes. */
+  beginStream(): void {
+    this.answered = true;
+  }
+
+  /** A streamed answer is complete (or abandoned): log it and leave the in-flight count. */
+  streamEnded(status: number): void {
+    this.finish(status);
+  }
+
+  private finish(status: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settings.inFlight.leave();
+    const ms = Number(process.hrtime.bigint() - this.started) / 1e6;
+    this.settings.log.info({ requestId: this.requestId, method: this.method, path: this.url, status, ms: Math.round(ms * 10) / 10, ip: this.ip }, 'request');
+  }
+}

@@ -1,0 +1,38 @@
+// Every part of the request through the route's zod schemas: body, query, path parameters and
+// headers. The first bad field is a 400 naming it; the handler gets the parsed values.
+import type { z } from 'zod';
+import { unauthorized } from '../../src/shared/errors.js';
+import type { Caller } from '../../src/auth/caller.js';
+import { validationError } from '../envelope.js';
+import type { Step } from './request-state.js';
+
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: string): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(part, result.error);
+  return result.data;
+}
+
+export const validate: Step = {
+  name: 'validate',
+  run: (state) => {
+    const { route, exchange, caller } = state;
+    state.context = {
+      body: parsePart(route.body, state.json, 'body'),
+      query: parsePart(route.query, Object.fromEntries(new URLSearchParams(exchange.rawQuery)), 'query'),
+      params: parsePart(route.params, state.pathParams, 'params'),
+      headers: parsePart(route.headers, exchange.headers, 'headers'),
+      rawHeaders: exchange.headers,
+      get caller(): Caller {
+        if (!caller) throw unauthorized('auth.error.missing_token', 'A bearer access token is required');
+        return caller;
+      },
+      optionalCaller: caller,
+      ip: exchange.ip,
+      requestId: exchange.requestId,
+      files: state.files,
+      fields: state.fields,
+      app: state.app,
+    };
+  },
+};
