@@ -2,13 +2,13 @@
 // index walk and a trigram or array index by their row estimates (docs/content.md); embedded
 // PGlite has no autovacuum, so without this a table that grows keeps the estimates of when it was
 // small. On a server autovacuum does it too; an extra ANALYZE costs little.
-import { sql } from 'drizzle-orm';
+import { MaintenanceRepository } from '../src/db/maintenance-repository.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
 export const databaseAnalyzeJob: ScheduledJob = {
   name: 'database-analyze',
   cron: '35 * * * *',
   run: async (app) => {
-    await app.database.rows(sql`analyze`);
+    await new MaintenanceRepository(app.database).analyze();
   },
 };

@@ -1,7 +1,6 @@
 // {authorization_api} = /authorization/api/v1 (SPEC §4.2): permissions and roles.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { parseRoleNames } from '../../src/authorization/roles.js';
 import {
   createPermissionBody, createRoleBody, listPermissionsQuery, permissionView, roleView,
 } from '../../src/authorization/schemas.js';
@@ -9,7 +8,7 @@ import {
 const base = '/authorization/api/v1';
 const tag = 'authorization';
 
-export const authorizationRoutes: RouteModule = (app, services) => {
+export const authorizationRoutes: RouteModule = (_app, services) => {
   const { roles } = services;
   return [
     defineRoute({
@@ -19,7 +18,7 @@ export const authorizationRoutes: RouteModule = (app, services) => {
       responseData: z.object({ permission_names: z.array(z.string()), permissions: z.array(permissionView) }),
       handler: async ({ query }) => ({
         message: 'Permissions',
-        data: await roles.listPermissions(parseRoleNames(query.role_names)),
+        data: await roles.listPermissions(query.role_names),
       }),
     }),
     defineRoute({

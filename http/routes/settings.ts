@@ -1,9 +1,6 @@
 // {content_api} = /content/api/v1 (SPEC §4.7): settings, two-factor toggle, sessions, statistics.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { can } from '../../src/auth/caller.js';
-import { forbidden, notFound } from '../../src/shared/errors.js';
-import { SettingsService } from '../../src/settings/service.js';
 import { settingsPatchBody, settingsTreeSchema } from '../../src/settings/schemas.js';
 import { toggleTwoFactorBody } from '../../src/twofactor/schemas.js';
 import { statsByDayData, statsByDayQuery } from '../../src/stats/schemas.js';
@@ -20,9 +17,8 @@ const sessionView = z.object({
   current: z.boolean(),
 });
 
-export const settingsRoutes: RouteModule = (app, services) => {
-  const settings = new SettingsService(app);
-  const { stats } = services;
+export const settingsRoutes: RouteModule = (_app, services) => {
+  const { settings, stats } = services;
   return [
     defineRoute({
       method: 'GET', path: `${base}/user/settings`, tag, auth: 'user', permission: 'manage:settings',
@@ -78,24 +74,19 @@ export const settingsRoutes: RouteModule = (app, services) => {
       summary: 'End one of the caller\'s sessions (the current one too)',
       params: z.object({ session_id: z.uuid('must be a session id') }),
       responseData: z.object({ session_id: z.string(), current: z.boolean() }), errorStatuses: [400, 401, 403, 404, 500],
-      handler: async ({ caller, params }) => {
-        if (!(await services.sessions.revoke(caller.userId, params.session_id))) {
-          throw notFound('session.error.not_found', 'No such active session', { field: 'session_id', constraint: 'an active session of the caller' });
-        }
-        return { message: 'Session ended', data: { session_id: params.session_id, current: params.session_id === caller.sessionId } };
-      },
+      handler: async ({ caller, params }) => ({
+        message: 'Session ended',
+        data: await services.sessions.endOwn(caller.userId, params.session_id, caller.sessionId),
+      }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/stats/by-day`, tag, auth: 'user', permission: 'read:stats',
       summary: 'Per-day statistics (UTC days, both ends included, at most 366); another user\'s need read:any_stats',
       query: statsByDayQuery, responseData: statsByDayData, errorStatuses: [400, 401, 403, 404, 500],
-      handler: async ({ caller, query }) => {
-        const userId = query.user_id ?? caller.userId;
-        if (userId !== caller.userId && !can(caller, 'read:any_stats')) {
-          throw forbidden('authorization.error.forbidden', 'Permission read:any_stats is required for another user\'s statistics');
-        }
-        return { message: 'Daily statistics', data: await stats.byDay(userId, query.start_date, query.end_date) };
-      },
+      handler: async ({ caller, query }) => ({
+        message: 'Daily statistics',
+        data: await stats.byDay(caller, query.user_id, query.start_date, query.end_date),
+      }),
     }),
   ];
 };

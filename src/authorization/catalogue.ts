@@ -22,7 +22,7 @@ export const PERMISSIONS = {
   'publish:social': 'Publish content to external platforms',
 } as const;
 
-export type PermissionName = keyof typeof PERMISSIONS;
+type PermissionName = keyof typeof PERMISSIONS;
 
 const everyUser: PermissionName[] = [
   'read:profile', 'update:profile', 'create:follow', 'create:content', 'create:reaction', 'upload:file',

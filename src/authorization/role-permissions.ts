@@ -1,8 +1,8 @@
 // Which permission names each role holds, cached briefly in memory because every authenticated
 // request asks. A change made on this node clears the cache at once; other nodes see it within
 // CACHE_MS.
-import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client.js';
+import { RolesRepository } from './roles-repository.js';
 
 const CACHE_MS = 5_000;
 
@@ -11,7 +11,11 @@ export class RolePermissions {
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
 
-  constructor(private readonly database: DatabaseHandle) {}
+  private readonly repository: RolesRepository;
+
+  constructor(database: DatabaseHandle) {
+    this.repository = new RolesRepository(database);
+  }
 
   async forRole(role: string): Promise<ReadonlySet<string>> {
     if (Date.now() - this.loadedAt > CACHE_MS) await this.reload();
@@ -25,12 +29,7 @@ export class RolePermissions {
   private reload(): Promise<void> {
     this.loading ??= (async () => {
       try {
-        const rows = await this.database.rows<{ role: string; permission: string }>(sql`
-          select r.name as role, p.name as permission
-          from roles r
-          join role_permissions rp on rp.role_id = r.id
-          join permissions p on p.id = rp.permission_id
-          where r.is_active and p.is_active`);
+        const rows = await this.repository.activeGrants();
         const next = new Map<string, Set<string>>();
         for (const row of rows) {
           if (!next.has(row.role)) next.set(row.role, new Set());

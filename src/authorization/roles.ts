@@ -2,59 +2,81 @@
 // create:role (the route checks those). A change clears the role-permission cache of this node
 // at once; other nodes pick it up within that cache's lifetime.
 import { badRequest, isUniqueViolation } from '../shared/errors.js';
-import { isUuid } from '../shared/ids.js';
+import { isUuid, newId } from '../shared/ids.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { RolePermissions } from './role-permissions.js';
-import { RolesRepository } from './roles-repository.js';
+import { RolesRepository, type PermissionRow, type RoleRow } from './roles-repository.js';
 import type { CreatePermissionInput, CreateRoleInput, PermissionView, RoleView } from './schemas.js';
 
-export interface PermissionListing {
+interface PermissionListing {
   permission_names: string[];
   permissions: PermissionView[];
 }
 
 /** `a, b,,c` → `['a', 'b', 'c']` (duplicates dropped). */
-export function parseRoleNames(value: string | undefined): string[] {
+function parseRoleNames(value: string | undefined): string[] {
   if (!value) return [];
   return [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 100);
+}
+
+const toPermission = (r: PermissionRow): PermissionView => ({
+  _id: r.id,
+  name: r.name,
+  description: r.description,
+  is_active: r.is_active,
+  created_at: r.created_at.toISOString(),
+});
+
+const toRole = (r: RoleRow): RoleView => ({
+  _id: r.id,
+  name: r.name,
+  description: r.description,
+  permission_ids: r.permission_ids,
+  permission_names: r.permission_names,
+  is_active: r.is_active,
+  created_at: r.created_at.toISOString(),
+});
+
+/** Runs `insert`; a name already taken (unique violation) becomes a 400 naming it. */
+async function refusingTakenName<T>(insert: () => Promise<T>, code: string, message: string): Promise<T> {
+  try {
+    return await insert();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw badRequest(code, message, { field: 'name', constraint: 'unique' });
+    throw err;
+  }
 }
 
 export class RoleService {
   private readonly repository: RolesRepository;
 
   constructor(
-    database: DatabaseHandle,
+    private readonly database: DatabaseHandle,
     private readonly rolePermissions: RolePermissions,
   ) {
     this.repository = new RolesRepository(database);
   }
 
-  /** Every permission, or (with role names) the active permissions those active roles grant. */
-  async listPermissions(roleNames: string[]): Promise<PermissionListing> {
-    const permissions = roleNames.length
-      ? await this.repository.permissionsOfRoles(roleNames)
-      : await this.repository.allPermissions();
+  /** Every permission, or (with role names, comma-separated) the active permissions those active roles grant. */
+  async listPermissions(roleNamesParam: string | undefined): Promise<PermissionListing> {
+    const roleNames = parseRoleNames(roleNamesParam);
+    const rows = roleNames.length ? await this.repository.permissionsOfRoles(roleNames) : await this.repository.allPermissions();
+    const permissions = rows.map(toPermission);
     return { permission_names: permissions.map((p) => p.name), permissions };
   }
 
   async createPermission(input: CreatePermissionInput): Promise<PermissionView> {
-    try {
-      const permission = await this.repository.insertPermission(input.name, input.description);
-      this.rolePermissions.invalidate();
-      return permission;
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw badRequest('authorization.error.permission_exists', `Permission ${input.name} already exists`, {
-          field: 'name',
-          constraint: 'unique',
-        });
-      }
-      throw err;
-    }
+    const row = await refusingTakenName(
+      () => this.repository.insertPermission(input.name, input.description),
+      'authorization.error.permission_exists',
+      `Permission ${input.name} already exists`,
+    );
+    this.rolePermissions.invalidate();
+    return toPermission(row);
   }
 
-  listRoles(): Promise<RoleView[]> {
-    return this.repository.allRoles();
+  async listRoles(): Promise<RoleView[]> {
+    return (await this.repository.allRoles()).map(toRole);
   }
 
   async createRole(input: CreateRoleInput): Promise<RoleView> {
@@ -68,19 +90,20 @@ export class RoleService {
         constraint: 'id of an existing permission',
       });
     }
-    let roleId: string;
-    try {
-      roleId = await this.repository.insertRole(input.name, input.description ?? '', ids);
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw badRequest('authorization.error.role_exists', `Role ${input.name} already exists`, {
-          field: 'name',
-          constraint: 'unique',
-        });
-      }
-      throw err;
-    }
+    const roleId = newId();
+    await refusingTakenName(
+      () =>
+        this.database.transaction(async (tx) => {
+          const roles = new RolesRepository(tx);
+          await roles.insertRole(roleId, input.name, input.description ?? '');
+          for (const permissionId of ids) await roles.grant(roleId, permissionId);
+        }),
+      'authorization.error.role_exists',
+      `Role ${input.name} already exists`,
+    );
     this.rolePermissions.invalidate();
-    return (await this.repository.roleById(roleId))!;
+    const role = await this.repository.findRole(roleId);
+    if (!role) throw new Error(`role ${roleId} vanished right after it was created`);
+    return toRole(role);
   }
 }

@@ -3,9 +3,9 @@
 import { z } from 'zod';
 
 /** `<verb>:<noun>`, e.g. `create:content`, `update:any_content`. */
-export const PERMISSION_NAME_RE = /^[a-z][a-z_]*:[a-z][a-z_]*$/;
+const PERMISSION_NAME_RE = /^[a-z][a-z_]*:[a-z][a-z_]*$/;
 /** A role name is stored on users.role: keep it a plain identifier (`end_user`, `moderator`). */
-export const ROLE_NAME_RE = /^[a-z][a-z0-9_]*$/;
+const ROLE_NAME_RE = /^[a-z][a-z0-9_]*$/;
 
 const description = z.string().trim().max(500);
 

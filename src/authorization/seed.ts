@@ -3,29 +3,20 @@
 // start-up advisory lock so simultaneous nodes do it once.
 import bcrypt from 'bcryptjs';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { ConfigError } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { PERMISSIONS, SEEDED_ROLES, ADMIN_ROLE } from './catalogue.js';
 import { normalisePhoneNumber } from '../auth/phone.js';
+import { UserRepository } from '../auth/user-repository.js';
+import { RolesRepository } from './roles-repository.js';
 
 export async function seedRolesAndPermissions(app: AppContext): Promise<void> {
-  for (const [name, description] of Object.entries(PERMISSIONS)) {
-    await app.database.rows(
-      sql`insert into permissions (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing`,
-    );
-  }
+  const roles = new RolesRepository(app.database);
+  for (const [name, description] of Object.entries(PERMISSIONS)) await roles.insertPermissionIfMissing(name, description);
   for (const [role, def] of Object.entries(SEEDED_ROLES)) {
-    await app.database.rows(
-      sql`insert into roles (id, name, description) values (${newId()}, ${role}, ${def.description}) on conflict (name) do nothing`,
-    );
-    for (const permission of def.permissions) {
-      await app.database.rows(sql`
-        insert into role_permissions (role_id, permission_id)
-        select r.id, p.id from roles r, permissions p where r.name = ${role} and p.name = ${permission}
-        on conflict do nothing`);
-    }
+    await roles.insertRoleIfMissing(role, def.description);
+    for (const permission of def.permissions) await roles.grantByName(role, permission);
   }
 }
 
@@ -39,27 +30,31 @@ export async function ensureAdministrator(app: AppContext): Promise<void> {
   const { ADMIN_PHONE_NUMBER, ADMIN_PASSWORD } = app.config;
   if (!ADMIN_PHONE_NUMBER || !ADMIN_PASSWORD) return;
   const phone = normalisePhoneNumber(ADMIN_PHONE_NUMBER, app.config.DEFAULT_PHONE_REGION);
-  const [existing] = await app.database.rows<{ id: string; role: string }>(sql`select id, role from users where phone_number = ${phone}`);
-  if (existing) {
-    if (existing.role === ADMIN_ROLE) return;
+  const users = new UserRepository(app.database);
+  const existingRole = await users.findRoleByPhone(phone);
+  if (existingRole !== undefined) {
+    if (existingRole === ADMIN_ROLE) return;
     throw new ConfigError(
       'invalid environment variable ADMIN_PHONE_NUMBER: the number belongs to an account that is not an administrator; ' +
         'it is not promoted (choose another number, or remove or promote that account yourself)',
     );
   }
-  const username = await freeAdministratorUsername(app);
+  const username = await freeAdministratorUsername(users);
   const passwordHash = await bcrypt.hash(ADMIN_PASSWORD, app.config.BCRYPT_ROUNDS);
-  await app.database.rows(sql`
-    insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name, role)
-    values (${newId()}, ${username}, ${passwordHash}, ${phone}, true, 'Admin', '', ${ADMIN_ROLE})`);
+  const id = newId();
+  // The operator chose the number, so it counts as verified from the start.
+  await app.database.transaction(async (tx) => {
+    const inserting = new UserRepository(tx);
+    await inserting.insert({ id, username, passwordHash, phoneNumber: phone, givenName: 'Admin', familyName: '', role: ADMIN_ROLE });
+    await inserting.markPhoneVerified(id);
+  });
   app.log.info({ username }, 'administrator account created');
 }
 
 /** `admin`, or when someone registered that name, `admin_` and a random suffix. */
-async function freeAdministratorUsername(app: AppContext): Promise<string> {
+async function freeAdministratorUsername(users: UserRepository): Promise<string> {
   for (const candidate of ['admin', ...Array.from({ length: 5 }, () => `admin_${randomBytes(3).toString('hex')}`)]) {
-    const [taken] = await app.database.rows<{ id: string }>(sql`select id from users where lower(username) = lower(${candidate})`);
-    if (!taken) return candidate;
+    if (!(await users.usernameTaken(candidate))) return candidate;
   }
   throw new Error('no free username for the administrator account');
 }

@@ -1,8 +1,8 @@
 // The settings tree of SPEC §2.5: its defaults and the strict schema of a partial update.
 import { z } from 'zod';
 
-export const SESSION_TIMEOUT_MIN = 5;
-export const SESSION_TIMEOUT_MAX = 43_200; // 30 days, in minutes
+const SESSION_TIMEOUT_MIN = 5;
+const SESSION_TIMEOUT_MAX = 43_200; // 30 days, in minutes
 
 const interactionFlags = { likes: true, comments: true, new_followers: true, mentions: true, tags: true };
 

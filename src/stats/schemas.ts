@@ -28,5 +28,4 @@ export const statsByDayData = z.object({
   reactions_growth: z.number().int(),
 });
 
-export type DailyEntry = z.infer<typeof entry>;
 export type StatsByDay = z.infer<typeof statsByDayData>;

@@ -2,27 +2,31 @@
 // from daily_stats; later days (today always) are counted live from the source tables.
 // reactions_total is the running total of reactions received up to the end of each day;
 // each *_growth is the sum of that column over the range.
-import { sql } from 'drizzle-orm';
-import type { AppContext } from '../context.js';
-import { badRequest, notFound } from '../shared/errors.js';
-import { activityEvents, reactionsReceivedBefore } from './activity.js';
+import { can, type Caller } from '../auth/caller.js';
+import { UserRepository } from '../auth/user-repository.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { badRequest, forbidden, notFound } from '../shared/errors.js';
 import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
-import { rolledThrough } from './rollup.js';
 import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';
-
-interface DayCounts {
-  posts: number;
-  followers: number;
-  following: number;
-  reactions: number;
-}
+import { StatsRepository, type DayCounts } from './stats-repository.js';
 
 const ZERO: DayCounts = { posts: 0, followers: 0, following: 0, reactions: 0 };
 
 export class StatsService {
-  constructor(private readonly app: AppContext) {}
+  private readonly stats: StatsRepository;
+  private readonly users: UserRepository;
 
-  async byDay(userId: string, startDate: string, endDate: string): Promise<StatsByDay> {
+  constructor(database: DatabaseHandle) {
+    this.stats = new StatsRepository(database);
+    this.users = new UserRepository(database);
+  }
+
+  /** The statistics of `userId` (the caller's own when absent); another user's need read:any_stats. */
+  async byDay(caller: Caller, userId: string | undefined, startDate: string, endDate: string): Promise<StatsByDay> {
+    const subjectId = userId ?? caller.userId;
+    if (subjectId !== caller.userId && !can(caller, 'read:any_stats')) {
+      throw forbidden('authorization.error.forbidden', 'Permission read:any_stats is required for another user\'s statistics');
+    }
     if (endDate < startDate) {
       throw badRequest('stats.error.invalid_range', 'end_date must not be before start_date', { field: 'end_date', constraint: '>= start_date' });
     }
@@ -32,28 +36,22 @@ export class StatsService {
         constraint: `at most ${MAX_RANGE_DAYS} days after start_date`,
       });
     }
-    const [user] = await this.app.database.rows(sql`select 1 from users where id = ${userId}`);
-    if (!user) throw notFound('stats.error.user_not_found', 'No such user', { field: 'user_id', constraint: 'existing user' });
+    if (!(await this.users.exists(subjectId))) {
+      throw notFound('stats.error.user_not_found', 'No such user', { field: 'user_id', constraint: 'existing user' });
+    }
 
-    const mark = await rolledThrough(this.app);
+    const mark = await this.stats.rolledThrough();
     const liveFrom = mark === null ? startDate : maxDay(startDate, addDays(mark, 1));
     const counts = new Map<string, DayCounts>();
 
     if (mark !== null && startDate <= mark) {
-      const rolled = await this.app.database.rows<DayCounts & { day: string }>(sql`
-        select day::text as day, posts, followers, following, reactions from daily_stats
-        where user_id = ${userId} and day >= ${startDate}::date and day <= ${minDay(endDate, mark)}::date`);
-      for (const r of rolled) counts.set(r.day, { posts: r.posts, followers: r.followers, following: r.following, reactions: r.reactions });
+      for (const { day, ...c } of await this.stats.rolledUpDays(subjectId, startDate, minDay(endDate, mark))) counts.set(day, c);
     }
     if (liveFrom <= endDate) {
-      const live = await this.app.database.rows<DayCounts & { day: string }>(sql`
-        select e.day::text as day, sum(e.posts)::int as posts, sum(e.followers)::int as followers,
-               sum(e.following)::int as following, sum(e.reactions)::int as reactions
-        from (${activityEvents(liveFrom, addDays(endDate, 1), userId)}) e group by e.day`);
-      for (const r of live) counts.set(r.day, { posts: r.posts, followers: r.followers, following: r.following, reactions: r.reactions });
+      for (const { day, ...c } of await this.stats.liveDays(subjectId, liveFrom, addDays(endDate, 1))) counts.set(day, c);
     }
 
-    let total = await this.reactionsBefore(userId, startDate, mark);
+    let total = await this.reactionsBefore(subjectId, startDate, mark);
     const result: StatsByDay = { days: [], followers_growth: 0, following_growth: 0, reactions_growth: 0 };
     for (let day = startDate; day <= endDate; day = addDays(day, 1)) {
       const c = counts.get(day) ?? ZERO;
@@ -69,17 +67,9 @@ export class StatsService {
   /** Reactions received before `day`: rolled-up days from daily_stats, the rest live. */
   private async reactionsBefore(userId: string, day: string, mark: string | null): Promise<number> {
     let total = 0;
-    if (mark !== null) {
-      const [rolled] = await this.app.database.rows<{ n: number }>(sql`
-        select coalesce(sum(reactions), 0)::int as n from daily_stats
-        where user_id = ${userId} and day < ${minDay(day, addDays(mark, 1))}::date`);
-      total += rolled.n;
-    }
+    if (mark !== null) total += await this.stats.rolledUpReactionsBefore(userId, minDay(day, addDays(mark, 1)));
     const liveFrom = mark === null ? null : addDays(mark, 1);
-    if (liveFrom === null || liveFrom < day) {
-      const [live] = await this.app.database.rows<{ n: number }>(reactionsReceivedBefore(userId, day, liveFrom));
-      total += live.n;
-    }
+    if (liveFrom === null || liveFrom < day) total += await this.stats.liveReactionsBefore(userId, day, liveFrom);
     return total;
   }
 }

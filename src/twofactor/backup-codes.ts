@@ -3,7 +3,7 @@
 // symbols are about 49 bits each, and guessing is capped by the same lock as TOTP codes.
 import { randomInt } from 'node:crypto';
 
-export const BACKUP_CODE_COUNT = 10;
+const BACKUP_CODE_COUNT = 10;
 const ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const LENGTH = 10;
 

@@ -18,5 +18,3 @@ export const toggleTwoFactorBody = z
       ctx.addIssue({ code: 'custom', path: ['verification_code'], message: 'required to disable two-factor' });
     }
   });
-
-export type ToggleTwoFactorBody = z.infer<typeof toggleTwoFactorBody>;

@@ -3,25 +3,25 @@
 // disabling, counts against one per-user budget: after MAX_CODE_FAILURES wrong codes the account's
 // two-factor check is locked for LOCK_SECONDS (429), so codes cannot be guessed.
 import bcrypt from 'bcryptjs';
-import { sql, type SQL } from 'drizzle-orm';
 import { authenticator } from 'otplib';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.js';
 import type { TwoFactorCheck } from '../auth/two-factor-check.js';
 import { normalisePhoneNumber } from '../auth/phone.js';
+import { UserRepository, type TwoFactorUserRow } from '../auth/user-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
 import { TwoFactorKeys } from './keys.js';
+import { TwoFactorRepository } from './two-factor-repository.js';
 import { generateBackupCodes, looksLikeBackupCode, normaliseBackupCode } from './backup-codes.js';
 
-export const MAX_CODE_FAILURES = 5;
-export const LOCK_SECONDS = 15 * 60;
-export const TOTP_ISSUER = 'Real Estate Video';
+const MAX_CODE_FAILURES = 5;
+const LOCK_SECONDS = 15 * 60;
+const TOTP_ISSUER = 'Real Estate Video';
 const TOTP_STEP_SECONDS = 30;
 
 const totp = authenticator.clone({ step: TOTP_STEP_SECONDS, digits: 6, window: 1 });
 
-export interface TwoFactorEnabled {
+interface TwoFactorEnabled {
   two_factor_enabled: true;
   backup_codes: string[];
   /** PNG data URI of a QR code holding `otpauth_url`. */
@@ -33,17 +33,15 @@ export interface TwoFactorEnabled {
 
 type CodeCheck = { result: 'ok' } | { result: 'wrong' } | { result: 'locked'; retryAfterSeconds: number };
 
-interface UserRow {
-  username: string;
-  phone_number: string;
-  password_hash: string;
-  two_factor_enabled: boolean;
-}
-
 export class TwoFactorService implements TwoFactorCheck {
   private keys: Promise<TwoFactorKeys> | null = null;
+  private readonly repository: TwoFactorRepository;
+  private readonly users: UserRepository;
 
-  constructor(private readonly app: AppContext) {}
+  constructor(private readonly app: AppContext) {
+    this.repository = new TwoFactorRepository(app.database);
+    this.users = new UserRepository(app.database);
+  }
 
   async enable(userId: string, input: { current_password: string; phone_number: string }): Promise<TwoFactorEnabled> {
     const user = await this.requireUserWithPassword(userId, input.current_password);
@@ -60,18 +58,11 @@ export class TwoFactorService implements TwoFactorCheck {
     const secret = totp.generateSecret(20);
     const otpauthUrl = totp.keyuri(user.username, TOTP_ISSUER, secret);
     const backupCodes = generateBackupCodes();
-    await this.app.db.transaction(async (tx) => {
-      const exec = async (q: SQL) => ((await tx.execute(q)) as unknown as { rows: unknown[] }).rows;
-      // The conditional update makes two concurrent enables yield one winner.
-      const switched = await exec(sql`
-        update users set two_factor_enabled = true, updated_at = now()
-        where id = ${userId} and two_factor_enabled = false returning id`);
-      if (!switched.length) throw alreadyEnabled();
-      await exec(sql`delete from two_factor_credentials where user_id = ${userId}`);
-      await exec(sql`delete from two_factor_backup_codes where user_id = ${userId}`);
-      await exec(sql`insert into two_factor_credentials (user_id, secret_encrypted) values (${userId}, ${keys.encrypt(secret)})`);
-      const values = backupCodes.map((c) => sql`(${newId()}, ${userId}, ${keys.hashBackupCode(normaliseBackupCode(c))})`);
-      await exec(sql`insert into two_factor_backup_codes (id, user_id, code_hash) values ${sql.join(values, sql`, `)}`);
+    await this.app.database.transaction(async (tx) => {
+      if (!(await new UserRepository(tx).setTwoFactorEnabled(userId, true))) throw alreadyEnabled();
+      const twoFactor = new TwoFactorRepository(tx);
+      const hashes = backupCodes.map((code) => keys.hashBackupCode(normaliseBackupCode(code)));
+      await twoFactor.replaceCredentials(userId, keys.encrypt(secret), hashes);
     });
     const qrCode = await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2, width: 256 });
     return { two_factor_enabled: true, backup_codes: backupCodes, qr_code: qrCode, otpauth_url: otpauthUrl, secret };
@@ -93,10 +84,9 @@ export class TwoFactorService implements TwoFactorCheck {
         constraint: 'a current TOTP code or an unused backup code',
       });
     }
-    await this.app.db.transaction(async (tx) => {
-      await tx.execute(sql`update users set two_factor_enabled = false, updated_at = now() where id = ${userId}`);
-      await tx.execute(sql`delete from two_factor_credentials where user_id = ${userId}`);
-      await tx.execute(sql`delete from two_factor_backup_codes where user_id = ${userId}`);
+    await this.app.database.transaction(async (tx) => {
+      await new UserRepository(tx).setTwoFactorEnabled(userId, false);
+      await new TwoFactorRepository(tx).deleteCredentials(userId);
     });
     return { two_factor_enabled: false };
   }
@@ -108,12 +98,6 @@ export class TwoFactorService implements TwoFactorCheck {
     return check.result === 'ok';
   }
 
-  async remainingBackupCodes(userId: string): Promise<number> {
-    const [row] = await this.app.database.rows<{ n: number }>(sql`
-      select count(*)::int as n from two_factor_backup_codes where user_id = ${userId} and used_at is null`);
-    return row.n;
-  }
-
   private getKeys(): Promise<TwoFactorKeys> {
     this.keys ??= TwoFactorKeys.load(this.app).catch((err) => {
       this.keys = null;
@@ -122,9 +106,8 @@ export class TwoFactorService implements TwoFactorCheck {
     return this.keys;
   }
 
-  private async requireUserWithPassword(userId: string, password: string): Promise<UserRow> {
-    const [user] = await this.app.database.rows<UserRow>(sql`
-      select username, phone_number, password_hash, two_factor_enabled from users where id = ${userId}`);
+  private async requireUserWithPassword(userId: string, password: string): Promise<TwoFactorUserRow> {
+    const user = await this.users.findForTwoFactor(userId);
     if (!user) throw notFound('auth.error.user_not_found', 'The account no longer exists');
     if (!(await bcrypt.compare(password, user.password_hash))) {
       throw badRequest('auth.error.invalid_password', 'The current password is not correct', {
@@ -141,34 +124,22 @@ export class TwoFactorService implements TwoFactorCheck {
    */
   private async checkCode(userId: string, rawCode: string): Promise<CodeCheck> {
     const code = rawCode.trim();
-    const [claimed] = await this.app.database.rows<{ failed_attempts: number; secret_encrypted: string }>(sql`
-      update two_factor_credentials set failed_attempts = failed_attempts + 1
-      where user_id = ${userId} and (locked_until is null or locked_until <= now())
-      returning failed_attempts, secret_encrypted`);
+    const claimed = await this.repository.claimAttempt(userId);
     if (!claimed) {
-      const [lock] = await this.app.database.rows<{ seconds: number }>(sql`
-        select ceil(extract(epoch from locked_until - now()))::int as seconds
-        from two_factor_credentials where user_id = ${userId}`);
-      return lock ? { result: 'locked', retryAfterSeconds: Math.max(1, lock.seconds) } : { result: 'wrong' };
+      const secondsLeft = await this.repository.lockSecondsLeft(userId);
+      return secondsLeft === undefined ? { result: 'wrong' } : { result: 'locked', retryAfterSeconds: Math.max(1, secondsLeft) };
     }
     if (claimed.failed_attempts > MAX_CODE_FAILURES) {
-      await this.lock(userId);
+      await this.repository.lock(userId, LOCK_SECONDS);
       return { result: 'locked', retryAfterSeconds: LOCK_SECONDS };
     }
     const ok = (await this.matchesTotp(userId, claimed.secret_encrypted, code)) || (await this.consumeBackupCode(userId, code));
     if (ok) {
-      await this.app.database.rows(sql`update two_factor_credentials set failed_attempts = 0 where user_id = ${userId}`);
+      await this.repository.resetFailedAttempts(userId);
       return { result: 'ok' };
     }
-    if (claimed.failed_attempts >= MAX_CODE_FAILURES) await this.lock(userId);
+    if (claimed.failed_attempts >= MAX_CODE_FAILURES) await this.repository.lock(userId, LOCK_SECONDS);
     return { result: 'wrong' };
-  }
-
-  private async lock(userId: string): Promise<void> {
-    await this.app.database.rows(sql`
-      update two_factor_credentials
-      set locked_until = now() + make_interval(secs => ${LOCK_SECONDS}), failed_attempts = 0
-      where user_id = ${userId}`);
   }
 
   /** A TOTP code within ±1 step, and of a later step than the last one accepted (no replay). */
@@ -178,20 +149,14 @@ export class TwoFactorService implements TwoFactorCheck {
     const delta = totp.checkDelta(code, secret);
     if (delta === null) return false;
     const step = Math.floor(Date.now() / 1000 / TOTP_STEP_SECONDS) + delta;
-    const accepted = await this.app.database.rows(sql`
-      update two_factor_credentials set last_used_step = ${step}
-      where user_id = ${userId} and last_used_step < ${step} returning user_id`);
-    return accepted.length > 0;
+    return this.repository.acceptTotpStep(userId, step);
   }
 
   private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
     const normalised = normaliseBackupCode(code);
     if (!looksLikeBackupCode(normalised)) return false;
     const hash = (await this.getKeys()).hashBackupCode(normalised);
-    const used = await this.app.database.rows(sql`
-      update two_factor_backup_codes set used_at = now()
-      where user_id = ${userId} and code_hash = ${hash} and used_at is null returning id`);
-    return used.length > 0;
+    return this.repository.consumeBackupCode(userId, hash);
   }
 }
 

@@ -1,23 +1,22 @@
 // Roles and permissions (SPEC §4.2): shapes, each documented status, bad input, and that a new
 // permission granted through a new role takes effect.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 
 const base = '/authorization/api/v1';
+const booted = useTestServer();
 let server: TestServer;
 let admin: TestUser;
 let user: TestUser;
 let anonymous: ApiClient;
 
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   admin = await loginAdmin(server);
   user = await registerAndLogin(server);
   anonymous = new ApiClient(server.url);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -57,47 +56,43 @@ describe('GET /permissions', () => {
     permissions.forEach(expectPermission);
   });
 
-  it('filters by role names (comma-separated, blanks and unknown names ignored)', async () => {
+  it('filters by one role name', async () => {
     const endUser = (await anonymous.get(`${base}/permissions?role_names=end_user`)).body.data.permission_names;
     expect(endUser).toContain('create:content');
     expect(endUser).not.toContain('create:role');
-
     const adminOnly = (await anonymous.get(`${base}/permissions?role_names=admin`)).body.data.permission_names;
     expect(adminOnly).toContain('create:role');
+  });
 
+  it('filters by comma-separated role names, blanks and unknown names ignored, each permission once', async () => {
+    const adminOnly = (await anonymous.get(`${base}/permissions?role_names=admin`)).body.data.permission_names;
     const both = await anonymous.get(`${base}/permissions?role_names=${encodeURIComponent('end_user, ,no_such_role,admin')}`);
     expect(both.status).toBe(200);
     expect(both.body.data.permission_names).toEqual(adminOnly);
     expect(new Set(both.body.data.permission_names).size).toBe(both.body.data.permission_names.length);
+  });
 
+  it('answers no permissions for an unknown role name', async () => {
     const none = await anonymous.get(`${base}/permissions?role_names=no_such_role`);
     expect(none.body.data).toEqual({ permission_names: [], permissions: [] });
   });
 });
 
 describe('POST /permissions', () => {
-  it('creates a permission (201) for a caller holding create:permission', async () => {
-    const name = `${unique('audit')}:report`;
-    const res = await admin.api.post(`${base}/permissions`, { name, description: 'Read audit reports' });
-    expect(res.status).toBe(201);
-    expect(res.body.success).toBe(true);
-    expectPermission(res.body.data);
-    expect(res.body.data).toMatchObject({ name, description: 'Read audit reports', is_active: true });
-    const listed = (await anonymous.get(`${base}/permissions`)).body.data.permission_names;
-    expect(listed).toContain(name);
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await anonymous.post(`${base}/permissions`, { name: 'read:thing', description: 'x' }), 401);
   });
 
-  it('answers 401 without a token and with a bad token', async () => {
-    expectErrorEnvelope(await anonymous.post(`${base}/permissions`, { name: 'read:thing', description: 'x' }), 401);
+  it('should fail with a bad token', async () => {
     expectErrorEnvelope(await anonymous.post(`${base}/permissions`, { name: 'read:thing', description: 'x' }, { token: 'not.a.jwt' }), 401);
   });
 
-  it('answers 403 to a normal user', async () => {
+  it('should fail with 403 for a normal user', async () => {
     const res = await user.api.post(`${base}/permissions`, { name: 'read:thing', description: 'x' });
     expectErrorEnvelope(res, 403, 'authorization.error');
   });
 
-  it('answers 400 when the name exists', async () => {
+  it('should fail when the name exists', async () => {
     const res = await admin.api.post(`${base}/permissions`, { name: 'create:content', description: 'again' });
     const err = expectErrorEnvelope(res, 400, 'authorization.error.permission_exists');
     expect(err.details).toEqual({ field: 'name', constraint: 'unique' });
@@ -115,19 +110,41 @@ describe('POST /permissions', () => {
     ['description not a string', { name: 'read:thing', description: ['x'] }, 'description'],
     ['too long', { name: `read:${'a'.repeat(80)}`, description: 'x' }, 'name'],
     ['unknown field', { name: 'read:thing', description: 'x', is_active: false }, 'is_active'],
-  ])('answers 400 to invalid input: %s', async (_label, body, field) => {
+  ])('should fail with invalid input: %s', async (_label, body, field) => {
     const res = await admin.api.post(`${base}/permissions`, body);
     const err = expectErrorEnvelope(res, 400, 'validation.error');
     expect(err.details?.field).toBe(field);
   });
 
-  it('answers 400 to a body that is not an object', async () => {
+  it('should fail with a body that is not an object', async () => {
     expectErrorEnvelope(await admin.api.post(`${base}/permissions`, ['read:thing']), 400);
+  });
+
+  it('should fail without a body', async () => {
     expectErrorEnvelope(await admin.api.request('POST', `${base}/permissions`), 400);
+  });
+
+  it('creates a permission (201) for a caller holding create:permission', async () => {
+    const name = `${unique('audit')}:report`;
+    const res = await admin.api.post(`${base}/permissions`, { name, description: 'Read audit reports' });
+    expect(res.status).toBe(201);
+    expect(res.body.success).toBe(true);
+    expectPermission(res.body.data);
+    expect(res.body.data).toMatchObject({ name, description: 'Read audit reports', is_active: true });
+    const listed = (await anonymous.get(`${base}/permissions`)).body.data.permission_names;
+    expect(listed).toContain(name);
   });
 });
 
 describe('GET /roles', () => {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await anonymous.get(`${base}/roles`), 401);
+  });
+
+  it('should fail with 403 for a normal user', async () => {
+    expectErrorEnvelope(await user.api.get(`${base}/roles`), 403, 'authorization.error');
+  });
+
   it('lists roles with permission ids and names for a caller holding read:role', async () => {
     const res = await admin.api.get(`${base}/roles`);
     expect(res.status).toBe(200);
@@ -144,11 +161,6 @@ describe('GET /roles', () => {
     const nameById = new Map(all.map((p) => [p._id, p.name]));
     expect(adminRole.permission_ids.map((id: string) => nameById.get(id))).toEqual(adminRole.permission_names);
   });
-
-  it('answers 401 without a token and 403 to a normal user', async () => {
-    expectErrorEnvelope(await anonymous.get(`${base}/roles`), 401);
-    expectErrorEnvelope(await user.api.get(`${base}/roles`), 403, 'authorization.error');
-  });
 });
 
 describe('POST /roles', () => {
@@ -156,6 +168,55 @@ describe('POST /roles', () => {
     const all = (await anonymous.get(`${base}/permissions`)).body.data.permissions as any[];
     return names.map((n) => all.find((p) => p.name === n)._id);
   }
+
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await anonymous.post(`${base}/roles`, { name: 'sneaky', permission_ids: [] }), 401);
+  });
+
+  it('should fail with 403 for a normal user, creating nothing', async () => {
+    expectErrorEnvelope(await user.api.post(`${base}/roles`, { name: 'sneaky', permission_ids: [] }), 403, 'authorization.error');
+    const roles = (await admin.api.get(`${base}/roles`)).body.data.items.map((r: any) => r.name);
+    expect(roles).not.toContain('sneaky');
+  });
+
+  it('should fail when the name exists', async () => {
+    const res = await admin.api.post(`${base}/roles`, { name: 'broker', permission_ids: [] });
+    const err = expectErrorEnvelope(res, 400, 'authorization.error.role_exists');
+    expect(err.details?.field).toBe('name');
+  });
+
+  it('should fail with a permission id that is not a uuid, naming it and creating nothing', async () => {
+    const notUuid = await admin.api.post(`${base}/roles`, { name: unique('ghost'), permission_ids: ['not-an-id'] });
+    expect(expectErrorEnvelope(notUuid, 400).message).toContain('not-an-id');
+    const roles = (await admin.api.get(`${base}/roles`)).body.data.items.map((r: any) => r.name);
+    expect(roles.some((n: string) => n.startsWith('ghost'))).toBe(false);
+  });
+
+  it('should fail naming an unknown permission id, creating nothing', async () => {
+    const [known] = await permissionIds('create:content');
+    const missing = '3f1c2b9e-8a4d-4c1e-9b7a-5d6e7f8a9b0c';
+    const res = await admin.api.post(`${base}/roles`, { name: unique('ghost'), permission_ids: [known, missing] });
+    const err = expectErrorEnvelope(res, 400, 'authorization.error.unknown_permission');
+    expect(err.message).toContain(missing);
+    expect(err.details?.field).toBe('permission_ids.1');
+    const roles = (await admin.api.get(`${base}/roles`)).body.data.items.map((r: any) => r.name);
+    expect(roles.some((n: string) => n.startsWith('ghost'))).toBe(false);
+  });
+
+  it.each([
+    ['missing name', { permission_ids: [] }, 'name'],
+    ['missing permission_ids', { name: 'lonely_role' }, 'permission_ids'],
+    ['permission_ids not an array', { name: 'lonely_role', permission_ids: 'abc' }, 'permission_ids'],
+    ['permission id not a string', { name: 'lonely_role', permission_ids: [1] }, 'permission_ids.0'],
+    ['name with spaces', { name: 'bad role', permission_ids: [] }, 'name'],
+    ['name not a string', { name: { x: 1 }, permission_ids: [] }, 'name'],
+    ['description not a string', { name: 'lonely_role', description: 5, permission_ids: [] }, 'description'],
+    ['too many ids', { name: 'lonely_role', permission_ids: Array.from({ length: 201 }, () => 'x') }, 'permission_ids'],
+  ])('should fail with invalid input: %s', async (_label, body, field) => {
+    const res = await admin.api.post(`${base}/roles`, body);
+    const err = expectErrorEnvelope(res, 400, 'validation.error');
+    expect(err.details?.field).toBe(field);
+  });
 
   it('creates a role (201) granting existing permissions', async () => {
     const ids = await permissionIds('create:content', 'create:comment');
@@ -191,49 +252,5 @@ describe('POST /roles', () => {
     expect(effective.status).toBe(200);
     expect(effective.body.data.permission_names).toEqual([permissionName]);
     expect(effective.body.data.permissions[0]._id).toBe(created.body.data._id);
-  });
-
-  it('answers 400 when the name exists', async () => {
-    const res = await admin.api.post(`${base}/roles`, { name: 'broker', permission_ids: [] });
-    const err = expectErrorEnvelope(res, 400, 'authorization.error.role_exists');
-    expect(err.details?.field).toBe('name');
-  });
-
-  it('answers 400 naming an unknown permission id', async () => {
-    const [known] = await permissionIds('create:content');
-    const missing = '3f1c2b9e-8a4d-4c1e-9b7a-5d6e7f8a9b0c';
-    const res = await admin.api.post(`${base}/roles`, { name: unique('ghost'), permission_ids: [known, missing] });
-    const err = expectErrorEnvelope(res, 400, 'authorization.error.unknown_permission');
-    expect(err.message).toContain(missing);
-    expect(err.details?.field).toBe('permission_ids.1');
-
-    const notUuid = await admin.api.post(`${base}/roles`, { name: unique('ghost'), permission_ids: ['not-an-id'] });
-    expect(expectErrorEnvelope(notUuid, 400).message).toContain('not-an-id');
-
-    // Nothing was created by the refused requests.
-    const roles = (await admin.api.get(`${base}/roles`)).body.data.items.map((r: any) => r.name);
-    expect(roles.some((n: string) => n.startsWith('ghost'))).toBe(false);
-  });
-
-  it.each([
-    ['missing name', { permission_ids: [] }, 'name'],
-    ['missing permission_ids', { name: 'lonely_role' }, 'permission_ids'],
-    ['permission_ids not an array', { name: 'lonely_role', permission_ids: 'abc' }, 'permission_ids'],
-    ['permission id not a string', { name: 'lonely_role', permission_ids: [1] }, 'permission_ids.0'],
-    ['name with spaces', { name: 'bad role', permission_ids: [] }, 'name'],
-    ['name not a string', { name: { x: 1 }, permission_ids: [] }, 'name'],
-    ['description not a string', { name: 'lonely_role', description: 5, permission_ids: [] }, 'description'],
-    ['too many ids', { name: 'lonely_role', permission_ids: Array.from({ length: 201 }, () => 'x') }, 'permission_ids'],
-  ])('answers 400 to invalid input: %s', async (_label, body, field) => {
-    const res = await admin.api.post(`${base}/roles`, body);
-    const err = expectErrorEnvelope(res, 400, 'validation.error');
-    expect(err.details?.field).toBe(field);
-  });
-
-  it('answers 401 without a token and 403 to a normal user', async () => {
-    expectErrorEnvelope(await anonymous.post(`${base}/roles`, { name: 'sneaky', permission_ids: [] }), 401);
-    expectErrorEnvelope(await user.api.post(`${base}/roles`, { name: 'sneaky', permission_ids: [] }), 403, 'authorization.error');
-    const roles = (await admin.api.get(`${base}/roles`)).body.data.items.map((r: any) => r.name);
-    expect(roles).not.toContain('sneaky');
   });
 });

@@ -1,22 +1,19 @@
 // The cron scheduler on a real server's database: bookkeeping, catch-up of missed ticks, the
 // overlap guard, one runner across nodes (the advisory lock), failures, and stop() waiting.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import cron from 'node-cron';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { jobLockKey, missedTick, runJobNow, startScheduler } from '../../jobs/scheduler.js';
 import type { ScheduledJob } from '../../jobs/scheduled-job.js';
 import { scheduledJobs } from '../../jobs/scheduled-jobs.js';
 
+const booted = useTestServer({ SCHEDULER_ENABLED: 'false' });
 let server: TestServer;
-let scheduledServer: TestServer | null = null;
 
-beforeAll(async () => {
-  server = await bootServer({ SCHEDULER_ENABLED: 'false' });
-});
-afterAll(async () => {
-  await server?.close();
-  await scheduledServer?.close();
+beforeAll(() => {
+  server = booted.current;
 });
 
 const app = () => server.service.app;
@@ -51,6 +48,16 @@ function testJob(name: string, cronExpression = '0 3 * * *') {
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('runJobNow', () => {
+  it('should fail with a throwing job: recorded as failed, its last success kept', async () => {
+    const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', run: async () => { throw new Error('boom'); } };
+    expect(await runJobNow(app(), job)).toBe('failed');
+    const [row] = await rows<{ last_success_at: Date | null; last_error: string; last_failure_at: Date | null }>(sql`
+      select last_success_at, last_error, last_failure_at from scheduled_job_runs where job_name = 'failing-job'`);
+    expect(row.last_success_at).toBeNull();
+    expect(row.last_error).toBe('boom');
+    expect(row.last_failure_at).not.toBeNull();
+  });
+
   it('runs the job and records its start and success', async () => {
     const t = testJob('record-me');
     const now = new Date();
@@ -90,16 +97,6 @@ describe('runJobNow', () => {
     expect(t.runs).toHaveLength(0);
   });
 
-  it('a failing job is recorded as failed and keeps its last success', async () => {
-    const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', run: async () => { throw new Error('boom'); } };
-    expect(await runJobNow(app(), job)).toBe('failed');
-    const [row] = await rows<{ last_success_at: Date | null; last_error: string; last_failure_at: Date | null }>(sql`
-      select last_success_at, last_error, last_failure_at from scheduled_job_runs where job_name = 'failing-job'`);
-    expect(row.last_success_at).toBeNull();
-    expect(row.last_error).toBe('boom');
-    expect(row.last_failure_at).not.toBeNull();
-  });
-
   it('distinct jobs get distinct lock keys', () => {
     const keys = new Set(scheduledJobs.map((j) => jobLockKey(j.name)));
     expect(keys.size).toBe(scheduledJobs.length);
@@ -107,6 +104,10 @@ describe('runJobNow', () => {
 });
 
 describe('catch-up after a restart', () => {
+  it('should fail with a job of an invalid cron expression', () => {
+    expect(() => startScheduler(app(), server.service.services, [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
+  });
+
   it('missedTick: true when the cron fired since the last success (or it never succeeded)', async () => {
     const task = cron.createTask('0 3 * * *', () => undefined, { timezone: 'Etc/UTC' });
     const now = new Date('2024-05-10T10:00:00Z');
@@ -151,13 +152,13 @@ describe('catch-up after a restart', () => {
     await stopping;
     expect(t.finished()).toBe(1);
   });
+});
 
-  it('refuses a job with an invalid cron expression', () => {
-    expect(() => startScheduler(app(), server.service.services, [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
-  });
+describe('a node started with the scheduler on', () => {
+  const scheduledNode = useTestServer();
 
-  it('a node started with the scheduler on runs every registered job that never ran', async () => {
-    scheduledServer = await bootServer();
+  it('runs every registered job that never ran', async () => {
+    const scheduledServer = scheduledNode.current;
     const names = scheduledJobs.map((j) => j.name).sort();
     let seen: string[] = [];
     for (let i = 0; i < 600 && seen.length < names.length; i++) {

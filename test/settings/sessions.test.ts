@@ -1,16 +1,15 @@
 // GET /user/sessions, DELETE /user/sessions/{id}, DELETE /user/sessions/others over the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 
 const sessionsPath = '/content/api/v1/user/sessions';
+const booted = useTestServer({ SCHEDULER_ENABLED: 'false' });
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await bootServer({ SCHEDULER_ENABLED: 'false' });
-});
-afterAll(async () => {
-  await server?.close();
+beforeAll(() => {
+  server = booted.current;
 });
 
 const loginAgain = (u: TestUser, userAgent: string) =>
@@ -25,10 +24,17 @@ const refresh = (u: TestUser, s: { refreshToken: string; sessionId: string }) =>
     headers: { 'x-session-id': s.sessionId, 'x-user-username': u.username },
   });
 
+const sessionIds = async (api: ApiClient): Promise<string[]> =>
+  (await api.get(sessionsPath)).body.data.sessions.map((s: { session_id: string }) => s.session_id);
+
 describe('GET /user/sessions', () => {
-  it('lists the caller\'s live sessions and marks the current one', async () => {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).get(sessionsPath), 401);
+  });
+
+  it('lists the caller\'s live sessions, in the documented shape', async () => {
     const user = await registerAndLogin(server);
-    const phoneSession = await loginAgain(user, 'PhoneApp/1.0');
+    await loginAgain(user, 'PhoneApp/1.0');
     const res = await user.api.get(sessionsPath);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -40,8 +46,13 @@ describe('GET /user/sessions', () => {
       expect(new Date(s.last_seen_at as string).toISOString()).toBe(s.last_seen_at);
       expect(typeof s.ip).toBe('string');
     }
-    const current = sessions.filter((s) => s.current);
-    expect(current.map((s) => s.session_id)).toEqual([user.sessionId]);
+  });
+
+  it('marks the session making the request as current, and only that one', async () => {
+    const user = await registerAndLogin(server);
+    const phoneSession = await loginAgain(user, 'PhoneApp/1.0');
+    const sessions = (await user.api.get(sessionsPath)).body.data.sessions as Record<string, unknown>[];
+    expect(sessions.filter((s) => s.current).map((s) => s.session_id)).toEqual([user.sessionId]);
     const phone = sessions.find((s) => s.session_id === phoneSession.sessionId)!;
     expect(phone.user_agent).toBe('PhoneApp/1.0');
     expect(phone.current).toBe(false);
@@ -50,20 +61,46 @@ describe('GET /user/sessions', () => {
     expect(fromPhone.body.data.sessions.find((s: { current: boolean }) => s.current).session_id).toBe(phoneSession.sessionId);
   });
 
-  it('does not show other users\' sessions, nor ended ones', async () => {
+  it('does not show other users\' sessions', async () => {
     const a = await registerAndLogin(server);
     const b = await registerAndLogin(server);
-    const ids = (await a.api.get(sessionsPath)).body.data.sessions.map((s: { session_id: string }) => s.session_id);
+    const ids = await sessionIds(a.api);
     expect(ids).toEqual([a.sessionId]);
     expect(ids).not.toContain(b.sessionId);
-  });
-
-  it('needs a token', async () => {
-    expectErrorEnvelope(await new ApiClient(server.url).get(sessionsPath), 401);
   });
 });
 
 describe('DELETE /user/sessions/{session_id}', () => {
+  it('should fail without a token', async () => {
+    const a = await registerAndLogin(server);
+    expectErrorEnvelope(await new ApiClient(server.url).delete(`${sessionsPath}/${a.sessionId}`), 401);
+  });
+
+  it('should fail with a session id that is not a uuid', async () => {
+    const a = await registerAndLogin(server);
+    const err = expectErrorEnvelope(await a.api.delete(`${sessionsPath}/not-a-uuid`), 400);
+    expect(err.details?.field).toBe('session_id');
+  });
+
+  it('should fail with 404 for an unknown session', async () => {
+    const a = await registerAndLogin(server);
+    expectErrorEnvelope(await a.api.delete(`${sessionsPath}/00000000-0000-4000-8000-000000000000`), 404, 'session.error');
+  });
+
+  it('should fail with 404 for another user\'s session, which stays alive', async () => {
+    const a = await registerAndLogin(server);
+    const b = await registerAndLogin(server);
+    expectErrorEnvelope(await a.api.delete(`${sessionsPath}/${b.sessionId}`), 404, 'session.error');
+    expect((await b.api.get(sessionsPath)).status).toBe(200);
+  });
+
+  it('should fail with 404 for a session already ended', async () => {
+    const user = await registerAndLogin(server);
+    const other = await loginAgain(user, 'Tablet');
+    expect((await user.api.delete(`${sessionsPath}/${other.sessionId}`)).status).toBe(200);
+    expectErrorEnvelope(await user.api.delete(`${sessionsPath}/${other.sessionId}`), 404);
+  });
+
   it('ends one session: its access and refresh tokens fail at once, the others keep working', async () => {
     const user = await registerAndLogin(server);
     const other = await loginAgain(user, 'Tablet');
@@ -78,11 +115,8 @@ describe('DELETE /user/sessions/{session_id}', () => {
     expectErrorEnvelope(await otherApi.get(sessionsPath), 401);
     expectErrorEnvelope(await otherApi.get('/content/api/v1/user/settings'), 401);
     expectErrorEnvelope(await refresh(user, other), 401);
-    expect((await user.api.get(sessionsPath)).body.data.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([user.sessionId]);
+    expect(await sessionIds(user.api)).toEqual([user.sessionId]);
     expect((await refresh(user, user)).status).toBe(200);
-
-    // Ending it again: it is no longer an active session.
-    expectErrorEnvelope(await user.api.delete(`${sessionsPath}/${other.sessionId}`), 404);
   });
 
   it('ends the current session too', async () => {
@@ -93,25 +127,14 @@ describe('DELETE /user/sessions/{session_id}', () => {
     expectErrorEnvelope(await user.api.get(sessionsPath), 401);
     expectErrorEnvelope(await refresh(user, user), 401);
   });
-
-  it('404 for an unknown session and for another user\'s session (which stays alive)', async () => {
-    const a = await registerAndLogin(server);
-    const b = await registerAndLogin(server);
-    expectErrorEnvelope(await a.api.delete(`${sessionsPath}/00000000-0000-4000-8000-000000000000`), 404, 'session.error');
-    expectErrorEnvelope(await a.api.delete(`${sessionsPath}/${b.sessionId}`), 404, 'session.error');
-    expect((await b.api.get(sessionsPath)).status).toBe(200);
-  });
-
-  it('400 for a session id that is not a uuid; 401 without a token', async () => {
-    const a = await registerAndLogin(server);
-    const err = expectErrorEnvelope(await a.api.delete(`${sessionsPath}/not-a-uuid`), 400);
-    expect(err.details?.field).toBe('session_id');
-    expectErrorEnvelope(await new ApiClient(server.url).delete(`${sessionsPath}/${a.sessionId}`), 401);
-  });
 });
 
 describe('DELETE /user/sessions/others', () => {
-  it('ends every session but the current one', async () => {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).delete(`${sessionsPath}/others`), 401);
+  });
+
+  it('ends every session but the current one, and no other user\'s', async () => {
     const user = await registerAndLogin(server);
     const s2 = await loginAgain(user, 'Laptop');
     const s3 = await loginAgain(user, 'Phone');
@@ -129,15 +152,20 @@ describe('DELETE /user/sessions/others', () => {
     expect(left).toHaveLength(1);
     expect(left[0]).toMatchObject({ session_id: user.sessionId, current: true });
     expect((await bystander.api.get(sessionsPath)).status).toBe(200);
-
-    // Nothing left to end.
-    expect((await user.api.delete(`${sessionsPath}/others`)).body.data).toEqual({ revoked_count: 0 });
-    // Logging in again opens a new, working session.
-    const fresh = await login(server, user.phone, user.password);
-    expect((await fresh.api.get(sessionsPath)).body.data.sessions).toHaveLength(2);
   });
 
-  it('needs a token', async () => {
-    expectErrorEnvelope(await new ApiClient(server.url).delete(`${sessionsPath}/others`), 401);
+  it('answers 0 when there is nothing left to end', async () => {
+    const user = await registerAndLogin(server);
+    await loginAgain(user, 'Laptop');
+    expect((await user.api.delete(`${sessionsPath}/others`)).body.data).toEqual({ revoked_count: 1 });
+    expect((await user.api.delete(`${sessionsPath}/others`)).body.data).toEqual({ revoked_count: 0 });
+  });
+
+  it('leaves logging in working: a new login opens a new session', async () => {
+    const user = await registerAndLogin(server);
+    await loginAgain(user, 'Laptop');
+    await user.api.delete(`${sessionsPath}/others`);
+    const fresh = await login(server, user.phone, user.password);
+    expect((await fresh.api.get(sessionsPath)).body.data.sessions).toHaveLength(2);
   });
 });

@@ -1,21 +1,24 @@
 // GET/PUT /content/api/v1/user/settings over the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 
 const path = '/content/api/v1/user/settings';
+const booted = useTestServer({ SCHEDULER_ENABLED: 'false' });
 let server: TestServer;
 let alice: TestUser;
 
 beforeAll(async () => {
-  server = await bootServer({ SCHEDULER_ENABLED: 'false' });
+  server = booted.current;
   alice = await registerAndLogin(server);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 describe('GET /user/settings', () => {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).get(path), 401);
+  });
+
   it('answers the full tree with defaults for a user who never changed anything', async () => {
     const res = await alice.api.get(path);
     expect(res.status).toBe(200);
@@ -32,15 +35,67 @@ describe('GET /user/settings', () => {
       },
     });
   });
-
-  it('needs a token', async () => {
-    expectErrorEnvelope(await new ApiClient(server.url).get(path), 401);
-  });
 });
 
 describe('PUT /user/settings', () => {
-  it('changes only the sent paths and answers them dotted', async () => {
-    const res = await alice.api.put(path, {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).put(path, { privacy: { session_timeout: 30 } }), 401);
+  });
+
+  it('should fail with a malformed JSON body', async () => {
+    expectErrorEnvelope(await alice.api.request('PUT', path, { rawBody: '{"content":', headers: { 'content-type': 'application/json' } }), 400);
+  });
+
+  it('should fail without a body', async () => {
+    expectErrorEnvelope(await alice.api.request('PUT', path), 400);
+  });
+
+  it('should fail with an update that changes nothing', async () => {
+    expectErrorEnvelope(await alice.api.put(path, {}), 400, 'settings.error');
+    expectErrorEnvelope(await alice.api.put(path, { content: { interactions: {} } }), 400, 'settings.error');
+  });
+
+  it('should fail with unknown paths, naming them', async () => {
+    const top = expectErrorEnvelope(await alice.api.put(path, { colour: 'blue' }), 400);
+    expect(top.details?.field).toBe('colour');
+    const nested = expectErrorEnvelope(await alice.api.put(path, { content: { interactions: { shares: true } } }), 400);
+    expect(nested.details?.field).toBe('content.interactions.shares');
+  });
+
+  it('should fail with wrong types, naming the path', async () => {
+    const s = expectErrorEnvelope(await alice.api.put(path, { privacy: { login_notifications: 'yes' } }), 400);
+    expect(s.details?.field).toBe('privacy.login_notifications');
+    const n = expectErrorEnvelope(await alice.api.put(path, { content: { interactions: null } }), 400);
+    expect(n.details?.field).toBe('content.interactions');
+    const f = expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 12.5 } }), 400);
+    expect(f.details?.field).toBe('privacy.session_timeout');
+    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: '30' } }), 400);
+    expectErrorEnvelope(await alice.api.put(path, []), 400);
+  });
+
+  it('should fail with a session_timeout outside 5..43200 minutes', async () => {
+    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 4 } }), 400);
+    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 43_201 } }), 400);
+  });
+
+  it('should fail with privacy.two_factor_enabled (read-only: changed through the toggle)', async () => {
+    for (const value of [true, false]) {
+      const err = expectErrorEnvelope(await alice.api.put(path, { privacy: { two_factor_enabled: value } }), 400, 'settings.error');
+      expect(err.error_code).toBe('settings.error.read_only');
+      expect(err.details?.field).toBe('privacy.two_factor_enabled');
+    }
+  });
+
+  it('should fail as a whole when one path is read-only: nothing else of the request is applied', async () => {
+    const before = (await alice.api.get(path)).body.data.privacy.login_notifications;
+    expectErrorEnvelope(await alice.api.put(path, { privacy: { two_factor_enabled: true, login_notifications: !before } }), 400);
+    expect((await alice.api.get(path)).body.data.privacy.login_notifications).toBe(before);
+    expect((await alice.api.get(path)).body.data.privacy.two_factor_enabled).toBe(false);
+  });
+
+  it('answers the sent paths, dotted, and the time of the change', async () => {
+    const user = await registerAndLogin(server);
+    const res = await user.api.put(path, {
       content: { interactions: { likes: false } },
       privacy: { session_timeout: 30 },
       notifications: { email_notifications: { marketing: true } },
@@ -54,19 +109,35 @@ describe('PUT /user/settings', () => {
       'notifications.email_notifications.marketing',
     ]);
     expect(new Date(res.body.data.timestamp).toISOString()).toBe(res.body.data.timestamp);
+  });
 
-    const after = (await alice.api.get(path)).body.data;
+  it('changes only the sent paths', async () => {
+    const user = await registerAndLogin(server);
+    await user.api.put(path, {
+      content: { interactions: { likes: false } },
+      privacy: { session_timeout: 30 },
+      notifications: { email_notifications: { marketing: true } },
+    });
+    const after = (await user.api.get(path)).body.data;
     expect(after.content.interactions).toEqual({ likes: false, comments: true, new_followers: true, mentions: true, tags: true });
     expect(after.privacy.session_timeout).toBe(30);
     expect(after.notifications.email_notifications).toEqual({ marketing: true, updates: true, security: true });
+  });
 
-    // A later update of another path keeps the earlier ones.
-    const second = await alice.api.put(path, { content: { desktop_notifications: false } });
+  it('keeps earlier changes when a later update sends another path', async () => {
+    const user = await registerAndLogin(server);
+    await user.api.put(path, { content: { interactions: { likes: false } }, privacy: { session_timeout: 30 } });
+    const second = await user.api.put(path, { content: { desktop_notifications: false } });
     expect(second.body.data.updated_fields).toEqual(['content.desktop_notifications']);
-    const again = (await alice.api.get(path)).body.data;
+    const again = (await user.api.get(path)).body.data;
     expect(again.content.desktop_notifications).toBe(false);
     expect(again.content.interactions.likes).toBe(false);
     expect(again.privacy.session_timeout).toBe(30);
+  });
+
+  it('accepts a session_timeout of 5 and of 43200 minutes', async () => {
+    expect((await alice.api.put(path, { privacy: { session_timeout: 43_200 } })).status).toBe(200);
+    expect((await alice.api.put(path, { privacy: { session_timeout: 5 } })).status).toBe(200);
   });
 
   it('keeps settings per user', async () => {
@@ -74,54 +145,5 @@ describe('PUT /user/settings', () => {
     await bob.api.put(path, { privacy: { login_notifications: false } });
     expect((await bob.api.get(path)).body.data.privacy.login_notifications).toBe(false);
     expect((await alice.api.get(path)).body.data.privacy.login_notifications).toBe(true);
-  });
-
-  it('refuses unknown paths, naming them', async () => {
-    const top = expectErrorEnvelope(await alice.api.put(path, { colour: 'blue' }), 400);
-    expect(top.details?.field).toBe('colour');
-    const nested = expectErrorEnvelope(await alice.api.put(path, { content: { interactions: { shares: true } } }), 400);
-    expect(nested.details?.field).toBe('content.interactions.shares');
-  });
-
-  it('refuses wrong types, naming the path', async () => {
-    const s = expectErrorEnvelope(await alice.api.put(path, { privacy: { login_notifications: 'yes' } }), 400);
-    expect(s.details?.field).toBe('privacy.login_notifications');
-    const n = expectErrorEnvelope(await alice.api.put(path, { content: { interactions: null } }), 400);
-    expect(n.details?.field).toBe('content.interactions');
-    const f = expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 12.5 } }), 400);
-    expect(f.details?.field).toBe('privacy.session_timeout');
-    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: '30' } }), 400);
-    expectErrorEnvelope(await alice.api.put(path, []), 400);
-  });
-
-  it('keeps session_timeout between 5 and 43200 minutes', async () => {
-    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 4 } }), 400);
-    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 43_201 } }), 400);
-    expect((await alice.api.put(path, { privacy: { session_timeout: 43_200 } })).status).toBe(200);
-    expect((await alice.api.put(path, { privacy: { session_timeout: 5 } })).status).toBe(200);
-  });
-
-  it('refuses privacy.two_factor_enabled (read-only: changed through the toggle)', async () => {
-    for (const value of [true, false]) {
-      const err = expectErrorEnvelope(await alice.api.put(path, { privacy: { two_factor_enabled: value } }), 400, 'settings.error');
-      expect(err.error_code).toBe('settings.error.read_only');
-      expect(err.details?.field).toBe('privacy.two_factor_enabled');
-    }
-    // Nothing else of that request was applied.
-    const before = (await alice.api.get(path)).body.data.privacy.login_notifications;
-    expectErrorEnvelope(await alice.api.put(path, { privacy: { two_factor_enabled: true, login_notifications: !before } }), 400);
-    expect((await alice.api.get(path)).body.data.privacy.login_notifications).toBe(before);
-    expect((await alice.api.get(path)).body.data.privacy.two_factor_enabled).toBe(false);
-  });
-
-  it('refuses an update that changes nothing, and a missing body', async () => {
-    expectErrorEnvelope(await alice.api.put(path, {}), 400, 'settings.error');
-    expectErrorEnvelope(await alice.api.put(path, { content: { interactions: {} } }), 400, 'settings.error');
-    expectErrorEnvelope(await alice.api.request('PUT', path), 400);
-  });
-
-  it('refuses a malformed JSON body and needs a token', async () => {
-    expectErrorEnvelope(await alice.api.request('PUT', path, { rawBody: '{"content":', headers: { 'content-type': 'application/json' } }), 400);
-    expectErrorEnvelope(await new ApiClient(server.url).put(path, { privacy: { session_timeout: 30 } }), 401);
   });
 });

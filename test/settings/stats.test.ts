@@ -1,14 +1,17 @@
 // GET /content/api/v1/stats/by-day over the real server: today's numbers counted live, past days
 // from the roll-up job, and the query's errors. Posts, follows and reactions are made through the
 // API; rows are backdated with SQL to make past days.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { runJobNow } from '../../jobs/scheduler.js';
 import { statsRollupJob } from '../../jobs/stats-rollup.js';
 
 const statsPath = '/content/api/v1/stats/by-day';
+// The scheduler is off: the roll-up runs only when a test runs it.
+const booted = useTestServer({ SCHEDULER_ENABLED: 'false' });
 let server: TestServer;
 
 const DAY_MS = 86_400_000;
@@ -57,8 +60,7 @@ let dave: TestUser;
 let erin: TestUser;
 
 beforeAll(async () => {
-  // The scheduler is off: the roll-up runs only when a test runs it.
-  server = await bootServer({ SCHEDULER_ENABLED: 'false' });
+  server = booted.current;
   [alice, bob, carol, dave, erin] = await Promise.all([1, 2, 3, 4, 5].map(() => registerAndLogin(server)));
 
   // Today: alice posts twice; bob and carol follow her; she follows bob; bob and carol like her first post.
@@ -83,10 +85,6 @@ beforeAll(async () => {
   await rows(sql`update content_reactions set created_at = ${at(-2, '23:59:59')}::timestamptz where content_id = ${old} and user_id = ${dave.userId}`);
   await rows(sql`update follows set created_at = ${at(-2, '00:00:00')}::timestamptz where follower_id = ${dave.userId} and following_id = ${alice.userId}`);
 });
-afterAll(async () => {
-  await server?.close();
-});
-
 const zero = { posts: 0, followers: 0, following: 0, reactions: 0 };
 const expectedAlice = () => ({
   days: [
@@ -99,6 +97,80 @@ const expectedAlice = () => ({
   followers_growth: 3,
   following_growth: 1,
   reactions_growth: 3,
+});
+
+describe('GET /stats/by-day: failures', () => {
+  it('should fail without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).get(`${statsPath}?start_date=${day(0)}&end_date=${day(0)}`), 401);
+  });
+
+  it('should fail with 403 for another user\'s statistics without read:any_stats', async () => {
+    expectErrorEnvelope(await stats(bob, day(0), day(0), `&user_id=${alice.userId}`), 403);
+  });
+
+  it('should fail with 403 without read:any_stats whether or not the user exists', async () => {
+    expectErrorEnvelope(await stats(bob, day(0), day(0), '&user_id=00000000-0000-4000-8000-000000000000'), 403);
+  });
+
+  it('should fail with 404 for an unknown user (for a caller allowed to look)', async () => {
+    const admin = await loginAdmin(server);
+    expectErrorEnvelope(await stats(admin, day(0), day(0), '&user_id=00000000-0000-4000-8000-000000000000'), 404, 'stats.error');
+  });
+
+  it('should fail with dates out of order', async () => {
+    const err = expectErrorEnvelope(await stats(alice, day(0), day(-1)), 400, 'stats.error');
+    expect(err.details?.field).toBe('end_date');
+  });
+
+  it('should fail with more than 366 days (367 and 400)', async () => {
+    expectErrorEnvelope(await stats(alice, '2024-01-01', '2025-01-01'), 400, 'stats.error');
+    expectErrorEnvelope(await stats(alice, day(-399), day(0)), 400, 'stats.error');
+  });
+
+  it('should fail with malformed dates, naming the field', async () => {
+    for (const [start, end, field] of [
+      ['2024-13-01', '2024-12-31', 'start_date'],
+      ['2024-02-01', '2024-02-30', 'end_date'],
+      ['20240101', '2024-01-02', 'start_date'],
+      ['2024-01-01', '2024-01-02T00:00:00Z', 'end_date'],
+      ['yesterday', '2024-01-02', 'start_date'],
+    ]) {
+      const err = expectErrorEnvelope(await stats(alice, start, end), 400);
+      expect(err.details?.field).toBe(field);
+    }
+  });
+
+  it('should fail without end_date', async () => {
+    expect(expectErrorEnvelope(await alice.api.get(`${statsPath}?start_date=2024-01-01`), 400).details?.field).toBe('end_date');
+  });
+
+  it('should fail with a user_id that is not a user id', async () => {
+    expect(expectErrorEnvelope(await stats(alice, day(0), day(0), '&user_id=42'), 400).details?.field).toBe('user_id');
+  });
+});
+
+describe('whose statistics', () => {
+  it('user_id defaults to the caller; the own id is allowed', async () => {
+    const own = await stats(alice, day(0), day(0), `&user_id=${alice.userId}`);
+    expect(own.status).toBe(200);
+    expect(own.body.data.days[0].posts).toBe(2);
+  });
+
+  it('an administrator (read:any_stats) reads another user\'s statistics', async () => {
+    const admin = await loginAdmin(server);
+    const res = await stats(admin, day(-4), day(0), `&user_id=${alice.userId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.days[1].posts).toBe(1);
+  });
+});
+
+describe('ranges', () => {
+  it('accepts 366 days (a leap year)', async () => {
+    const ok = await stats(alice, '2024-01-01', '2024-12-31');
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.days).toHaveLength(366);
+    expect(ok.body.data.days[365].date).toBe('2024-12-31T00:00:00.000Z');
+  });
 });
 
 describe('statistics of a day with posts, follows and reactions', () => {
@@ -164,63 +236,5 @@ describe('statistics of a day with posts, follows and reactions', () => {
     const data = (await stats(alice, day(1), day(2))).body.data;
     expect(data.days).toHaveLength(2);
     expect(data.days[1]).toEqual({ date: `${day(2)}T00:00:00.000Z`, ...zero, reactions_total: 4 });
-  });
-});
-
-describe('whose statistics', () => {
-  it('user_id defaults to the caller; the own id is allowed', async () => {
-    const own = await stats(alice, day(0), day(0), `&user_id=${alice.userId}`);
-    expect(own.status).toBe(200);
-    expect(own.body.data.days[0].posts).toBe(2);
-  });
-
-  it('another user\'s statistics need read:any_stats (403); an administrator has it', async () => {
-    expectErrorEnvelope(await stats(bob, day(0), day(0), `&user_id=${alice.userId}`), 403);
-    const admin = await loginAdmin(server);
-    const res = await stats(admin, day(-4), day(0), `&user_id=${alice.userId}`);
-    expect(res.status).toBe(200);
-    expect(res.body.data.days[1].posts).toBe(1);
-  });
-
-  it('an unknown user is 404 (for a caller allowed to look)', async () => {
-    const admin = await loginAdmin(server);
-    expectErrorEnvelope(await stats(admin, day(0), day(0), '&user_id=00000000-0000-4000-8000-000000000000'), 404, 'stats.error');
-    // Without read:any_stats the answer is 403 whether or not the user exists.
-    expectErrorEnvelope(await stats(bob, day(0), day(0), '&user_id=00000000-0000-4000-8000-000000000000'), 403);
-  });
-
-  it('needs a token', async () => {
-    expectErrorEnvelope(await new ApiClient(server.url).get(`${statsPath}?start_date=${day(0)}&end_date=${day(0)}`), 401);
-  });
-});
-
-describe('bad queries', () => {
-  it('dates out of order: 400', async () => {
-    const err = expectErrorEnvelope(await stats(alice, day(0), day(-1)), 400, 'stats.error');
-    expect(err.details?.field).toBe('end_date');
-  });
-
-  it('at most 366 days: 366 are fine, 367 and 400 are 400', async () => {
-    const ok = await stats(alice, '2024-01-01', '2024-12-31'); // a leap year: 366 days
-    expect(ok.status).toBe(200);
-    expect(ok.body.data.days).toHaveLength(366);
-    expect(ok.body.data.days[365].date).toBe('2024-12-31T00:00:00.000Z');
-    expectErrorEnvelope(await stats(alice, '2024-01-01', '2025-01-01'), 400, 'stats.error');
-    expectErrorEnvelope(await stats(alice, day(-399), day(0)), 400, 'stats.error');
-  });
-
-  it('malformed dates, a missing date and a bad user_id: 400 naming the field', async () => {
-    for (const [start, end, field] of [
-      ['2024-13-01', '2024-12-31', 'start_date'],
-      ['2024-02-01', '2024-02-30', 'end_date'],
-      ['20240101', '2024-01-02', 'start_date'],
-      ['2024-01-01', '2024-01-02T00:00:00Z', 'end_date'],
-      ['yesterday', '2024-01-02', 'start_date'],
-    ]) {
-      const err = expectErrorEnvelope(await stats(alice, start, end), 400);
-      expect(err.details?.field).toBe(field);
-    }
-    expect(expectErrorEnvelope(await alice.api.get(`${statsPath}?start_date=2024-01-01`), 400).details?.field).toBe('end_date');
-    expect(expectErrorEnvelope(await stats(alice, day(0), day(0), '&user_id=42'), 400).details?.field).toBe('user_id');
   });
 });

@@ -1,18 +1,12 @@
 // The two_factor rate limit (5 toggles per minute per user) at its real size (RATE_LIMIT_SCALE=1).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
 import { expectErrorEnvelope, registerAndLogin } from '../helpers/api.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await bootServer({ SCHEDULER_ENABLED: 'false', RATE_LIMIT_SCALE: '1' });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const booted = useTestServer({ SCHEDULER_ENABLED: 'false', RATE_LIMIT_SCALE: '1' });
 
-it('the sixth toggle within a minute is 429 with X-RateLimit headers', async () => {
-  const user = await registerAndLogin(server);
+it('should fail with 429 and X-RateLimit headers at the sixth toggle within a minute', async () => {
+  const user = await registerAndLogin(booted.current);
   const body = { action: 'enable', current_password: 'wrong-password', phone_number: user.phone };
   for (let i = 0; i < 5; i++) {
     const res = await user.api.post('/content/api/v1/auth/2fa/toggle', body);
