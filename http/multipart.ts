@@ -61,6 +61,9 @@ export function readMultipart(
     }
 
     parser.on('file', (field, stream, info) => {
+      // busboy errors the file stream (as well as itself) when the form ends inside this file: an
+      // error event nobody listens to is fatal to the process, for skipped files too.
+      stream.on('error', () => fail(invalidMultipart()));
       if (failed || !options.fileFields.includes(field)) {
         stream.resume();
         if (!failed && !options.fileFields.includes(field)) {
@@ -81,9 +84,6 @@ export function readMultipart(
       stream.on('data', (chunk: Buffer) => {
         file.size += chunk.length;
       });
-      // busboy errors the file stream (as well as itself) when the form ends inside this file: an
-      // error event nobody listens to is fatal to the process.
-      stream.on('error', () => fail(invalidMultipart()));
       stream.on('limit', () => {
         fail(new AppError(413, 'file.error.too_large', `File exceeds ${options.maxFileBytes} bytes`, { field, constraint: `at most ${options.maxFileBytes} bytes` }));
       });

@@ -3,6 +3,7 @@
 // Unexpected errors are logged and answered as `server.error.internal` (no internals leak).
 import type { z } from 'zod';
 import { AppError } from '../src/shared/errors.js';
+import { storableText } from '../src/shared/storable-text.js';
 import { isUnavailableError, serviceUnavailable } from '../src/shared/unavailable.js';
 import type { Logger } from '../src/shared/logger.js';
 import { validationError } from '../http/envelope.js';
@@ -20,7 +21,14 @@ function toAckError(err: unknown, log: Logger): AckError {
 export function withAck<S extends z.ZodType, T>(log: Logger, schema: S, run: (payload: z.infer<S>) => Promise<T>) {
   return (payload: unknown, ack?: unknown): void => {
     const reply = (typeof ack === 'function' ? ack : () => undefined) as Ack<T>;
-    const parsed = schema.safeParse(payload);
+    let storable: unknown;
+    try {
+      storable = storableText(payload, 'payload');
+    } catch (err) {
+      reply(toAckError(err, log));
+      return;
+    }
+    const parsed = schema.safeParse(storable);
     if (!parsed.success) {
       reply(toAckError(validationError('payload', parsed.error), log));
       return;

@@ -1,8 +1,10 @@
 // Every part of the request through the route's zod schemas: body, query, path parameters and
-// headers. The first bad field is a 400 naming it; the handler gets the parsed values.
+// headers, after their text was made storable (no NUL, no lone surrogate). The first bad field
+// is a 400 naming it; the handler gets the parsed values.
 import type { z } from 'zod';
 import { unauthorized } from '../../src/shared/errors.js';
 import type { Caller } from '../../src/auth/caller.js';
+import { storableText } from '../../src/shared/storable-text.js';
 import { validationError } from '../envelope.js';
 import type { Step } from './request-state.js';
 
@@ -18,9 +20,9 @@ export const validate: Step = {
   run: (state) => {
     const { route, exchange, caller } = state;
     state.context = {
-      body: parsePart(route.body, state.json, 'body'),
-      query: parsePart(route.query, Object.fromEntries(new URLSearchParams(exchange.rawQuery)), 'query'),
-      params: parsePart(route.params, state.pathParams, 'params'),
+      body: parsePart(route.body, storableText(state.json, 'body'), 'body'),
+      query: parsePart(route.query, storableText(Object.fromEntries(new URLSearchParams(exchange.rawQuery)), 'query'), 'query'),
+      params: parsePart(route.params, storableText(state.pathParams, 'params'), 'params'),
       headers: parsePart(route.headers, exchange.headers, 'headers'),
       rawHeaders: exchange.headers,
       get caller(): Caller {
@@ -31,7 +33,7 @@ export const validate: Step = {
       ip: exchange.ip,
       requestId: exchange.requestId,
       files: state.files,
-      fields: state.fields,
+      fields: storableText(state.fields, 'body') as Record<string, string>,
       app: state.app,
     };
   },

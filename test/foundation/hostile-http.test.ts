@@ -125,6 +125,43 @@ describe('hostile HTTP input', () => {
       });
     }
 
+    it('a form cut off inside a file part of a field the route does not take', async () => {
+      const body = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="other"; filename="x.png"\r\n\r\nabc`);
+      const res = await rawRequest(
+        port,
+        requestHead('POST', UPLOAD, user.token, { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': String(body.length) }),
+        body,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(await waitForNoTmpFiles(server)).toEqual([]);
+      await expectNodeServing();
+    });
+
+    it('a NUL character in a JSON body, a query value or a path parameter (PostgreSQL cannot store it)', async () => {
+      const api = new ApiClient(server.url, user.token);
+      const body = await api.request('PUT', '/auth/api/v1/user/me', { rawBody: '{"family_name":"b\\u00009"}', headers: { 'content-type': 'application/json' } });
+      expect(body.status).toBe(400);
+      expect(body.body.error_code).toBe('validation.error.invalid_body');
+      expect(body.body.details.field).toBe('family_name');
+      const query = await api.get('/content/api/v1/all?search=x%00y');
+      expect(query.status).toBe(400);
+      expect(query.body.error_code).toBe('validation.error.invalid_query');
+      expect(query.body.details.field).toBe('search');
+      const params = await api.get('/api/v1/content/abc%00def');
+      expect(params.status).toBe(400);
+      expect(params.body.error_code).toBe('validation.error.invalid_params');
+      await expectNodeServing();
+    });
+
+    it('a JSON body nested thousands of levels deep', async () => {
+      const deep = '['.repeat(5000) + ']'.repeat(5000);
+      const res = await new ApiClient(server.url).request('POST', '/auth/api/v1/send-otp', { rawBody: `{"phone_number":${deep}}`, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body.error_code).toBe('validation.error.invalid_body');
+      await expectNodeServing();
+    });
+
     it('a multipart content type without a boundary', async () => {
       const body = formCutMidFile('file');
       const res = await rawRequest(
@@ -203,6 +240,14 @@ describe('hostile HTTP input', () => {
         expect(malformed.status).toBe(400);
         expect(malformed.body.error_code).toBe('request.error.malformed_json');
       }
+    });
+
+    it('a lone UTF-16 surrogate is stored as U+FFFD, in both storage modes', async () => {
+      const api = new ApiClient(server.url, user.token);
+      const res = await api.request('PUT', '/auth/api/v1/user/me', { rawBody: '{"family_name":"c\\udfe0\\ud55c"}', headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(200);
+      const me = await api.get('/auth/api/v1/user/me');
+      expect(me.body.data.family_name).toBe('c\ufffd\ud55c');
     });
 
     it('a chunked JSON body that grows past the limit: the client reads the 413', async () => {

@@ -1,0 +1,46 @@
+// Text that PostgreSQL can store, checked where input enters (HTTP bodies, query strings, path
+// parameters, socket payloads): a NUL character (U+0000) cannot be stored in text or jsonb at all,
+// so input holding one is refused with a 400 naming the field; a lone UTF-16 surrogate has no
+// UTF-8 form, so it becomes U+FFFD (what node-postgres does to a parameter), in both storage modes.
+import { AppError } from './errors.js';
+
+const NUL = '\u0000';
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const wellFormed = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
+
+/** No request of the API nests deeper; deeper input is refused before anything walks it. */
+const MAX_DEPTH = 32;
+
+function refuseNul(part: string, path: string[]): AppError {
+  const field = path.length ? path.join('.') : part;
+  return new AppError(400, `validation.error.invalid_${part}`, `Invalid ${part}: ${field} contains a NUL character`, {
+    field,
+    constraint: 'no NUL (U+0000) characters',
+  });
+}
+
+/** `value` with every string (keys included) made storable; throws 400 on a NUL character. */
+export function storableText(value: unknown, part: string, path: string[] = []): unknown {
+  if (path.length > MAX_DEPTH) {
+    throw new AppError(400, `validation.error.invalid_${part}`, `Invalid ${part}: nested deeper than ${MAX_DEPTH} levels`, {
+      field: path.slice(0, MAX_DEPTH).join('.'),
+      constraint: `at most ${MAX_DEPTH} levels of nesting`,
+    });
+  }
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) throw refuseNul(part, path);
+    return wellFormed(value);
+  }
+  if (Array.isArray(value)) return value.map((item, i) => storableText(item, part, [...path, String(i)]));
+  if (value !== null && typeof value === 'object') {
+    // fromEntries defines each key as an own property, `__proto__` included (an assignment would
+    // set the prototype instead).
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        if (key.includes(NUL)) throw refuseNul(part, path);
+        return [wellFormed(key), storableText(item, part, [...path, key])];
+      }),
+    );
+  }
+  return value;
+}
