@@ -56,6 +56,15 @@ export class IncomingBody {
     this.socketPaused = true;
     this.res.pause();
   }
+  /**
+   * Lets the connection be read again (an upload is paused until its caller is authenticated). A
+   * request refused after its whole small body arrived would otherwise leave the keep-alive
+   * connection paused, and the client's next request on it unread.
+   */
+  release(): void {
+    this.resumeSocket();
+  }
+
   private resumeSocket(): void {
     if (!this.socketPaused) return;
     this.socketPaused = false;

@@ -117,6 +117,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         // A body not read to its end (an upload refused before reading, a body over its limit) is
         // read and dropped first, within bounds, so the client still reads this answer.
         const { close } = body && !body.isComplete() ? await body.dropRest() : { close: false };
+        body?.release();
         exchange.sendError(error, state.rateHeaders, close);
       })
       .finally(() => removeTemporaryFiles(state.files));
