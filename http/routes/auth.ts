@@ -9,18 +9,9 @@ import {
   avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
   profileQuery, updateProfileBody, userIdParams,
 } from '../../src/auth/profile-schemas.js';
-import { unauthorized, badRequest } from '../../src/shared/errors.js';
-import type { Caller } from '../../src/auth/caller.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';
-
-/** Identity headers (SPEC §5.6) must name the token's own user: someone else's id is 401. */
-function requireSameIdentity(caller: Caller, userId: string, username?: string): void {
-  if (userId.toLowerCase() !== caller.userId.toLowerCase() || (username !== undefined && username.toLowerCase() !== caller.username.toLowerCase())) {
-    throw unauthorized('auth.error.identity_mismatch', 'x-user-id and x-user-username must name the authenticated user');
-  }
-}
 
 export const authRoutes: RouteModule = (app, services) => {
   const { passwords, follows, profiles, avatars } = services;
@@ -108,10 +99,8 @@ export const authRoutes: RouteModule = (app, services) => {
       errorStatuses: [400, 401, 403, 413, 429, 500],
       handler: async ({ caller, headers, files }) => {
         const h = parseHeaders(avatarHeaders, headers);
-        requireSameIdentity(caller, h['x-user-id'], h['x-user-username']);
-        const file = files.find((f) => f.field === 'avatar');
-        if (!file) throw badRequest('file.error.missing', 'The avatar file is required (multipart field avatar)', { field: 'avatar', constraint: 'required' });
-        const picture = await avatars.setAvatar(caller.userId, file);
+        const claimed = { userId: h['x-user-id'], username: h['x-user-username'] };
+        const picture = await avatars.setAvatar(caller, claimed, files.find((f) => f.field === 'avatar'));
         return { message: 'Avatar updated', data: { picture } };
       },
     }),
@@ -129,8 +118,7 @@ export const authRoutes: RouteModule = (app, services) => {
       summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, errorStatuses: [400, 401, 403, 404, 429, 500],
       handler: async ({ caller, headers, params }) => {
         const h = parseHeaders(followHeaders, headers);
-        requireSameIdentity(caller, h['x-user-id']);
-        return { message: 'Followed', data: await follows.follow(caller.userId, params.userId) };
+        return { message: 'Followed', data: await follows.follow(caller, h['x-user-id'], params.userId) };
       },
     }),
     defineRoute({
@@ -139,8 +127,7 @@ export const authRoutes: RouteModule = (app, services) => {
       errorStatuses: [400, 401, 403, 404, 429, 500],
       handler: async ({ caller, headers, params }) => {
         const h = parseHeaders(optionalFollowHeaders, headers);
-        if (h['x-user-id'] !== undefined) requireSameIdentity(caller, h['x-user-id']);
-        await follows.unfollow(caller.userId, params.userId);
+        await follows.unfollow(caller, h['x-user-id'], params.userId);
         return { message: 'Unfollowed', data: { message: 'Unfollowed' } };
       },
     }),

@@ -1,6 +1,5 @@
 // Account life cycle: register → verify phone → log in (a session) → refresh → log out.
 import bcrypt from 'bcryptjs';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { badRequest, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -10,8 +9,9 @@ import { normalisePhoneNumber } from './phone.js';
 import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { TwoFactorCheck } from './two-factor-check.js';
+import { UserRepository } from './user-repository.js';
 
-export interface RegisterInput {
+interface RegisterInput {
   username: string;
   password: string;
   phone_number: string;
@@ -19,7 +19,7 @@ export interface RegisterInput {
   family_name: string;
 }
 
-export interface LoginResult {
+interface LoginResult {
   AccessToken: string;
   RefreshToken: string;
   ExpiresIn: number;
@@ -35,6 +35,7 @@ export const fullName = (given: string, family: string): string => [given, famil
 
 export class AccountService {
   readonly otp: OtpService;
+  private readonly users: UserRepository;
 
   constructor(
     private readonly app: AppContext,
@@ -43,6 +44,7 @@ export class AccountService {
     private readonly twoFactor: TwoFactorCheck,
   ) {
     this.otp = new OtpService(app);
+    this.users = new UserRepository(app.database);
   }
 
   phone(input: string, field = 'phone_number'): string {
@@ -54,9 +56,15 @@ export class AccountService {
     const userId = newId();
     const passwordHash = await bcrypt.hash(input.password, this.app.config.BCRYPT_ROUNDS);
     try {
-      await this.app.database.rows(sql`
-        insert into users (id, username, password_hash, phone_number, given_name, family_name, role)
-        values (${userId}, ${input.username}, ${passwordHash}, ${phone}, ${input.given_name}, ${input.family_name}, ${DEFAULT_ROLE})`);
+      await this.users.insert({
+        id: userId,
+        username: input.username,
+        passwordHash,
+        phoneNumber: phone,
+        givenName: input.given_name,
+        familyName: input.family_name,
+        role: DEFAULT_ROLE,
+      });
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw badRequest('auth.error.user_exists', 'A user with this username or phone number already exists', {
@@ -81,13 +89,13 @@ export class AccountService {
     const phone = this.phone(phoneInput);
     const userId = await this.requireUserIdByPhone(phone);
     await this.otp.consume(phone, ['register', 'send-otp'], code);
-    await this.app.database.rows(sql`update users set phone_verified = true, updated_at = now() where id = ${userId}`);
+    await this.users.markPhoneVerified(userId);
   }
 
   async requireUserIdByPhone(phone: string): Promise<string> {
-    const [row] = await this.app.database.rows<{ id: string }>(sql`select id from users where phone_number = ${phone}`);
-    if (!row) throw notFound('auth.error.user_not_found', 'No account with this phone number', { field: 'phone_number', constraint: 'registered' });
-    return row.id;
+    const userId = await this.users.findIdByPhone(phone);
+    if (!userId) throw notFound('auth.error.user_not_found', 'No account with this phone number', { field: 'phone_number', constraint: 'registered' });
+    return userId;
   }
 
   async login(input: { phone_number: string; password: string; two_factor_code?: string }, userAgent: string, ip: string): Promise<LoginResult> {
@@ -99,11 +107,7 @@ export class AccountService {
       await bcrypt.compare(input.password, DUMMY_HASH);
       throw invalid();
     }
-    const [user] = await this.app.database.rows<{
-      id: string; username: string; password_hash: string; phone_verified: boolean;
-      given_name: string; family_name: string; role: string; two_factor_enabled: boolean;
-    }>(sql`select id, username, password_hash, phone_verified, given_name, family_name, role, two_factor_enabled
-           from users where phone_number = ${phone}`);
+    const user = await this.users.findForLogin(phone);
     const passwordOk = await bcrypt.compare(input.password, user?.password_hash ?? DUMMY_HASH);
     if (!user || !passwordOk) throw invalid();
     if (!user.phone_verified) {

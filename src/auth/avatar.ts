@@ -6,17 +6,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
 import { sanitiseImage } from '../media/image-sanitiser.js';
+import { requireSameIdentity, type Caller } from './caller.js';
+import { UserRepository } from './user-repository.js';
 
-export const AVATAR_MAX_SIDE = 512;
-export const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/bmp', 'image/webp'] as const;
+const AVATAR_MAX_SIDE = 512;
+const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/bmp', 'image/webp'] as const;
 
-export interface AvatarUpload {
+interface AvatarUpload {
   /** Temporary path of the uploaded file. */
   path: string;
   size: number;
@@ -32,10 +33,20 @@ const undecodable = () =>
   badRequest('file.error.invalid_image', 'The avatar image could not be decoded', { field: 'avatar', constraint: 'a readable image' });
 
 export class AvatarService {
-  constructor(private readonly app: AppContext) {}
+  private readonly users: UserRepository;
 
-  /** Stores the new avatar and answers its URL. */
-  async setAvatar(userId: string, upload: AvatarUpload): Promise<string> {
+  constructor(private readonly app: AppContext) {
+    this.users = new UserRepository(app.database);
+  }
+
+  /**
+   * Stores the caller's new avatar and answers its URL. `claimed` is the identity the request
+   * names (x-user-id, x-user-username), which must be the caller's own.
+   */
+  async setAvatar(caller: Caller, claimed: { userId: string; username: string }, upload: AvatarUpload | undefined): Promise<string> {
+    requireSameIdentity(caller, claimed);
+    if (!upload) throw badRequest('file.error.missing', 'The avatar file is required (multipart field avatar)', { field: 'avatar', constraint: 'required' });
+    const userId = caller.userId;
     const max = this.app.config.MAX_IMAGE_BYTES;
     if (upload.size > max) {
       throw badRequest('file.error.too_large', `The avatar must be at most ${max} bytes`, { field: 'avatar', constraint: `at most ${max} bytes` });
@@ -66,12 +77,7 @@ export class AvatarService {
 
     let previous: string | null = null;
     try {
-      // FOR UPDATE: a concurrent upload waits and then sees this one's picture as its previous.
-      const [row] = await this.app.database.rows<{ previous: string | null }>(sql`
-        update users set picture = ${relative}, updated_at = now()
-        from (select picture from users where id = ${userId} for update) as old
-        where users.id = ${userId}
-        returning old.picture as previous`);
+      const row = await this.users.replacePicture(userId, relative);
       if (!row) throw new AppError(404, 'user.error.not_found', 'User not found');
       previous = row.previous;
     } catch (err) {

@@ -1,11 +1,11 @@
 // Who is calling: resolved from a bearer access token plus a live-session check in the database,
 // so a revoked session is refused from the next request on, on every node.
-import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
 import type { EventBus } from '../shared/events.js';
+import { SessionRepository } from './session-repository.js';
 
 export interface Caller {
   userId: string;
@@ -20,6 +20,15 @@ export const can = (caller: Caller, permission: string): boolean => caller.permi
 export function requirePermission(caller: Caller, permission: string): void {
   if (!can(caller, permission)) {
     throw forbidden('authorization.error.forbidden', `Permission ${permission} is required`);
+  }
+}
+
+/** Identity headers (SPEC §5.6) must name the token's own user: someone else's id is 401. */
+export function requireSameIdentity(caller: Caller, claimed: { userId: string; username?: string }): void {
+  const sameUser = claimed.userId.toLowerCase() === caller.userId.toLowerCase();
+  const sameName = claimed.username === undefined || claimed.username.toLowerCase() === caller.username.toLowerCase();
+  if (!sameUser || !sameName) {
+    throw unauthorized('auth.error.identity_mismatch', 'x-user-id and x-user-username must name the authenticated user');
   }
 }
 
@@ -48,13 +57,15 @@ export class CallerResolver {
    * revoke, so there every request asks the database.
    */
   private readonly sessionCache: Map<string, CachedSession> | null;
+  private readonly sessions: SessionRepository;
 
   constructor(
-    private readonly database: DatabaseHandle,
+    database: DatabaseHandle,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
     events: EventBus,
   ) {
+    this.sessions = new SessionRepository(database);
     this.sessionCache = database.mode === 'embedded' ? new Map() : null;
     if (this.sessionCache) {
       const cache = this.sessionCache;
@@ -68,17 +79,11 @@ export class CallerResolver {
     if (cached && cached.userId === claims.userId && Date.now() - cached.checkedAt < SESSION_CACHE_MS) {
       return this.caller(claims.userId, claims.sessionId, cached.username, cached.role);
     }
-    const [row] = await this.database.rows<{ role: string; username: string; revoked: boolean; last_seen_ms: number }>(sql`
-      select u.role, u.username, (s.revoked_at is not null) as revoked,
-             (extract(epoch from now() - s.last_seen_at) * 1000)::float8 as last_seen_ms
-      from sessions s join users u on u.id = s.user_id
-      where s.id = ${claims.sessionId} and s.user_id = ${claims.userId}`);
+    const row = await this.sessions.findForCaller(claims.sessionId, claims.userId);
     if (!row) throw unauthorized('auth.error.invalid_token', 'Session not found');
     if (row.revoked) throw unauthorized('auth.error.session_revoked', 'Session has ended');
     if (row.last_seen_ms > LAST_SEEN_RESOLUTION_MS) {
-      void this.database
-        .rows(sql`update sessions set last_seen_at = now() where id = ${claims.sessionId}`)
-        .catch(() => undefined);
+      void this.sessions.touch(claims.sessionId).catch(() => undefined);
     }
     if (this.sessionCache) {
       if (this.sessionCache.size >= SESSION_CACHE_MAX) this.sessionCache.clear();

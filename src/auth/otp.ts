@@ -2,14 +2,14 @@
 // after OTP_TTL seconds, locked after 5 wrong tries, and sent through the SMS provider.
 import bcrypt from 'bcryptjs';
 import { randomInt } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import type { SmsPurpose } from '../sms/provider.js';
 import { AppError, badRequest, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { OtpRepository } from './otp-repository.js';
 import { maskPhoneNumber } from './phone.js';
 
-export const MAX_CODE_ATTEMPTS = 5;
+const MAX_CODE_ATTEMPTS = 5;
 /** Codes sent to one number for one purpose within an hour before further sends are refused. */
 const MAX_CODES_PER_HOUR = 5;
 /** Codes are short-lived secrets: a cheap hash is enough next to expiry and the try limit. */
@@ -29,22 +29,21 @@ const MESSAGES: Record<SmsPurpose, (code: string) => string> = {
 };
 
 export class OtpService {
-  constructor(private readonly app: AppContext) {}
+  private readonly codes: OtpRepository;
+
+  constructor(private readonly app: AppContext) {
+    this.codes = new OtpRepository(app.database);
+  }
 
   /** Creates a code for (phone, purpose), sends it, and answers the masked delivery details. */
   async issue(phoneNumber: string, purpose: SmsPurpose): Promise<CodeDeliveryDetails> {
-    const [recent] = await this.app.database.rows<{ n: number }>(sql`
-      select count(*)::int as n from otp_codes
-      where phone_number = ${phoneNumber} and purpose = ${purpose} and created_at > now() - interval '1 hour'`);
-    if (recent.n >= MAX_CODES_PER_HOUR) {
+    const sentLastHour = await this.codes.countLastHour(phoneNumber, purpose);
+    if (sentLastHour >= MAX_CODES_PER_HOUR) {
       throw tooManyRequests('auth.error.too_many_codes', 'Too many codes requested for this number; try again later');
     }
     // Per-hour limits alone let a patient guesser try 5 codes x 5 tries every hour forever: a daily
     // cap over every purpose bounds the guesses a number can be made to face (CONTRACT §19).
-    const [today] = await this.app.database.rows<{ n: number; retry_after: number | null }>(sql`
-      select count(*)::int as n,
-             ceil(extract(epoch from min(created_at) + interval '1 day' - now()))::int as retry_after
-      from otp_codes where phone_number = ${phoneNumber} and created_at > now() - interval '1 day'`);
+    const today = await this.codes.countLastDay(phoneNumber);
     if (today.n >= this.app.config.OTP_DAILY_LIMIT) {
       throw tooManyRequests('auth.error.daily_code_limit', 'Too many codes sent to this number today; try again tomorrow', {
         'Retry-After': String(Math.max(1, today.retry_after ?? 86_400)),
@@ -52,9 +51,7 @@ export class OtpService {
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const codeHash = await bcrypt.hash(code, CODE_HASH_ROUNDS);
-    await this.app.database.rows(sql`
-      insert into otp_codes (id, phone_number, purpose, code_hash, expires_at)
-      values (${newId()}, ${phoneNumber}, ${purpose}, ${codeHash}, now() + make_interval(secs => ${this.app.config.OTP_TTL}))`);
+    await this.codes.insert({ id: newId(), phoneNumber, purpose, codeHash, ttlSeconds: this.app.config.OTP_TTL });
     try {
       await this.app.sms.send({ to: phoneNumber, purpose, code, body: MESSAGES[purpose](code) });
     } catch (err) {
@@ -69,27 +66,17 @@ export class OtpService {
    * Each try counts (claimed atomically before comparing), so parallel guessing gains nothing.
    */
   async consume(phoneNumber: string, purposes: SmsPurpose[], code: string, field = 'otp'): Promise<void> {
-    const purposeList = sql.join(purposes.map((p) => sql`${p}`), sql`, `);
-    const [latest] = await this.app.database.rows<{ id: string; code_hash: string; expired: boolean; consumed: boolean; attempts: number }>(sql`
-      select id, code_hash, expires_at < now() as expired, consumed_at is not null as consumed, attempts
-      from otp_codes where phone_number = ${phoneNumber} and purpose in (${purposeList})
-      order by created_at desc limit 1`);
+    const latest = await this.codes.findLatest(phoneNumber, purposes);
     if (!latest || latest.consumed) {
       throw badRequest('auth.error.invalid_code', 'No active code for this number; request a new one', { field, constraint: 'active code' });
     }
     if (latest.expired) throw badRequest('auth.error.code_expired', 'The code has expired; request a new one', { field, constraint: 'not expired' });
-    const [claimed] = await this.app.database.rows<{ attempts: number }>(sql`
-      update otp_codes set attempts = attempts + 1
-      where id = ${latest.id} and attempts < ${MAX_CODE_ATTEMPTS} and consumed_at is null
-      returning attempts`);
-    if (!claimed) {
+    if (!(await this.codes.claimAttempt(latest.id, MAX_CODE_ATTEMPTS))) {
       throw badRequest('auth.error.code_locked', 'Too many wrong tries; request a new code', { field, constraint: `at most ${MAX_CODE_ATTEMPTS} tries` });
     }
     if (!(await bcrypt.compare(code, latest.code_hash))) {
       throw badRequest('auth.error.invalid_code', 'The code is not correct', { field, constraint: 'matching code' });
     }
-    const [used] = await this.app.database.rows<{ id: string }>(sql`
-      update otp_codes set consumed_at = now() where id = ${latest.id} and consumed_at is null returning id`);
-    if (!used) throw badRequest('auth.error.invalid_code', 'The code was already used', { field, constraint: 'single use' });
+    if (!(await this.codes.consume(latest.id))) throw badRequest('auth.error.invalid_code', 'The code was already used', { field, constraint: 'single use' });
   }
 }

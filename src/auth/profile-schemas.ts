@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { nameField, otpField, passwordField, phoneNumberField, PASSWORD_MAX } from './schemas.js';
 
-export const EMAIL_MAX = 254;
+const EMAIL_MAX = 254;
 
 export const confirmForgotPasswordBody = z.object({
   phone_number: phoneNumberField,

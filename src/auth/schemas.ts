@@ -2,7 +2,7 @@
 // see the README.
 import { z } from 'zod';
 
-export const PASSWORD_MIN = 8;
+const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 export const phoneNumberField = z.string().trim().min(5).max(32);

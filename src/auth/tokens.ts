@@ -4,13 +4,13 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { DatabaseHandle } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
 import { unauthorized } from '../shared/errors.js';
 
 const ISSUER = 'real-estate-video-service';
 const AUDIENCE = 'api';
 
-export interface AccessClaims {
+interface AccessClaims {
   userId: string;
   sessionId: string;
   username: string;
@@ -23,7 +23,7 @@ export class TokenService {
   ) {}
 
   /** Uses JWT_SECRET when set; otherwise a secret generated once and shared through the database. */
-  static async create(database: DatabaseHandle, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
+  static async create(database: Queryable, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
     const secret = jwtSecret ?? (await getOrCreateServiceSecret(database, 'jwt_secret', 48));
     return new TokenService(new TextEncoder().encode(secret), accessTtlSeconds);
   }

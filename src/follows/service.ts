@@ -1,41 +1,52 @@
 // Following a user: one record per (follower, followed) pair, never oneself. A new follow is
 // announced as `follow.created` (the followed user's notification) once it is stored.
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
-import { FollowRepository } from './repository.js';
+import { requireSameIdentity, type Caller } from '../auth/caller.js';
+import { UserRepository } from '../auth/user-repository.js';
+import { FollowRepository } from './follow-repository.js';
 
 /** The follow record of SPEC 2.10. */
-export interface FollowRecord {
+interface FollowRecord {
   follower_id: string;
   following_id: string;
   created_at: string;
 }
 
+/** The row the follow was to reference is gone (PostgreSQL foreign_key_violation). */
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code === '23503' || e?.cause?.code === '23503';
+}
+
+const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
+
 export class FollowService {
-  readonly repository: FollowRepository;
+  private readonly follows: FollowRepository;
+  private readonly users: UserRepository;
 
   constructor(private readonly app: AppContext) {
-    this.repository = new FollowRepository(app.database);
+    this.follows = new FollowRepository(app.database);
+    this.users = new UserRepository(app.database);
   }
 
-  async follow(followerId: string, followingId: string): Promise<FollowRecord> {
+  /** The caller follows `followingId`; `claimedUserId` (X-User-ID) must be the caller's own id. */
+  async follow(caller: Caller, claimedUserId: string, followingId: string): Promise<FollowRecord> {
+    requireSameIdentity(caller, { userId: claimedUserId });
+    const followerId = caller.userId;
     if (followerId === followingId) {
       throw badRequest('follow.error.self_follow', 'You cannot follow yourself', { field: 'userId', constraint: 'another user' });
     }
-    const [follower] = await this.app.database.rows<{ given_name: string; family_name: string; picture: string | null }>(sql`
-      select given_name, family_name, picture from users where id = ${followerId}`);
-    await this.requireUser(followingId);
+    const follower = await this.users.findBadge(followerId);
+    if (!(await this.users.exists(followingId))) throw userNotFound();
     let row;
     try {
-      row = await this.repository.insert(followerId, followingId);
+      row = await this.follows.insert(followerId, followingId);
     } catch (err) {
       // The followed user was deleted between the check and the insert.
-      if ((err as { code?: string; cause?: { code?: string } }).code === '23503' || (err as { cause?: { code?: string } }).cause?.code === '23503') {
-        throw this.userNotFound();
-      }
+      if (isForeignKeyViolation(err)) throw userNotFound();
       throw err;
     }
     if (!row) {
@@ -44,7 +55,7 @@ export class FollowService {
     const record: FollowRecord = {
       follower_id: row.follower_id,
       following_id: row.following_id,
-      created_at: new Date(row.created_at).toISOString(),
+      created_at: row.created_at.toISOString(),
     };
     this.app.events.publish('follow.created', {
       ...record,
@@ -56,18 +67,11 @@ export class FollowService {
     return record;
   }
 
-  async unfollow(followerId: string, followingId: string): Promise<void> {
-    if (!(await this.repository.delete(followerId, followingId))) {
+  /** The caller stops following `followingId`; X-User-ID is optional here, but when sent it must be the caller's. */
+  async unfollow(caller: Caller, claimedUserId: string | undefined, followingId: string): Promise<void> {
+    if (claimedUserId !== undefined) requireSameIdentity(caller, { userId: claimedUserId });
+    if (!(await this.follows.delete(caller.userId, followingId))) {
       throw notFound('follow.error.not_following', 'You do not follow this user', { field: 'userId', constraint: 'followed user' });
     }
-  }
-
-  private async requireUser(userId: string): Promise<void> {
-    const rows = await this.app.database.rows<{ id: string }>(sql`select id from users where id = ${userId}`);
-    if (!rows.length) throw this.userNotFound();
-  }
-
-  private userNotFound() {
-    return notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
   }
 }

@@ -1,15 +1,15 @@
 // Secrets the service makes for itself when the operator gives none (JWT key, encryption roots),
 // kept in the `service_secrets` table so that restarts and every node of a deployment share them.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
+import { ServiceSecretRepository } from './service-secret-repository.js';
 
-/** The stored secret `name`, created (32 random bytes, base64url) by whichever node asks first. */
-export async function getOrCreateServiceSecret(database: DatabaseHandle, name: string, bytes = 32): Promise<string> {
+/** The stored secret `name`, created (`bytes` random bytes, base64url) by whichever node asks first. */
+export async function getOrCreateServiceSecret(database: Queryable, name: string, bytes = 32): Promise<string> {
+  const secrets = new ServiceSecretRepository(database);
   // Nodes racing here insert at most one row; everyone then reads the winner.
-  await database.rows(sql`
-    insert into service_secrets (name, value) values (${name}, ${randomBytes(bytes).toString('base64url')})
-    on conflict (name) do nothing`);
-  const [row] = await database.rows<{ value: string }>(sql`select value from service_secrets where name = ${name}`);
-  return row.value;
+  await secrets.insertIfAbsent(name, randomBytes(bytes).toString('base64url'));
+  const value = await secrets.findValue(name);
+  if (value === undefined) throw new Error(`service secret ${name} was not stored`);
+  return value;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 
 export type SmsPurpose = 'register' | 'send-otp' | 'forgot-password' | 'two-factor';
 
-export interface SmsMessage {
+interface SmsMessage {
   to: string;
   purpose: SmsPurpose;
   code: string;

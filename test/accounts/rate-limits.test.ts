@@ -1,23 +1,15 @@
 // SPEC §8 limits at their real values (RATE_LIMIT_SCALE=1). TRUST_PROXY lets each test act from
 // its own client address (X-Forwarded-For), so the per-IP `auth` limit of one test does not
 // spill into the next.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, lastCode, uniquePhone, uniqueUsername, type ApiResponse } from '../helpers/api.js';
 import { AUTH, avatarForm, makeImage, putAvatar } from './fixtures.js';
 
-let server: TestServer;
-let api: ApiClient;
+const server = useTestServer({ RATE_LIMIT_SCALE: '1', TRUST_PROXY: '1' });
+const api = () => new ApiClient(server.url);
 let ipCounter = 1;
 const freshIp = () => `203.0.113.${ipCounter++}`;
-
-beforeAll(async () => {
-  server = await bootServer({ RATE_LIMIT_SCALE: '1', TRUST_PROXY: '1' });
-  api = new ApiClient(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
 
 function expectRateHeaders(res: ApiResponse, limit: number, remaining: number) {
   expect(res.headers.get('x-ratelimit-limit')).toBe(String(limit));
@@ -34,48 +26,48 @@ async function newUser() {
   const headers = { 'x-forwarded-for': ip };
   const phone = uniquePhone();
   const username = uniqueUsername();
-  expect((await api.post(`${AUTH}/register`, { username, password: 'password-123', phone_number: phone, given_name: 'R', family_name: 'L' }, { headers })).status).toBe(201);
-  expect((await api.post(`${AUTH}/verify-otp`, { phone_number: phone, otp: lastCode(server, phone, 'register') }, { headers })).status).toBe(200);
-  const res = await api.post(`${AUTH}/login`, { phone_number: phone, password: 'password-123' }, { headers });
+  expect((await api().post(`${AUTH}/register`, { username, password: 'password-123', phone_number: phone, given_name: 'R', family_name: 'L' }, { headers })).status).toBe(201);
+  expect((await api().post(`${AUTH}/verify-otp`, { phone_number: phone, otp: lastCode(server.current, phone, 'register') }, { headers })).status).toBe(200);
+  const res = await api().post(`${AUTH}/login`, { phone_number: phone, password: 'password-123' }, { headers });
   expect(res.status).toBe(200);
-  return { userId: res.body.data.user.sub as string, username, phone, api: api.withToken(res.body.data.AccessToken) };
+  return { userId: res.body.data.user.sub as string, username, phone, api: api().withToken(res.body.data.AccessToken) };
 }
 
 describe('auth limit: 5 requests per minute per IP', () => {
-  it('the sixth quick login from one IP answers 429 with the X-RateLimit headers', async () => {
+  it('should fail with 429 on the sixth quick login from one IP, with the X-RateLimit headers', async () => {
     const headers = { 'x-forwarded-for': freshIp() };
     for (let i = 0; i < 5; i++) {
-      const res = await api.post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers });
+      const res = await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers });
       expect(res.status).toBe(400);
       expectRateHeaders(res, 5, 4 - i);
     }
-    const limited = await api.post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers });
+    const limited = await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers });
     expectErrorEnvelope(limited, 429, 'rate_limit.error.exceeded');
     expectRateHeaders(limited, 5, 0);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // The limit is shared by the public account endpoints of that address...
-    expectErrorEnvelope(await api.post(`${AUTH}/register`, { username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' }, { headers }), 429);
-    expectErrorEnvelope(await api.post(`${AUTH}/send-otp`, { phone_number: uniquePhone() }, { headers }), 429);
-    expectErrorEnvelope(await api.post(`${AUTH}/forgot-password`, { phone_number: uniquePhone() }, { headers }), 429);
+    expectErrorEnvelope(await api().post(`${AUTH}/register`, { username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' }, { headers }), 429);
+    expectErrorEnvelope(await api().post(`${AUTH}/send-otp`, { phone_number: uniquePhone() }, { headers }), 429);
+    expectErrorEnvelope(await api().post(`${AUTH}/forgot-password`, { phone_number: uniquePhone() }, { headers }), 429);
     // ...and does not touch another address.
-    expect((await api.post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': freshIp() } })).status).toBe(400);
+    expect((await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': freshIp() } })).status).toBe(400);
   });
 
-  it('register, send-otp and forgot-password each answer 429 past the limit', async () => {
+  it('should fail with 429 on register, send-otp and forgot-password each past the limit', async () => {
     for (const [path, body] of [
       ['register', () => ({ username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' })],
       ['send-otp', () => ({ phone_number: uniquePhone() })],
       ['forgot-password', () => ({ phone_number: uniquePhone() })],
     ] as const) {
       const headers = { 'x-forwarded-for': freshIp() };
-      for (let i = 0; i < 5; i++) expect((await api.post(`${AUTH}/${path}`, body(), { headers })).status).not.toBe(429);
-      expectErrorEnvelope(await api.post(`${AUTH}/${path}`, body(), { headers }), 429);
+      for (let i = 0; i < 5; i++) expect((await api().post(`${AUTH}/${path}`, body(), { headers })).status).not.toBe(429);
+      expectErrorEnvelope(await api().post(`${AUTH}/${path}`, body(), { headers }), 429);
     }
   });
 });
 
 describe('per-user limits', () => {
-  it('change_password: 5 per minute per user, whatever the address', async () => {
+  it('should fail with 429 on the sixth change_password of a user within a minute, whatever the address', async () => {
     const user = await newUser();
     for (let i = 0; i < 5; i++) {
       const res = await user.api.post(`${AUTH}/user/change_password`, { old_password: 'wrong-password', new_password: 'changed-pass-1' }, { headers: { 'x-forwarded-for': freshIp() } });
@@ -86,7 +78,7 @@ describe('per-user limits', () => {
     expectRateHeaders(limited, 5, 0);
   });
 
-  it('avatar uploads: 5 per minute per user', async () => {
+  it('should fail with 429 on the sixth avatar upload of a user within a minute', async () => {
     const user = await newUser();
     const png = await makeImage('png', 8, 8);
     const identity = { 'x-user-id': user.userId, 'x-user-username': user.username };
@@ -94,7 +86,7 @@ describe('per-user limits', () => {
     expectErrorEnvelope(await putAvatar(user.api, avatarForm(png, 'a.png'), identity), 429);
   });
 
-  it('follow answers 429 once the general limit (100 per minute per user) is spent', async () => {
+  it('should fail with 429 on follow once the general limit (100 per minute per user) is spent', async () => {
     const user = await newUser();
     const target = await newUser();
     let last: ApiResponse | null = null;

@@ -1,28 +1,28 @@
 // Queries on the `follows` table (migration 0001): who follows whom, since when.
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
 
-export interface FollowRow {
+interface FollowRow {
   follower_id: string;
   following_id: string;
   created_at: Date;
 }
 
 export class FollowRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(private readonly db: Queryable) {}
 
-  /** Inserts the follow; null when it already exists. */
-  async insert(followerId: string, followingId: string): Promise<FollowRow | null> {
-    const [row] = await this.database.rows<FollowRow>(sql`
+  /** Inserts the follow; undefined when it already exists. */
+  async insert(followerId: string, followingId: string): Promise<FollowRow | undefined> {
+    const [row] = await this.db.rows<FollowRow>(sql`
       insert into follows (follower_id, following_id) values (${followerId}, ${followingId})
       on conflict (follower_id, following_id) do nothing
       returning follower_id, following_id, created_at`);
-    return row ?? null;
+    return row;
   }
 
   /** Deletes the follow; false when there was none. */
   async delete(followerId: string, followingId: string): Promise<boolean> {
-    const rows = await this.database.rows<{ follower_id: string }>(sql`
+    const rows = await this.db.rows<{ follower_id: string }>(sql`
       delete from follows where follower_id = ${followerId} and following_id = ${followingId} returning follower_id`);
     return rows.length > 0;
   }

@@ -1,0 +1,187 @@
+// Queries on the `users` table (migration 0001) made by the account, profile, avatar and follow rules.
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+
+interface NewUser {
+  id: string;
+  username: string;
+  passwordHash: string;
+  phoneNumber: string;
+  givenName: string;
+  familyName: string;
+  role: string;
+}
+
+/** What login checks and answers. */
+interface LoginUserRow {
+  id: string;
+  username: string;
+  password_hash: string;
+  phone_verified: boolean;
+  given_name: string;
+  family_name: string;
+  role: string;
+  two_factor_enabled: boolean;
+}
+
+/** The fields a profile shows, with the user's follow counts as seen by one viewer. */
+interface ProfileUserRow {
+  id: string;
+  username: string;
+  email: string | null;
+  email_verified: boolean;
+  phone_number: string;
+  phone_verified: boolean;
+  given_name: string;
+  family_name: string;
+  picture: string | null;
+  role: string;
+  followers: number;
+  following: number;
+  viewer_follows: boolean;
+}
+
+/** How a user appears next to something they did (a follow notification). */
+interface UserBadgeRow {
+  given_name: string;
+  family_name: string;
+  picture: string | null;
+}
+
+/** What enabling or disabling two-factor checks. */
+export interface TwoFactorUserRow {
+  username: string;
+  phone_number: string;
+  password_hash: string;
+  two_factor_enabled: boolean;
+}
+
+export interface ProfileChanges {
+  given_name?: string;
+  family_name?: string;
+  email?: string | null;
+}
+
+export class UserRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Throws the driver's unique violation when the username or phone number is taken. */
+  async insert(user: NewUser): Promise<void> {
+    await this.db.rows(sql`
+      insert into users (id, username, password_hash, phone_number, given_name, family_name, role)
+      values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.givenName}, ${user.familyName}, ${user.role})`);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id = ${id}`);
+    return rows.length > 0;
+  }
+
+  async findIdByPhone(phoneNumber: string): Promise<string | undefined> {
+    const [row] = await this.db.rows<{ id: string }>(sql`select id from users where phone_number = ${phoneNumber}`);
+    return row?.id;
+  }
+
+  async findForLogin(phoneNumber: string): Promise<LoginUserRow | undefined> {
+    const [row] = await this.db.rows<LoginUserRow>(sql`
+      select id, username, password_hash, phone_verified, given_name, family_name, role, two_factor_enabled
+      from users where phone_number = ${phoneNumber}`);
+    return row;
+  }
+
+  /**
+   * The user `id` with their follow counts and whether `viewerId` follows them. The follows table
+   * is read here rather than through FollowRepository to keep the profile, the most requested
+   * read of the service (bench/user-me.ts), at one round trip.
+   */
+  async findProfile(id: string, viewerId: string): Promise<ProfileUserRow | undefined> {
+    const [row] = await this.db.rows<ProfileUserRow>(sql`
+      select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role,
+             (select count(*) from follows where following_id = u.id)::int as followers,
+             (select count(*) from follows where follower_id = u.id)::int as following,
+             exists (select 1 from follows where follower_id = ${viewerId} and following_id = u.id) as viewer_follows
+      from users u where id = ${id}`);
+    return row;
+  }
+
+  async findBadge(id: string): Promise<UserBadgeRow | undefined> {
+    const [row] = await this.db.rows<UserBadgeRow>(sql`select given_name, family_name, picture from users where id = ${id}`);
+    return row;
+  }
+
+  async findPasswordHash(id: string): Promise<string | undefined> {
+    const [row] = await this.db.rows<{ password_hash: string }>(sql`select password_hash from users where id = ${id}`);
+    return row?.password_hash;
+  }
+
+  async markPhoneVerified(id: string): Promise<void> {
+    await this.db.rows(sql`update users set phone_verified = true, updated_at = now() where id = ${id}`);
+  }
+
+  async setPasswordHash(id: string, passwordHash: string): Promise<void> {
+    await this.db.rows(sql`update users set password_hash = ${passwordHash}, updated_at = now() where id = ${id}`);
+  }
+
+  /** A reset by SMS code also proves the phone, hence both in one write. */
+  async setPasswordHashAndVerifyPhone(id: string, passwordHash: string): Promise<void> {
+    await this.db.rows(sql`
+      update users set password_hash = ${passwordHash}, phone_verified = true, updated_at = now() where id = ${id}`);
+  }
+
+  /**
+   * Points the user at a new picture and answers the one it replaces (`{ previous: null }` when
+   * there was none), or undefined when there is no such user. FOR UPDATE: a concurrent upload
+   * waits and then sees this one's picture as its previous.
+   */
+  async replacePicture(id: string, picture: string): Promise<{ previous: string | null } | undefined> {
+    const [row] = await this.db.rows<{ previous: string | null }>(sql`
+      update users set picture = ${picture}, updated_at = now()
+      from (select picture from users where id = ${id} for update) as old
+      where users.id = ${id}
+      returning old.picture as previous`);
+    return row;
+  }
+
+  /** Applies the given fields (at least one); a changed email loses its verification. False when no such user. */
+  async updateProfile(id: string, changes: ProfileChanges): Promise<boolean> {
+    const sets = [];
+    if (changes.given_name !== undefined) sets.push(sql`given_name = ${changes.given_name}`);
+    if (changes.family_name !== undefined) sets.push(sql`family_name = ${changes.family_name}`);
+    if (changes.email !== undefined) {
+      sets.push(sql`email_verified = (email_verified and email is not distinct from ${changes.email}::text)`);
+      sets.push(sql`email = ${changes.email}::text`);
+    }
+    sets.push(sql`updated_at = now()`);
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update users set ${sql.join(sets, sql`, `)} where id = ${id} returning id`);
+    return rows.length > 0;
+  }
+
+  // Used by two-factor (src/twofactor) and start-up seeding (src/authorization/seed.ts).
+
+  /** What enabling or disabling two-factor checks. */
+  async findForTwoFactor(id: string): Promise<TwoFactorUserRow | undefined> {
+    const [row] = await this.db.rows<TwoFactorUserRow>(sql`
+      select username, phone_number, password_hash, two_factor_enabled from users where id = ${id}`);
+    return row;
+  }
+
+  /** Flips the two-factor switch; false when it already had that value (two concurrent enables: one winner). */
+  async setTwoFactorEnabled(id: string, enabled: boolean): Promise<boolean> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update users set two_factor_enabled = ${enabled}, updated_at = now()
+      where id = ${id} and two_factor_enabled = ${!enabled} returning id`);
+    return rows.length > 0;
+  }
+
+  async findRoleByPhone(phoneNumber: string): Promise<string | undefined> {
+    const [row] = await this.db.rows<{ role: string }>(sql`select role from users where phone_number = ${phoneNumber}`);
+    return row?.role;
+  }
+
+  /** Whether any user has this username, in any case. */
+  async usernameTaken(username: string): Promise<boolean> {
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where lower(username) = lower(${username})`);
+    return rows.length > 0;
+  }
+}
