@@ -24,7 +24,7 @@ import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { foldForSearch } from '../src/content/values.js';
 import { textArray } from '../src/content/repository.js';
-import { COUNT_CAP } from '../src/content/listings.js';
+import { COUNT_CAP } from '../src/content/listing-repository.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import { randomToken } from '../src/shared/ids.js';
-import { type ClaimedJob } from '../src/media/video-jobs.js';
+import type { ClaimedJob } from '../src/media/video-job-repository.js';
 import { ProcessingAbortedError } from '../src/media/ffmpeg.js';
 import { onVideoJobQueued } from '../src/media/job-signal.js';
 

@@ -3,7 +3,6 @@
 // - attached to a content item: query `id` (+ `topic-key` for extra images), file field `files`.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { badRequest } from '../../src/shared/errors.js';
 import { UPLOAD_KINDS } from '../../src/media/file-kinds.js';
 import { MAX_IMAGES_PER_REQUEST } from '../../src/media/upload-service.js';
 
@@ -23,31 +22,6 @@ const uploadedFileResult = z.object({
   processing_status: z.string(),
   metadata: z.object({ width: z.number().nullable(), height: z.number().nullable(), format: z.string() }),
 });
-
-function parseKind(value: string | undefined) {
-  const parsed = z.enum(UPLOAD_KINDS).safeParse(value);
-  if (!parsed.success) {
-    throw badRequest(value === undefined ? 'file.error.missing_type' : 'file.error.invalid_type', 'Field `type` must be image, video or document', {
-      field: 'type',
-      constraint: UPLOAD_KINDS.join(', '),
-    });
-  }
-  return parsed.data;
-}
-
-function parseClientMetadata(value: string | undefined): Record<string, unknown> {
-  if (value === undefined || value.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw badRequest('file.error.invalid_metadata', 'Field `metadata` must be a JSON object', { field: 'metadata', constraint: 'JSON object' });
-  }
-  return parsed as Record<string, unknown>;
-}
 
 export const fileRoutes: RouteModule = (app, services) => {
   const { uploads } = services;
@@ -77,24 +51,15 @@ export const fileRoutes: RouteModule = (app, services) => {
       responseData: uploadedFileResult,
       errorStatuses: [400, 401, 403, 404, 413, 429, 500],
       handler: async ({ caller, query, files, fields }) => {
-        if (query.id !== undefined) {
-          const attached = files.filter((f) => f.field === 'files');
-          if (files.some((f) => f.field !== 'files')) {
-            throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
-          }
-          if (query['topic-key'] !== undefined) {
-            return { status: 201, raw: await uploads.uploadContentImages(caller, query.id, attached) };
-          }
-          await uploads.uploadMainVideo(caller, query.id, attached);
-          return { status: 200, raw: { success: true, message: 'Video uploaded; processing has started' } };
+        const outcome = await uploads.upload(caller, { contentId: query.id, topicKey: query['topic-key'], files, fields });
+        switch (outcome.form) {
+          case 'content-images':
+            return { status: 201, raw: outcome.images };
+          case 'main-video':
+            return { status: 200, raw: { success: true, message: 'Video uploaded; processing has started' } };
+          case 'general':
+            return { status: 201, message: 'File uploaded', data: outcome.file };
         }
-        const kind = parseKind(fields.type);
-        const metadata = parseClientMetadata(fields.metadata);
-        const generalFiles = files.filter((f) => f.field === 'file');
-        if (files.length > 1 || files.some((f) => f.field !== 'file')) {
-          throw badRequest('file.error.too_many_files', 'The general form takes one file in field `file`', { field: 'file', constraint: 'exactly one file' });
-        }
-        return { status: 201, message: 'File uploaded', data: await uploads.uploadFile(caller, generalFiles[0], kind, metadata) };
       },
     }),
   ];

@@ -1,9 +1,68 @@
-// The queries on `contents` and `content_reactions` that create, read, change and delete one item.
-// Listing queries live in listings.ts and feed.ts.
+// The queries on `contents` and `content_reactions` that create, read, change and delete one item,
+// including the media columns that uploads, video processing and media removal write. Listing
+// and feed queries live in listing-repository.ts.
 import { sql, type SQL } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
-import type { ContentRow, StoredImage, StoredVideo } from './serialise.js';
+import type { Queryable } from '../db/client.js';
 import type { DerivedColumns, LanguageBlock, RealEstateInfo } from './derived-columns.js';
+
+/** contents.video as stored (paths relative to MEDIA_DIR). */
+export interface StoredVideo {
+  original_name: string | null;
+  size: number | null;
+  resolution: string | null;
+  duration: number | null;
+  status: string;
+  original_path: string | null;
+  playlist_path: string | null;
+  thumbnail_path: string | null;
+  error: string | null;
+}
+
+export interface StoredImage {
+  id: string;
+  path: string | null;
+  name: string;
+  /** Only for images given by URL at creation (no stored file). */
+  url?: string;
+}
+
+/** One row of `contents` joined with its uploader (CONTENT_COLUMNS). */
+export interface ContentRow {
+  id: string;
+  uploader_id: string;
+  status: string;
+  price: number;
+  unit_price: string;
+  area: number;
+  unit_area: string;
+  price_per_area: number;
+  latitude: number | null;
+  longitude: number | null;
+  hash_tags: string[];
+  profit_rate: { roi: number; roa: number } | null;
+  amenities: string[];
+  real_estate_info: RealEstateInfo;
+  is_multi_language: boolean;
+  content_info: LanguageBlock[];
+  video: StoredVideo;
+  images: StoredImage[];
+  reaction_count: number;
+  created_at: Date;
+  updated_at: Date;
+  uploader_given_name: string;
+  uploader_family_name: string;
+  uploader_picture: string | null;
+  uploader_phone: string;
+}
+
+/** The columns of an item that its media work reads (MEDIA_COLUMNS). */
+export interface ContentMediaRow {
+  id: string;
+  uploader_id: string;
+  status: string;
+  video: StoredVideo;
+  images: StoredImage[];
+}
 
 /** Every column a response needs: the item and its uploader. Use with `from contents c join users u`. */
 export const CONTENT_COLUMNS = sql`
@@ -13,7 +72,9 @@ export const CONTENT_COLUMNS = sql`
   u.given_name as uploader_given_name, u.family_name as uploader_family_name,
   u.picture as uploader_picture, u.phone_number as uploader_phone`;
 
-export const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
+const MEDIA_COLUMNS = sql`id, uploader_id, status, video, images`;
+
+const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
 /**
  * A text[] parameter (drizzle would expand a JS array into a list of parameters), sent as one
  * bound array literal (`{"a","b\"c"}`: every element quoted, `"` and `\` backslash-escaped).
@@ -22,7 +83,7 @@ export const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::json
  * default 0.5 % of rows whatever the value, and a common amenity (`pool`, 30 % of items) sent the
  * `/all` page through the amenities GIN bitmap and a sort of every match (docs/content.md).
  */
-export const arrayLiteral = (values: string[]): string =>
+const arrayLiteral = (values: string[]): string =>
   `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
 export const textArray = (values: string[]): SQL => sql`${arrayLiteral(values)}::text[]`;
 
@@ -58,11 +119,20 @@ export interface ContentEdit {
   images: StoredImage[];
 }
 
-export class ContentRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+/** What video processing stores on the item once its video is ready. */
+export interface ProcessedVideo {
+  resolution: string;
+  duration: number;
+  size: number;
+  playlist_path: string;
+  thumbnail_path: string;
+}
 
-  async insert(c: NewContent): Promise<{ id: string; status: string; created_at: Date | string }> {
-    const [row] = await this.database.rows<{ id: string; status: string; created_at: Date | string }>(sql`
+export class ContentRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(c: NewContent): Promise<{ id: string; status: string; created_at: Date }> {
+    const [row] = await this.db.rows<{ id: string; status: string; created_at: Date }>(sql`
       insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, latitude, longitude,
         hash_tags, profit_rate, amenities, real_estate_info, is_multi_language, content_info, langs,
         facet_apartment_types, facet_project_statuses, search_text, video, images)
@@ -77,61 +147,121 @@ export class ContentRepository {
 
   /** A live (not deleted) item with its uploader, or null. */
   async findLive(id: string): Promise<ContentRow | null> {
-    const [row] = await this.database.rows<ContentRow>(sql`
+    const [row] = await this.db.rows<ContentRow>(sql`
       select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
       where c.id = ${id} and c.deleted_at is null`);
     return row ?? null;
   }
 
+  /** As findLive, holding the item's row lock until the transaction ends. */
+  async findLiveForUpdate(id: string): Promise<ContentRow | null> {
+    const [row] = await this.db.rows<ContentRow>(sql`
+      select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where c.id = ${id} and c.deleted_at is null for update of c`);
+    return row ?? null;
+  }
+
   /** Marks the item deleted; false when it was already gone. */
   async softDelete(id: string): Promise<boolean> {
-    const rows = await this.database.rows(sql`
+    const rows = await this.db.rows(sql`
       update contents set deleted_at = now(), updated_at = now() where id = ${id} and deleted_at is null returning id`);
     return rows.length > 0;
   }
 
-  /**
-   * Applies an edit computed by `build` from the current row, holding the row lock so a
-   * concurrent upload (which appends images) cannot be lost. `build` may throw to refuse.
-   */
-  async update(id: string, build: (current: ContentRow) => ContentEdit): Promise<boolean> {
-    return this.database.db.transaction(async (tx) => {
-      const locked = (await tx.execute(sql`
-        select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
-        where c.id = ${id} and c.deleted_at is null for update of c`)) as unknown as { rows: ContentRow[] };
-      const current = locked.rows[0];
-      if (!current) return false;
-      const e = build(current);
-      await tx.execute(sql`
-        update contents set price = ${e.price}, area = ${e.area}, latitude = ${e.latitude}, longitude = ${e.longitude},
-          amenities = ${textArray(e.amenities)}, real_estate_info = ${jsonb(e.realEstateInfo)},
-          content_info = ${jsonb(e.contentInfo)}, langs = ${textArray(e.derived.langs)},
-          facet_apartment_types = ${textArray(e.derived.apartmentTypes)},
-          facet_project_statuses = ${textArray(e.derived.projectStatuses)},
-          search_text = ${e.derived.searchText}, images = ${jsonb(e.images)}, updated_at = now()
-        where id = ${id}`);
-      return true;
-    });
+  async applyEdit(id: string, e: ContentEdit): Promise<void> {
+    await this.db.rows(sql`
+      update contents set price = ${e.price}, area = ${e.area}, latitude = ${e.latitude}, longitude = ${e.longitude},
+        amenities = ${textArray(e.amenities)}, real_estate_info = ${jsonb(e.realEstateInfo)},
+        content_info = ${jsonb(e.contentInfo)}, langs = ${textArray(e.derived.langs)},
+        facet_apartment_types = ${textArray(e.derived.apartmentTypes)},
+        facet_project_statuses = ${textArray(e.derived.projectStatuses)},
+        search_text = ${e.derived.searchText}, images = ${jsonb(e.images)}, updated_at = now()
+      where id = ${id}`);
   }
 
-  /**
-   * Adds (reacted=true) or removes the caller's reaction and keeps `reaction_count` equal to the
-   * number of reaction rows, in one transaction. Returns whether anything changed and the count.
-   */
-  async setReaction(contentId: string, userId: string, reacted: boolean): Promise<{ changed: boolean; count: number }> {
-    return this.database.db.transaction(async (tx) => {
-      const changedRows = reacted
-        ? await tx.execute(sql`
-            insert into content_reactions (content_id, user_id) values (${contentId}, ${userId})
-            on conflict do nothing returning content_id`)
-        : await tx.execute(sql`
-            delete from content_reactions where content_id = ${contentId} and user_id = ${userId} returning content_id`);
-      const changed = (changedRows as unknown as { rows: unknown[] }).rows.length > 0;
-      const delta = changed ? (reacted ? 1 : -1) : 0;
-      const res = (await tx.execute(sql`
-        update contents set reaction_count = reaction_count + ${delta} where id = ${contentId}
-        returning reaction_count`)) as unknown as { rows: { reaction_count: number }[] };
-      return { changed, count: res.rows[0]?.reaction_count ?? 0 };
-    });
+  /** Records the user's reaction; false when it was there already. */
+  async insertReaction(contentId: string, userId: string): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      insert into content_reactions (content_id, user_id) values (${contentId}, ${userId})
+      on conflict do nothing returning content_id`);
+    return rows.length > 0;
+  }
+
+  /** Removes the user's reaction; false when there was none. */
+  async deleteReaction(contentId: string, userId: string): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      delete from content_reactions where content_id = ${contentId} and user_id = ${userId} returning content_id`);
+    return rows.length > 0;
+  }
+
+  /** Adds delta to the item's reaction count; returns the new count (0 when the item is gone). */
+  async addToReactionCount(contentId: string, delta: number): Promise<number> {
+    const [row] = await this.db.rows<{ reaction_count: number }>(sql`
+      update contents set reaction_count = reaction_count + ${delta} where id = ${contentId}
+      returning reaction_count`);
+    return row?.reaction_count ?? 0;
+  }
+
+  /** A live item's owner, status and media, or null. */
+  async findMedia(id: string): Promise<ContentMediaRow | null> {
+    const [row] = await this.db.rows<ContentMediaRow>(sql`
+      select ${MEDIA_COLUMNS} from contents where id = ${id} and deleted_at is null`);
+    return row ?? null;
+  }
+
+  /** As findMedia, holding the row lock (inside a transaction) so concurrent uploads to one item serialise. */
+  async findMediaForUpdate(id: string): Promise<ContentMediaRow | null> {
+    const [row] = await this.db.rows<ContentMediaRow>(sql`
+      select ${MEDIA_COLUMNS} from contents where id = ${id} and deleted_at is null for update`);
+    return row ?? null;
+  }
+
+  /** The main video was uploaded: processing starts over from this file. */
+  async markVideoProcessing(id: string, originalPath: string, originalName: string, size: number): Promise<void> {
+    await this.db.rows(sql`
+      update contents set status = 'processing', updated_at = now(),
+        video = video || ${jsonb({
+          status: 'processing', original_path: originalPath, size, error: null,
+          playlist_path: null, thumbnail_path: null, resolution: null, duration: null,
+        })} || jsonb_build_object('original_name', coalesce(nullif(video->>'original_name', ''), ${originalName}::text))
+      where id = ${id}`);
+  }
+
+  async appendImages(id: string, images: StoredImage[]): Promise<void> {
+    await this.db.rows(sql`update contents set images = coalesce(images, '[]'::jsonb) || ${jsonb(images)}, updated_at = now() where id = ${id}`);
+  }
+
+  /** Publishes a live item with its processed video; null when the item is gone. */
+  async markVideoCompleted(id: string, video: ProcessedVideo): Promise<ContentMediaRow | null> {
+    const [row] = await this.db.rows<ContentMediaRow>(sql`
+      update contents set status = 'completed', updated_at = now(),
+        video = video || ${jsonb({ ...video, status: 'completed', error: null })}
+      where id = ${id} and deleted_at is null
+      returning ${MEDIA_COLUMNS}`);
+    return row ?? null;
+  }
+
+  /** Marks a live item's video failed; null when the item is gone. */
+  async markVideoFailed(id: string, reason: string): Promise<ContentMediaRow | null> {
+    const [row] = await this.db.rows<ContentMediaRow>(sql`
+      update contents set status = 'failed', updated_at = now(),
+        video = video || ${jsonb({ status: 'failed', error: reason })}
+      where id = ${id} and deleted_at is null
+      returning ${MEDIA_COLUMNS}`);
+    return row ?? null;
+  }
+
+  /** Records that a deleted item's media is withdrawn. */
+  async markMediaRemoved(id: string): Promise<void> {
+    await this.db.rows(sql`
+      update contents set media_removed_at = now() where id = ${id} and deleted_at is not null and media_removed_at is null`);
+  }
+
+  /** Deleted items whose media is not withdrawn yet, oldest deletion first. */
+  async deletedAwaitingMediaRemoval(limit: number): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      select id from contents where deleted_at is not null and media_removed_at is null
+      order by deleted_at limit ${limit}`);
+    return rows.map((r) => r.id);
   }
 }

@@ -54,7 +54,7 @@ const degree = (range: z.ZodNumber) =>
   z.union([range, z.string().trim().regex(/^-?\d{1,3}(\.\d+)?$/, 'must be decimal degrees').transform(Number).pipe(range)]);
 
 /** SPEC §2.1: `{lat, long}` or GeoJSON `{type: Point, coordinates: [longitude, latitude]}`. */
-export const geoInput = z
+const geoInput = z
   .union([
     z.object({ lat: degree(latitude), long: degree(longitude) }),
     z.object({ type: z.literal('Point'), coordinates: z.tuple([longitude, latitude]) }),

@@ -3,64 +3,13 @@
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
-import type { LanguageBlock, RealEstateInfo } from './derived-columns.js';
+import type { ContentRow, StoredVideo } from './repository.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
-
-export interface StoredVideo {
-  original_name: string | null;
-  size: number | null;
-  resolution: string | null;
-  duration: number | null;
-  status: string;
-  original_path: string | null;
-  playlist_path: string | null;
-  thumbnail_path: string | null;
-  error: string | null;
-}
-
-export interface StoredImage {
-  id: string;
-  path: string | null;
-  name: string;
-  /** Only for images given by URL at creation (no stored file). */
-  url?: string;
-}
-
-/** One row of `contents` joined with its uploader (see repository.ts CONTENT_COLUMNS). */
-export interface ContentRow {
-  id: string;
-  uploader_id: string;
-  status: string;
-  price: number;
-  unit_price: string;
-  area: number;
-  unit_area: string;
-  price_per_area: number;
-  latitude: number | null;
-  longitude: number | null;
-  hash_tags: string[];
-  profit_rate: { roi: number; roa: number } | null;
-  amenities: string[];
-  real_estate_info: RealEstateInfo;
-  is_multi_language: boolean;
-  content_info: LanguageBlock[];
-  video: StoredVideo;
-  images: StoredImage[];
-  reaction_count: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-  uploader_given_name: string;
-  uploader_family_name: string;
-  uploader_picture: string | null;
-  uploader_phone: string;
-}
 
 export interface Viewer {
   /** May see uploaders' phone numbers (`read:contact`). */
   canReadContact: boolean;
 }
-
-const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
 
 export class ContentSerialiser {
   constructor(private readonly config: Config) {}
@@ -126,8 +75,8 @@ export class ContentSerialiser {
       images: this.images(row),
       reaction_count: row.reaction_count,
       status: row.status,
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
     };
   }
 
@@ -173,7 +122,7 @@ export class ContentSerialiser {
       content_info: block ? [block] : [],
       uploader: { name: this.uploaderName(row), avatar: this.url(row.uploader_picture) },
       reaction_count: row.reaction_count,
-      created_at: iso(row.created_at),
+      created_at: row.created_at.toISOString(),
     };
   }
 

@@ -5,26 +5,28 @@ import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
 import { badRequest, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { withdrawContentMedia } from '../media/media-removal.js';
+import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
-import { ContentRepository } from './repository.js';
+import { ContentRepository, type ContentEdit, type ContentRow, type StoredImage, type StoredVideo } from './repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
-import { ContentSerialiser, type ContentRow, type StoredImage, type StoredVideo, type Viewer } from './serialise.js';
+import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
 
 export const ADMIN_CONTENT_PERMISSION = 'update:any_content';
-export const CONTACT_PERMISSION = 'read:contact';
+const CONTACT_PERMISSION = 'read:contact';
 
 export const viewerOf = (caller: Caller | null): Viewer => ({ canReadContact: !!caller && can(caller, CONTACT_PERMISSION) });
 
-const mayManage = (caller: Caller, row: Pick<ContentRow, 'uploader_id'>) => row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
+/** Whether the caller may change an item and its media: its uploader and administrators may. */
+export const mayManageContent = (caller: Caller, row: Pick<ContentRow, 'uploader_id'>): boolean =>
+  row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
 
 /**
  * Whether the caller may see a live item, and so comment on it, react to it and read its comments:
  * a published (`completed`) item everyone may; any other only its uploader and administrators.
  */
 export const mayViewContent = (caller: Caller | null, row: Pick<ContentRow, 'uploader_id' | 'status'>): boolean =>
-  row.status === 'completed' || (!!caller && mayManage(caller, row));
+  row.status === 'completed' || (!!caller && mayManageContent(caller, row));
 
 function toBlock(b: LanguageBlockInput): LanguageBlock {
   return {
@@ -43,12 +45,14 @@ const orderBlocks = (blocks: LanguageBlock[]) =>
   [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
 
 export class ContentService {
-  readonly repository: ContentRepository;
-  readonly serialiser: ContentSerialiser;
+  private readonly repository: ContentRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly serialiser: ContentSerialiser,
+    private readonly mediaRemoval: MediaRemoval,
+  ) {
     this.repository = new ContentRepository(app.database);
-    this.serialiser = new ContentSerialiser(app.config);
   }
 
   async create(caller: Caller, input: CreateContentInput) {
@@ -107,7 +111,7 @@ export class ContentService {
       area: input.area,
       unit_area: input.unit_area,
       status: row.status,
-      created_at: new Date(row.created_at).toISOString(),
+      created_at: row.created_at.toISOString(),
     };
   }
 
@@ -137,10 +141,10 @@ export class ContentService {
   async remove(caller: Caller, id: string): Promise<void> {
     const row = await this.repository.findLive(id);
     if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
-    if (!mayManage(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
+    if (!mayManageContent(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
     if (!(await this.repository.softDelete(id))) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
     try {
-      await withdrawContentMedia(this.app, id);
+      await this.mediaRemoval.withdraw(id);
     } catch (err) {
       // The delete is committed; the media-removal job retries the withdrawal.
       this.app.log.error({ err, contentId: id }, 'could not withdraw the media of deleted content');
@@ -148,8 +152,8 @@ export class ContentService {
   }
 
   async edit(caller: Caller, id: string, input: EditContentInput) {
-    const updated = await this.repository.update(id, (current) => {
-      if (!mayManage(caller, current)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may edit this content');
+    const updated = await this.updateLocked(id, (current) => {
+      if (!mayManageContent(caller, current)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may edit this content');
       const blocks = new Map(current.content_info.map((b) => [b.lang, b]));
       for (const lang of LANGUAGES) {
         const given = input.languages[lang];
@@ -190,6 +194,21 @@ export class ContentService {
   }
 
   /**
+   * Applies an edit computed by `build` from the current row, holding the row lock so a
+   * concurrent upload (which appends images) cannot be lost. `build` may throw to refuse.
+   * False when the item is gone.
+   */
+  private updateLocked(id: string, build: (current: ContentRow) => ContentEdit): Promise<boolean> {
+    return this.app.database.transaction(async (tx) => {
+      const contents = new ContentRepository(tx);
+      const current = await contents.findLiveForUpdate(id);
+      if (!current) return false;
+      await contents.applyEdit(id, build(current));
+      return true;
+    });
+  }
+
+  /**
    * On edit, `images` names the attached images to keep, in display order: each name must be
    * the name (or stored file name) of an image already attached to the item.
    */
@@ -207,8 +226,21 @@ export class ContentService {
   /** Likes (reacted=true) or unlikes the item; idempotent. Returns the new state and count. */
   async react(caller: Caller, id: string, reacted: boolean) {
     await this.findVisible(caller, id);
-    const { changed, count } = await this.repository.setReaction(id, caller.userId, reacted);
+    const { changed, count } = await this.setReaction(id, caller.userId, reacted);
     if (changed) this.app.events.publish('reaction.changed', { contentId: id, userId: caller.userId, reacted });
     return { reacted, reaction_count: count };
+  }
+
+  /**
+   * Adds (reacted=true) or removes the caller's reaction and keeps `reaction_count` equal to the
+   * number of reaction rows, in one transaction. Returns whether anything changed and the count.
+   */
+  private setReaction(contentId: string, userId: string, reacted: boolean): Promise<{ changed: boolean; count: number }> {
+    return this.app.database.transaction(async (tx) => {
+      const contents = new ContentRepository(tx);
+      const changed = reacted ? await contents.insertReaction(contentId, userId) : await contents.deleteReaction(contentId, userId);
+      const delta = changed ? (reacted ? 1 : -1) : 0;
+      return { changed, count: await contents.addToReactionCount(contentId, delta) };
+    });
   }
 }

@@ -9,9 +9,9 @@
 // We assume a 1024×768 px viewport (a typical desktop map; a phone shows less, so the area is
 // generous rather than tight). Without zoom_level the default is zoom 12 (a city district).
 
-export const VIEWPORT_WIDTH_PX = 1024;
-export const VIEWPORT_HEIGHT_PX = 768;
-export const DEFAULT_ZOOM = 12;
+const VIEWPORT_WIDTH_PX = 1024;
+const VIEWPORT_HEIGHT_PX = 768;
+const DEFAULT_ZOOM = 12;
 
 export interface Viewport {
   south: number;

@@ -21,10 +21,10 @@ const LADDER: Rung[] = [
   { name: '1080p', shortSide: 1080, videoKbps: 5000, audioKbps: 128 },
 ];
 
-export const SEGMENT_SECONDS = 4;
+const SEGMENT_SECONDS = 4;
 export const MASTER_PLAYLIST = 'master.m3u8';
 
-export function ladderFor(probe: Pick<VideoProbe, 'width' | 'height'>): Rung[] {
+function ladderFor(probe: Pick<VideoProbe, 'width' | 'height'>): Rung[] {
   const short = Math.min(probe.width, probe.height);
   const rungs = LADDER.filter((r) => r.shortSide <= short);
   if (rungs.length) return rungs;

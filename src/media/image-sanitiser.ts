@@ -17,7 +17,7 @@ import { AppError } from '../shared/errors.js';
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 type InputFormat = ImageFormat | 'bmp';
 
-export const IMAGE_FORMATS: Record<ImageFormat, { ext: string; mime: string }> = {
+const IMAGE_FORMATS: Record<ImageFormat, { ext: string; mime: string }> = {
   jpeg: { ext: 'jpg', mime: 'image/jpeg' },
   png: { ext: 'png', mime: 'image/png' },
   webp: { ext: 'webp', mime: 'image/webp' },
@@ -58,7 +58,7 @@ const BMP_WORKER_TIMEOUT_MS = 20_000;
 const MAX_BMP_WORKERS = 2;
 const QUALITY = { jpeg: 90, webp: 85 };
 
-export const imageTooLarge = (field: string, maxPixels: number, width: number, height: number) =>
+const imageTooLarge = (field: string, maxPixels: number, width: number, height: number) =>
   new AppError(413, 'file.error.image_too_large', `The image is ${width}×${height} pixels; at most ${maxPixels} pixels are accepted`, {
     field,
     constraint: `at most ${maxPixels} pixels (width × height)`,

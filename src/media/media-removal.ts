@@ -15,11 +15,13 @@
 // died between the committed delete and the end of the withdrawal leaves nothing behind for good.
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
+import { ContentRepository } from '../content/repository.js';
 import { randomToken } from '../shared/ids.js';
 import { mediaPath } from '../shared/media-url.js';
 import { contentDirRel } from './storage.js';
+import { VideoJobRepository } from './video-job-repository.js';
 
 /** Deleted items withdrawn per query of the sweep. */
 const SWEEP_BATCH = 50;
@@ -35,8 +37,8 @@ const removedName = (contentId: string) => `.removed-${contentId}-${randomToken(
 export const isContentTombstone = (segments: string[]): boolean => segments.length === 2 && segments[0] === 'content';
 
 /** Takes the item's files out of service and deletes them (steps 2-3-4 above, without the database). */
-async function withdrawFiles(app: AppContext, contentId: string): Promise<void> {
-  const dir = mediaPath(app.config, contentDirRel(contentId));
+async function withdrawFiles(config: Config, contentId: string): Promise<void> {
+  const dir = mediaPath(config, contentDirRel(contentId));
   const parent = path.dirname(dir);
   await fs.promises.mkdir(parent, { recursive: true });
   const hidden: string[] = [];
@@ -69,39 +71,43 @@ async function withdrawFiles(app: AppContext, contentId: string): Promise<void> 
   for (const tree of new Set(hidden)) await fs.promises.rm(tree, { recursive: true, force: true });
 }
 
-/**
- * Withdraws the media of a content item that is deleted (its `deleted_at` is committed). Safe to
- * run again, and on several nodes at once. Throws when the file system refuses; the item then
- * stays without `media_removed_at` for the sweep to retry.
- */
-export async function withdrawContentMedia(app: AppContext, contentId: string): Promise<void> {
-  await app.database.rows(sql`
-    update video_jobs set status = 'failed', last_error = 'content deleted', locked_by = null, lease_until = null,
-      finished_at = now(), updated_at = now()
-    where content_id = ${contentId} and status in ('queued', 'running')`);
-  await withdrawFiles(app, contentId);
-  await app.database.rows(sql`
-    update contents set media_removed_at = now() where id = ${contentId} and deleted_at is not null and media_removed_at is null`);
-}
+export class MediaRemoval {
+  private readonly contents: ContentRepository;
+  private readonly jobs: VideoJobRepository;
 
-/** The sweep: withdraws the media of every deleted item still waiting. Returns how many were done. */
-export async function sweepDeletedContentMedia(app: AppContext): Promise<number> {
-  let done = 0;
-  const failed = new Set<string>();
-  for (;;) {
-    const rows = await app.database.rows<{ id: string }>(sql`
-      select id from contents where deleted_at is not null and media_removed_at is null
-      order by deleted_at limit ${SWEEP_BATCH + failed.size}`);
-    const todo = rows.filter((r) => !failed.has(r.id));
-    if (todo.length === 0) return done;
-    for (const { id } of todo) {
-      try {
-        await withdrawContentMedia(app, id);
-        done++;
-      } catch (err) {
-        // Left for the next run; the others still go.
-        failed.add(id);
-        app.log.error({ err, contentId: id }, 'could not remove the media of deleted content');
+  constructor(private readonly app: AppContext) {
+    this.contents = new ContentRepository(app.database);
+    this.jobs = new VideoJobRepository(app.database);
+  }
+
+  /**
+   * Withdraws the media of a content item that is deleted (its `deleted_at` is committed). Safe to
+   * run again, and on several nodes at once. Throws when the file system refuses; the item then
+   * stays without `media_removed_at` for the sweep to retry.
+   */
+  async withdraw(contentId: string): Promise<void> {
+    await this.jobs.failLiveJobs(contentId, 'content deleted');
+    await withdrawFiles(this.app.config, contentId);
+    await this.contents.markMediaRemoved(contentId);
+  }
+
+  /** The sweep: withdraws the media of every deleted item still waiting. Returns how many were done. */
+  async sweep(): Promise<number> {
+    let done = 0;
+    const failed = new Set<string>();
+    for (;;) {
+      const ids = await this.contents.deletedAwaitingMediaRemoval(SWEEP_BATCH + failed.size);
+      const todo = ids.filter((id) => !failed.has(id));
+      if (todo.length === 0) return done;
+      for (const id of todo) {
+        try {
+          await this.withdraw(id);
+          done++;
+        } catch (err) {
+          // Left for the next run; the others still go.
+          failed.add(id);
+          this.app.log.error({ err, contentId: id }, 'could not remove the media of deleted content');
+        }
       }
     }
   }

@@ -37,7 +37,7 @@ const STAGE_SPAN: Record<ProcessingStage, [number, number]> = {
   finalizing: [97, 100],
 };
 
-export function overallPercent(stage: ProcessingStage, fraction: number): number {
+function overallPercent(stage: ProcessingStage, fraction: number): number {
   const [from, to] = STAGE_SPAN[stage];
   return Math.round(from + (to - from) * Math.min(1, Math.max(0, fraction)));
 }

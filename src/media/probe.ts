@@ -32,8 +32,8 @@ export interface VideoLimits {
   maxShortSide: number;
 }
 
-export const MAX_LONG_SIDE = 3840;
-export const MAX_SHORT_SIDE = 2160;
+const MAX_LONG_SIDE = 3840;
+const MAX_SHORT_SIDE = 2160;
 
 export const videoLimits = (config: Pick<Config, 'MAX_VIDEO_SECONDS'>): VideoLimits => ({
   maxSeconds: config.MAX_VIDEO_SECONDS,

@@ -3,7 +3,7 @@
 import { ffmpegCommand, runCommand, type MediaTools } from './ffmpeg.js';
 import type { VideoProbe } from './probe.js';
 
-export function thumbnailTime(duration: number): number {
+function thumbnailTime(duration: number): number {
   return duration >= 10 ? 1 : Math.round(duration * 100) / 1000;
 }
 

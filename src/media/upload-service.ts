@@ -6,16 +6,17 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import type { Caller } from '../auth/caller.js';
-import { can } from '../auth/caller.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
-import { sql } from 'drizzle-orm';
-import { acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
+import { z } from 'zod';
+import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
-import { ContentMedia, type StoredImage } from './content-media.js';
-import { VideoJobs } from './video-jobs.js';
+import { ContentRepository } from '../content/repository.js';
+import { mayManageContent } from '../content/service.js';
+import { UploadedFileRepository, type NewUploadedFile } from './uploaded-file-repository.js';
+import { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
 import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
@@ -26,6 +27,22 @@ export interface IncomingFile {
   path: string;
   size: number;
 }
+
+/** One upload request of SPEC §4.4: its query, its files (with their form field) and its other fields. */
+export interface UploadForm {
+  /** The content item of the attached form. */
+  contentId?: string;
+  /** Attached form: present for extra images, absent for the main video. */
+  topicKey?: string;
+  files: (IncomingFile & { field: string })[];
+  fields: Record<string, string | undefined>;
+}
+
+/** What an upload stored, by form. */
+export type UploadOutcome =
+  | { form: 'content-images'; images: { url: string }[] }
+  | { form: 'main-video' }
+  | { form: 'general'; file: UploadedFileResult };
 
 export interface UploadedFileResult {
   file_id: string;
@@ -38,7 +55,7 @@ export interface UploadedFileResult {
 
 /** Images one request may add to a content item, and images an item may hold in all. */
 export const MAX_IMAGES_PER_REQUEST = 10;
-export const MAX_IMAGES_PER_CONTENT = 20;
+const MAX_IMAGES_PER_CONTENT = 20;
 
 const tooLarge = (field: string, limit: number) =>
   new AppError(413, 'file.error.too_large', `File exceeds ${limit} bytes`, { field, constraint: `at most ${limit} bytes` });
@@ -50,6 +67,31 @@ const invalidType = (field: string, kind: UploadKind) =>
   });
 
 /** The client's file name, reduced to a plain name (it is shown, never used as a path). */
+function parseKind(value: string | undefined): UploadKind {
+  const parsed = z.enum(UPLOAD_KINDS).safeParse(value);
+  if (!parsed.success) {
+    throw badRequest(value === undefined ? 'file.error.missing_type' : 'file.error.invalid_type', 'Field `type` must be image, video or document', {
+      field: 'type',
+      constraint: UPLOAD_KINDS.join(', '),
+    });
+  }
+  return parsed.data;
+}
+
+function parseClientMetadata(value: string | undefined): Record<string, unknown> {
+  if (value === undefined || value.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('file.error.invalid_metadata', 'Field `metadata` must be a JSON object', { field: 'metadata', constraint: 'JSON object' });
+  }
+  return parsed as Record<string, unknown>;
+}
+
 function displayName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
@@ -71,12 +113,39 @@ async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Pr
 }
 
 export class UploadService {
-  private readonly contents: ContentMedia;
-  private readonly jobs: VideoJobs;
+  private readonly contents: ContentRepository;
+  private readonly uploadedFiles: UploadedFileRepository;
 
   constructor(private readonly app: AppContext) {
-    this.contents = new ContentMedia(app.database);
-    this.jobs = new VideoJobs(app.database);
+    this.contents = new ContentRepository(app.database);
+    this.uploadedFiles = new UploadedFileRepository(app.database);
+  }
+
+  /**
+   * Tells the two forms apart: with a content id, files attached to that item (field `files`):
+   * extra images when a topic key is given, else the main video; without one, the general form
+   * (one file in field `file`, its `type` and optional JSON `metadata`).
+   */
+  async upload(caller: Caller, form: UploadForm): Promise<UploadOutcome> {
+    const { files } = form;
+    if (form.contentId !== undefined) {
+      const attached = files.filter((f) => f.field === 'files');
+      if (files.some((f) => f.field !== 'files')) {
+        throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
+      }
+      if (form.topicKey !== undefined) {
+        return { form: 'content-images', images: await this.uploadContentImages(caller, form.contentId, attached) };
+      }
+      await this.uploadMainVideo(caller, form.contentId, attached);
+      return { form: 'main-video' };
+    }
+    const kind = parseKind(form.fields.type);
+    const metadata = parseClientMetadata(form.fields.metadata);
+    const generalFiles = files.filter((f) => f.field === 'file');
+    if (files.length > 1 || files.some((f) => f.field !== 'file')) {
+      throw badRequest('file.error.too_many_files', 'The general form takes one file in field `file`', { field: 'file', constraint: 'exactly one file' });
+    }
+    return { form: 'general', file: await this.uploadFile(caller, generalFiles[0], kind, metadata) };
   }
 
   private async checkFile(file: IncomingFile, field: string, kind: UploadKind): Promise<DetectedType> {
@@ -107,24 +176,36 @@ export class UploadService {
   }
 
   /** General form: one file of a declared kind, kept for the caller. */
-  async uploadFile(caller: Caller, file: IncomingFile | undefined, kind: UploadKind, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
+  private async uploadFile(caller: Caller, file: IncomingFile | undefined, kind: UploadKind, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
     if (!file) throw badRequest('file.error.missing_file', 'A file is required in field `file`', { field: 'file', constraint: 'required' });
     const type = await this.checkFile(file, 'file', kind);
     if (kind === 'image') return this.uploadImageFile(caller, file, clientMetadata);
     const metadata = await this.measure(file.path, kind, type);
     const id = newId();
     const rel = uploadRelPath(caller.userId, id, type.ext);
-    await moveIntoMedia(this.app.config, file.path, rel);
+    return this.keepUpload(
+      { id, userId: caller.userId, kind, path: rel, mimeType: type.mime, size: file.size, originalName: displayName(file.filename), metadata, clientMetadata },
+      () => moveIntoMedia(this.app.config, file.path, rel),
+    );
+  }
+
+  /** Stores a general-form file under MEDIA_DIR and records it; the stored file goes again when the record fails. */
+  private async keepUpload(upload: NewUploadedFile, store: () => Promise<unknown>): Promise<UploadedFileResult> {
+    await store();
     try {
-      await this.app.database.rows(sql`
-        insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
-        values (${id}, ${caller.userId}, ${kind}, ${rel}, ${type.mime}, ${file.size}, ${displayName(file.filename)},
-          ${JSON.stringify(metadata)}::jsonb, ${JSON.stringify(clientMetadata)}::jsonb, 'completed')`);
+      await this.uploadedFiles.insertCompleted(upload);
     } catch (err) {
-      await fs.promises.rm(mediaPath(this.app.config, rel), { force: true });
+      await fs.promises.rm(mediaPath(this.app.config, upload.path), { force: true });
       throw err;
     }
-    return { file_id: id, url: mediaUrl(this.app.config, rel), type: kind, size: file.size, processing_status: 'completed', metadata };
+    return {
+      file_id: upload.id,
+      url: mediaUrl(this.app.config, upload.path),
+      type: upload.kind,
+      size: upload.size,
+      processing_status: 'completed',
+      metadata: upload.metadata,
+    };
   }
 
   /** The image path every stored image takes (pixel limit, re-encoded, metadata stripped). */
@@ -142,31 +223,24 @@ export class UploadService {
     const metadata = { width: image.width, height: image.height, format: image.format };
     const id = newId();
     const rel = uploadRelPath(caller.userId, id, image.ext);
-    await writeIntoMedia(this.app.config, rel, image.data);
-    try {
-      await this.app.database.rows(sql`
-        insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
-        values (${id}, ${caller.userId}, 'image', ${rel}, ${image.mime}, ${image.data.length}, ${displayName(file.filename)},
-          ${JSON.stringify(metadata)}::jsonb, ${JSON.stringify(clientMetadata)}::jsonb, 'completed')`);
-    } catch (err) {
-      await fs.promises.rm(mediaPath(this.app.config, rel), { force: true });
-      throw err;
-    }
-    return { file_id: id, url: mediaUrl(this.app.config, rel), type: 'image', size: image.data.length, processing_status: 'completed', metadata };
+    return this.keepUpload(
+      { id, userId: caller.userId, kind: 'image', path: rel, mimeType: image.mime, size: image.data.length, originalName: displayName(file.filename), metadata, clientMetadata },
+      () => writeIntoMedia(this.app.config, rel, image.data),
+    );
   }
 
   private async ownedContent(caller: Caller, contentId: string) {
     if (!isUuid(contentId)) throw badRequest('file.error.invalid_content_id', 'id must be a content id (uuid)', { field: 'id', constraint: 'uuid' });
-    const content = await this.contents.find(contentId);
+    const content = await this.contents.findMedia(contentId);
     if (!content) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
-    if (content.uploader_id !== caller.userId && !can(caller, 'update:any_content')) {
+    if (!mayManageContent(caller, content)) {
       throw forbidden('file.error.not_owner', 'Only the owner of the content may upload its media');
     }
     return content;
   }
 
   /** Attached form, main video: stored as the item's original and queued for processing. */
-  async uploadMainVideo(caller: Caller, contentId: string, files: IncomingFile[]): Promise<void> {
+  private async uploadMainVideo(caller: Caller, contentId: string, files: IncomingFile[]): Promise<void> {
     await this.ownedContent(caller, contentId);
     if (files.length === 0) throw badRequest('file.error.missing_file', 'A video is required in field `files`', { field: 'files', constraint: 'required' });
     if (files.length > 1) throw badRequest('file.error.too_many_files', 'Send one main video', { field: 'files', constraint: 'exactly one file' });
@@ -179,11 +253,15 @@ export class UploadService {
       if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
     }
     await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
-    await this.app.db.transaction(async (tx) => {
-      const locked = await this.contents.findForUpdate(tx, contentId);
+    await this.app.database.transaction(async (tx) => {
+      const contents = new ContentRepository(tx);
+      const jobs = new VideoJobRepository(tx);
+      const locked = await contents.findMediaForUpdate(contentId);
       if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
-      await this.contents.markVideoProcessing(tx, contentId, rel, displayName(file.filename), file.size);
-      await this.jobs.enqueue(tx, contentId, rel);
+      await contents.markVideoProcessing(contentId, rel, displayName(file.filename), file.size);
+      // The new upload supersedes the file a live job of the item was working on.
+      await jobs.failLiveJobs(contentId, 'superseded by a new upload');
+      await jobs.insert(newId(), contentId, rel);
     });
     notifyVideoJobQueued(this.app);
   }
@@ -206,7 +284,7 @@ export class UploadService {
   }
 
   /** Attached form, additional media: images appended to the item. Returns their URLs. */
-  async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[]): Promise<{ url: string }[]> {
+  private async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[]): Promise<{ url: string }[]> {
     const content = await this.ownedContent(caller, contentId);
     if (files.length === 0) throw badRequest('file.error.missing_file', 'At least one image is required in field `files`', { field: 'files', constraint: 'required' });
     if (files.length > MAX_IMAGES_PER_REQUEST) {
@@ -222,7 +300,7 @@ export class UploadService {
 
     // One at a time, so at most one decoded image is held; a refused one removes those stored
     // before it (the item is left unchanged).
-    const images: StoredImage[] = [];
+    const images: { id: string; path: string; name: string }[] = [];
     try {
       for (const file of files) {
         const image = await this.sanitise(file, 'files');
@@ -231,12 +309,13 @@ export class UploadService {
         await this.intoContentDirectory(contentId, () => writeIntoMedia(this.app.config, rel, image.data));
         images.push({ id, path: rel, name: displayName(file.filename) });
       }
-      await this.app.db.transaction(async (tx) => {
-        const locked = await this.contents.findForUpdate(tx, contentId);
+      await this.app.database.transaction(async (tx) => {
+        const contents = new ContentRepository(tx);
+        const locked = await contents.findMediaForUpdate(contentId);
         if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
         const held = locked.images?.length ?? 0;
         if (held + images.length > MAX_IMAGES_PER_CONTENT) throw tooMany(held);
-        await this.contents.appendImages(tx, contentId, images);
+        await contents.appendImages(contentId, images);
       });
     } catch (err) {
       for (const image of images) await fs.promises.rm(mediaPath(this.app.config, image.path), { force: true });

@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { mediaPath } from '../shared/media-url.js';
-import { ContentMedia, videoSummary } from './content-media.js';
+import { ContentRepository } from '../content/repository.js';
+import { videoSummary } from './video-summary.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
 import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
-import { VideoJobs, type ClaimedJob } from './video-jobs.js';
+import { VideoJobRepository, type ClaimedJob } from './video-job-repository.js';
 
 export interface JobRun {
   job: ClaimedJob;
@@ -27,20 +28,20 @@ export interface JobRun {
 const PROGRESS_INTERVAL_MS = 1000;
 
 export class VideoProcessor {
-  private readonly jobs: VideoJobs;
-  private readonly contents: ContentMedia;
+  private readonly jobs: VideoJobRepository;
+  private readonly contents: ContentRepository;
 
   constructor(private readonly app: AppContext) {
-    this.jobs = new VideoJobs(app.database);
-    this.contents = new ContentMedia(app.database);
+    this.jobs = new VideoJobRepository(app.database);
+    this.contents = new ContentRepository(app.database);
   }
 
   async process(run: JobRun): Promise<void> {
     const { job } = run;
     const { config, log } = this.app;
-    const content = await this.contents.find(job.contentId);
+    const content = await this.contents.findMedia(job.contentId);
     if (!content) {
-      await this.app.db.transaction((tx) => this.jobs.finish(tx, job.id, run.workerId, { status: 'failed', error: 'content no longer exists' }));
+      await this.jobs.finish(job.id, run.workerId, 'failed', 'content no longer exists');
       return;
     }
     const uploaderId = content.uploader_id;
@@ -108,9 +109,9 @@ export class VideoProcessor {
       await fs.promises.rm(workDir, { recursive: true, force: true });
       const size = (await fs.promises.stat(input)).size;
 
-      const updated = await this.app.db.transaction(async (tx) => {
-        if (!(await this.jobs.finish(tx, job.id, run.workerId, { status: 'completed' }))) return null;
-        return this.contents.markVideoCompleted(tx, job.contentId, {
+      const updated = await this.app.database.transaction(async (tx) => {
+        if (!(await new VideoJobRepository(tx).finish(job.id, run.workerId, 'completed', null))) return null;
+        return new ContentRepository(tx).markVideoCompleted(job.contentId, {
           resolution: `${result.probe.width}x${result.probe.height}`,
           duration: result.probe.duration,
           size,
@@ -136,7 +137,7 @@ export class VideoProcessor {
       } else if (job.attempts < job.maxAttempts) {
         const reason = (err as Error).message.slice(0, 500);
         log.warn({ jobId: job.id, attempt: job.attempts, err: reason }, 'video processing failed; will retry');
-        await this.jobs.retryLater(job.id, run.workerId, reason, 5 * job.attempts);
+        await this.jobs.requeue(job.id, run.workerId, reason, 5 * job.attempts);
       } else {
         await this.fail(run, uploaderId, 'video.error.processing_failed', `processing failed: ${(err as Error).message.slice(0, 300)}`);
       }
@@ -148,9 +149,9 @@ export class VideoProcessor {
   }
 
   private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string): Promise<void> {
-    const updated = await this.app.db.transaction(async (tx) => {
-      if (!(await this.jobs.finish(tx, run.job.id, run.workerId, { status: 'failed', error: reason }))) return null;
-      return this.contents.markVideoFailed(tx, run.job.contentId, reason);
+    const updated = await this.app.database.transaction(async (tx) => {
+      if (!(await new VideoJobRepository(tx).finish(run.job.id, run.workerId, 'failed', reason))) return null;
+      return new ContentRepository(tx).markVideoFailed(run.job.contentId, reason);
     });
     if (updated) {
       this.app.events.publish('video.failed', { uploaderId, contentId: run.job.contentId, error_code: errorCode, message: reason });

@@ -1,10 +1,12 @@
 // Creation, detail, edit, delete and reactions of one content item, over the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { attachImages, CONTENT, createContent, fullBody, markCompleted, publish, uploadFlowBody } from './fixtures.js';
 
+const booted = useTestServer();
 let server: TestServer;
 let owner: TestUser;
 let other: TestUser;
@@ -13,11 +15,10 @@ let anonymous: ApiClient;
 const UNKNOWN = '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b';
 
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   [owner, other, admin] = await Promise.all([registerAndLogin(server), registerAndLogin(server), loginAdmin(server)]);
   anonymous = new ApiClient(server.url);
 });
-afterAll(async () => server?.close());
 
 describe('POST /content/api/v1/content', () => {
   it('should fail without a token', async () => {
@@ -100,9 +101,19 @@ describe('GET /api/v1/content/:id', () => {
     expectErrorEnvelope(await anonymous.get(`/api/v1/content/${UNKNOWN}`), 404, 'content.error');
   });
 
-  it('should restrict unpublished content', async () => {
+  it('should fail with a bad token', async () => {
+    expectErrorEnvelope(await anonymous.get(`/api/v1/content/${published}`, { token: 'garbage' }), 401);
+  });
+
+  it('should fail for unpublished content without a token', async () => {
     expectErrorEnvelope(await anonymous.get(`/api/v1/content/${draft}`), 401, 'content.error.restricted');
+  });
+
+  it("should fail for another user's unpublished content, without revealing it", async () => {
     expectErrorEnvelope(await other.api.get(`/api/v1/content/${draft}`), 404);
+  });
+
+  it('should answer unpublished content to its owner and administrators', async () => {
     expect((await owner.api.get(`/api/v1/content/${draft}`)).status).toBe(200);
     expect((await admin.api.get(`/api/v1/content/${draft}`)).status).toBe(200);
   });
@@ -118,12 +129,11 @@ describe('GET /api/v1/content/:id', () => {
     expect(d.video.url).toBe(`${server.service.config.publicBaseUrl}/media/videos/${published}/hls/index.m3u8`);
     expect(d.video.thumbnail_url).toMatch(/\/media\/videos\/.+\/thumb\.jpg$/);
     expect(d.uploader).toEqual({ name: 'Test User', phone: null });
-    const signedIn = await other.api.get(`/api/v1/content/${published}`);
-    expect(signedIn.body.data.uploader).toEqual({ name: 'Test User', phone: owner.phone });
   });
 
-  it('should refuse a bad token', async () => {
-    expectErrorEnvelope(await anonymous.get(`/api/v1/content/${published}`, { token: 'garbage' }), 401);
+  it('should show the phone to a signed-in caller', async () => {
+    const signedIn = await other.api.get(`/api/v1/content/${published}`);
+    expect(signedIn.body.data.uploader).toEqual({ name: 'Test User', phone: owner.phone });
   });
 });
 
@@ -151,7 +161,7 @@ describe('PUT /api/v1/content/:id', () => {
     expectErrorEnvelope(await anonymous.put(`/api/v1/content/${id}`, edit()), 401);
   });
 
-  it("should refuse another user's content with 401", async () => {
+  it("should fail with 401 for another user's content", async () => {
     expectErrorEnvelope(await other.api.put(`/api/v1/content/${id}`, edit()), 401, 'content.error.forbidden');
   });
 
@@ -172,6 +182,9 @@ describe('PUT /api/v1/content/:id', () => {
       edit({ images: ['anim.gif'] }),
     ];
     for (const body of cases) expectErrorEnvelope(await owner.api.put(`/api/v1/content/${id}`, body), 400);
+  });
+
+  it('should fail with an image that is not attached', async () => {
     const unknownImage = expectErrorEnvelope(await owner.api.put(`/api/v1/content/${id}`, edit({ images: ['never-uploaded.jpg'] })), 400);
     expect(unknownImage.error_code).toBe('content.error.unknown_image');
   });
@@ -199,21 +212,40 @@ describe('PUT /api/v1/content/:id', () => {
 });
 
 describe('DELETE /api/v1/content/:id', () => {
-  it('should fail for unknown, foreign, then delete softly', async () => {
-    const id = await publish(server, owner);
+  let id: string;
+  beforeAll(async () => {
+    id = await publish(server, owner);
+  });
+
+  it('should fail without a token', async () => {
     expectErrorEnvelope(await anonymous.delete(`/api/v1/content/${id}`), 401);
+  });
+
+  it('should fail with an unknown id', async () => {
     expectErrorEnvelope(await owner.api.delete(`/api/v1/content/${UNKNOWN}`), 404);
+  });
+
+  it('should fail with a malformed id', async () => {
     expectErrorEnvelope(await owner.api.delete('/api/v1/content/123'), 400);
+  });
+
+  it("should fail with 401 for another user's content", async () => {
     expectErrorEnvelope(await other.api.delete(`/api/v1/content/${id}`), 401, 'content.error.forbidden');
+  });
+
+  it('should delete softly', async () => {
     const res = await owner.api.delete(`/api/v1/content/${id}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ message: 'Content deleted' });
+    const [row] = await server.service.app.database.rows<{ deleted: boolean }>(sql`select deleted_at is not null as deleted from contents where id = ${id}`);
+    expect(row.deleted).toBe(true);
+  });
+
+  it('should no longer answer, list or delete the deleted item', async () => {
     expectErrorEnvelope(await owner.api.get(`/api/v1/content/${id}`), 404);
     expectErrorEnvelope(await owner.api.delete(`/api/v1/content/${id}`), 404);
     const all = await admin.api.get(`${CONTENT}/all?per_page=100`);
     expect(all.body.data.item.map((i: { id: string }) => i.id)).not.toContain(id);
-    const [row] = await server.service.app.database.rows<{ deleted: boolean }>(sql`select deleted_at is not null as deleted from contents where id = ${id}`);
-    expect(row.deleted).toBe(true);
   });
 
   it("should let an administrator delete anyone's content", async () => {
@@ -223,12 +255,26 @@ describe('DELETE /api/v1/content/:id', () => {
 });
 
 describe('reactions', () => {
+  it('should fail without a token', async () => {
+    const id = await publish(server, owner);
+    expectErrorEnvelope(await anonymous.post(`/api/v1/content/${id}/reactions`), 401);
+  });
+
+  it('should fail with an unknown id', async () => {
+    expectErrorEnvelope(await other.api.post(`/api/v1/content/${UNKNOWN}/reactions`), 404);
+  });
+
+  it('should fail with 404 for unpublished content of another user until it is published', async () => {
+    const draft = await createContent(owner);
+    expectErrorEnvelope(await other.api.post(`/api/v1/content/${draft}/reactions`), 404);
+    await markCompleted(server, draft);
+    expect((await other.api.post(`/api/v1/content/${draft}/reactions`)).status).toBe(200);
+  });
+
   it('should like idempotently, unlike, and count', async () => {
     const id = await publish(server, owner);
     const events: boolean[] = [];
     const stop = server.service.app.events.subscribe('reaction.changed', (e) => { if (e.contentId === id) events.push(e.reacted); });
-    expectErrorEnvelope(await anonymous.post(`/api/v1/content/${id}/reactions`), 401);
-    expectErrorEnvelope(await other.api.post(`/api/v1/content/${UNKNOWN}/reactions`), 404);
     expect((await other.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 1 });
     expect((await other.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 1 });
     expect((await admin.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 2 });
@@ -238,12 +284,5 @@ describe('reactions', () => {
     expect(events).toEqual([true, true, false]);
     const completed = await anonymous.get(`${CONTENT}/completed?per_page=100`);
     expect(completed.body.data.items.find((i: { id: string }) => i.id === id).reaction_count).toBe(1);
-  });
-
-  it('should not reveal unpublished content to other users', async () => {
-    const draft = await createContent(owner);
-    expectErrorEnvelope(await other.api.post(`/api/v1/content/${draft}/reactions`), 404);
-    await markCompleted(server, draft);
-    expect((await other.api.post(`/api/v1/content/${draft}/reactions`)).status).toBe(200);
   });
 });

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bootServer, startNode, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import { startNode, type TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type ApiResponse, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
 import { runJobNow } from '../../jobs/scheduler.js';
@@ -17,18 +18,18 @@ import { topUp } from '../campaigns/fixtures.js';
 
 const serverMode = Boolean(process.env.TEST_DATABASE_URL);
 
+// A short lease: a worker whose job is withdrawn notices it within a second.
+const booted = useTestServer({ VIDEO_WORKERS: '1', JOB_LEASE_SECONDS: '3' });
 let server: TestServer;
 let owner: TestUser;
 let other: TestUser;
 const scratch = scratchDir();
 
 beforeAll(async () => {
-  // A short lease: a worker whose job is withdrawn notices it within a second.
-  server = await bootServer({ VIDEO_WORKERS: '1', JOB_LEASE_SECONDS: '3' });
+  server = booted.current;
   [owner, other] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
 });
-afterAll(async () => {
-  await server?.close();
+afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -96,7 +97,7 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
     await nodeB?.close();
   });
 
-  it('serves every file before the delete, 404 right after it, and removes the files', { timeout: 60_000 }, async () => {
+  it('should serve every file before the delete, 404 right after it, and remove the files', { timeout: 60_000 }, async () => {
     await expectServed(server.url, urls);
     if (serverMode) {
       expect(nodeB?.url).toBeTruthy();
@@ -118,7 +119,7 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
     expect((await fetch(urls[0], { method: 'HEAD' })).status).toBe(404);
   });
 
-  it('refuses new uploads to the deleted item, and nothing re-creates its files', async () => {
+  it('should fail with 404 for new uploads to the deleted item, and nothing re-creates its files', async () => {
     const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
       rawBody: form([{ name: 'files', value: await makeImage('png'), filename: 'late.png' }]),
     });
@@ -148,13 +149,13 @@ describe('a deleted item can no longer be used', () => {
     expect((await owner.api.delete(`/api/v1/content/${contentId}`)).status).toBe(200);
   });
 
-  it('detail, edit and a second delete answer 404', async () => {
+  it('should fail with 404 for detail and a second delete', async () => {
     expectError(await owner.api.get(`/api/v1/content/${contentId}`), 404, 'content.error.not_found');
     expectError(await new ApiClient(server.url).get(`/api/v1/content/${contentId}`), 404, 'content.error.not_found');
     expectError(await owner.api.delete(`/api/v1/content/${contentId}`), 404, 'content.error.not_found');
   });
 
-  it('comments, replies, comment listings and comment reactions answer 404', async () => {
+  it('should fail with 404 for comments, replies, comment listings and comment reactions', async () => {
     for (const user of [owner, other]) {
       expectError(await user.api.post('/sns/api/v1/comments', { contentId, msg: 'After the delete' }), 404, 'comments.error.content_not_found');
       expectError(await user.api.post('/sns/api/v1/comments', { contentId, msg: 'A reply', parentId: commentId }), 404, 'comments.error.content_not_found');
@@ -168,7 +169,7 @@ describe('a deleted item can no longer be used', () => {
     expect(rows[0].n).toBe(1);
   });
 
-  it('reactions answer 404 and change nothing', async () => {
+  it('should fail with 404 for reactions, changing nothing', async () => {
     for (const user of [owner, other]) {
       expectError(await user.api.post(`/api/v1/content/${contentId}/reactions`), 404, 'content.error.not_found');
       expectError(await user.api.delete(`/api/v1/content/${contentId}/reactions`), 404, 'content.error.not_found');
@@ -177,14 +178,14 @@ describe('a deleted item can no longer be used', () => {
     expect(rows[0].reaction_count).toBe(1);
   });
 
-  it('boosting answers 404 and charges nothing', async () => {
+  it('should fail with 404 for boosting, charging nothing', async () => {
     const res = await owner.api.post(`/api/v1/posts/${contentId}/boost`, { boostType: 'basic', duration: 1 });
     expectError(res, 404, 'campaign.error.video_not_found');
     const rows = await server.service.app.database.rows<{ n: number }>(sql`select count(*)::int as n from campaigns where video_id = ${contentId}`);
     expect(rows[0].n).toBe(0);
   });
 
-  it('publishing to TikTok or YouTube answers 404', async () => {
+  it('should fail with 404 for publishing to TikTok or YouTube', async () => {
     const headers = { 'x-user-id': owner.userId };
     expectError(await owner.api.post('/content/api/v1/tiktok/upload', { id: contentId, title: 'Tour' }, { headers }), 404, 'content.error.not_found');
     expectError(await owner.api.post('/content/api/v1/youtube/upload', { id: contentId, title: 'Tour' }, { headers }), 404, 'content.error.not_found');
@@ -192,7 +193,7 @@ describe('a deleted item can no longer be used', () => {
 });
 
 describe('recovery and racing work', () => {
-  it('the media-removal job finishes a delete whose node died before withdrawing the media', { timeout: 30_000 }, async () => {
+  it('should finish, in the media-removal job, a delete whose node died before withdrawing the media', { timeout: 30_000 }, async () => {
     const contentId = await createContent(owner);
     const image = await uploadImage(contentId);
     // The delete committed, then the node died: the row is deleted, the files are still there.
@@ -210,7 +211,7 @@ describe('recovery and racing work', () => {
     expectFilesGone(contentId);
   });
 
-  it('a video job running at the delete is stopped and re-creates nothing', { timeout: 120_000 }, async () => {
+  it('should stop a video job running at the delete, which re-creates nothing', { timeout: 120_000 }, async () => {
     const clip = await makeVideo(path.join(scratch, 'long.mp4'), { seconds: 20, size: '640x360' });
     const contentId = await createContent(owner);
     const transcoding = new Promise<void>((resolve) => {

@@ -1,12 +1,14 @@
 // GET /content/api/v1/feeds over the real server: ranking (followed uploaders, then fresh popular
 // items, then the rest), the abridged shape, and cursor pages that neither repeat nor skip items
 // while new items, likes and follows arrive between pages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT, createContent, fullBody, publish } from './fixtures.js';
 
+const booted = useTestServer();
 let server: TestServer;
 let viewer: TestUser;
 let followed: TestUser;
@@ -23,7 +25,7 @@ async function follow(follower: TestUser, following: TestUser) {
 }
 
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   [viewer, followed, stranger, other, ...fans] = await Promise.all(Array.from({ length: 7 }, () => registerAndLogin(server)));
   await follow(viewer, followed);
   ids.followedOld = await publish(server, followed, fullBody(), { createdAt: ago(24 * 30) });
@@ -36,7 +38,6 @@ beforeAll(async () => {
   for (const fan of fans.slice(0, 2)) await fan.api.post(`/api/v1/content/${ids.freshPopular}/reactions`);
   for (const fan of fans) await fan.api.post(`/api/v1/content/${ids.oldPopular}/reactions`);
 });
-afterAll(async () => server?.close());
 
 const feed = (client: ApiClient, query = '', headers: Record<string, string> = {}) => client.get(`${CONTENT}/feeds${query}`, { headers });
 const idsOf = (items: { id: string }[]) => items.map((i) => i.id);
@@ -46,12 +47,15 @@ describe('GET /content/api/v1/feeds', () => {
     expectErrorEnvelope(await feed(new ApiClient(server.url)), 401);
   });
 
-  it('should fail with a malformed cursor or page size', async () => {
+  it('should fail with a malformed cursor', async () => {
     const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     for (const cursor of ['garbage!!', 'e30', forged({ v: 1, t: 'x', b: 0, c: 'y', i: 'z' }),
       forged({ v: 1, t: '2024-01-01T00:00:00.000000', b: 7, c: '2024-01-01T00:00:00.000000', i: ids.own }), "' or 1=1 --"]) {
       expectErrorEnvelope(await feed(viewer.api, `?cursor=${encodeURIComponent(cursor)}`), 400, 'content.error.invalid_cursor');
     }
+  });
+
+  it('should fail with a malformed page size', async () => {
     expectErrorEnvelope(await feed(viewer.api, '?per_page=1000'), 400);
     expectErrorEnvelope(await feed(viewer.api, '?per_page=zero'), 400);
   });
@@ -72,8 +76,15 @@ describe('GET /content/api/v1/feeds', () => {
     expect(item.video.url).toMatch(/\.m3u8$/);
     expect(item.uploader).toEqual({ name: 'Test User', avatar: null });
     expect(item.content_info).toEqual([expect.objectContaining({ lang: 'vi', location: 'Quận 7, TP. Hồ Chí Minh' })]);
+  });
+
+  it('should answer a cursor when more items follow', async () => {
+    const res = await feed(viewer.api, '?per_page=1');
     expect(res.body.data.has_more).toBe(true);
     expect(typeof res.body.data.next_cursor).toBe('string');
+  });
+
+  it('should count reactions on feed items', async () => {
     const popular = (await feed(viewer.api)).body.data.items.find((i: { id: string }) => i.id === ids.oldPopular);
     expect(popular.reaction_count).toBe(fans.length);
   });

@@ -1,14 +1,16 @@
 // GET /content/api/v1/all and /completed over the real server: shapes, search, filters, sorting,
 // pages, the map viewport, the language fallback, bad input, and that search and viewport
 // predicates are served by their indexes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT, createContent, fullBody, publish, uploadFlowBody } from './fixtures.js';
 import { textArray } from '../../src/content/repository.js';
 
+const booted = useTestServer();
 let server: TestServer;
 let owner: TestUser;
 let other: TestUser;
@@ -21,7 +23,7 @@ const at = (lat: number, long: number) => ({ geo: { lat, long } });
 const block = (lang: string, project_name: string, address = 'somewhere', extra: Record<string, string> = {}) => ({ lang, project_name, description: 'desc', address, ...extra });
 
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   [owner, other] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
   anonymous = new ApiClient(server.url);
   const tags = { hash_tags: [tag] };
@@ -38,7 +40,6 @@ beforeAll(async () => {
     content_info: [block('en', 'Taveuni bungalow')] }), { createdAt: '2024-08-02T08:00:00Z' });
   ids.draft = await createContent(owner, fullBody({ ...tags, ...at(10.7296, 106.7218) }));
 });
-afterAll(async () => server?.close());
 
 const idsOf = (items: { id: string }[]) => items.map((i) => i.id);
 const all = (query: string, client: ApiClient = anonymous) => client.get(`${CONTENT}/all?search=${encodeURIComponent(tag)}&${query}`);
@@ -65,6 +66,9 @@ describe('GET /content/api/v1/all', () => {
     expect(item.unit_area).toBe('sqft');
     expect(Array.isArray(item.content_info)).toBe(true);
     expect(item.uploader).toMatchObject({ user_id: other.userId, name: 'Test User', phone_number: null });
+  });
+
+  it('should answer the last page without hasMore', async () => {
     const last = await all('per_page=2&page=3');
     expect(last.body.data.item).toHaveLength(1);
     expect(last.body.data.hasMore).toBe(false);
@@ -148,6 +152,9 @@ describe('GET /content/api/v1/completed', () => {
       'latitude=1&longitude=1&zoom_level=30', 'zoom_level=5', 'per_page=1000', 'page=-1']) {
       expectErrorEnvelope(await anonymous.get(`${CONTENT}/completed?${q}`), 400, 'validation.error');
     }
+  });
+
+  it('should fail with a bad token', async () => {
     expectErrorEnvelope(await anonymous.get(`${CONTENT}/completed`, { token: 'not-a-jwt' }), 401);
   });
 
@@ -212,10 +219,10 @@ describe('indexes', () => {
    * table is large (docs/content.md has the plans at 100,000 rows).
    */
   async function plan(query: ReturnType<typeof sql>): Promise<string> {
-    return server.service.app.database.db.transaction(async (tx) => {
-      await tx.execute(sql`set local enable_seqscan = off`);
-      const res = (await tx.execute(sql`explain ${query}`)) as unknown as { rows: Record<string, string>[] };
-      return res.rows.map((r) => Object.values(r)[0]).join('\n');
+    return server.service.app.database.transaction(async (tx) => {
+      await tx.rows(sql`set local enable_seqscan = off`);
+      const rows = await tx.rows<Record<string, string>>(sql`explain ${query}`);
+      return rows.map((r) => Object.values(r)[0]).join('\n');
     });
   }
 

@@ -67,7 +67,7 @@ function pidsMentioning(needle: string): number[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('video processing survives a killed node', () => {
-  it('takes up a job whose node died mid-way once its lease runs out, and completes it', { timeout: 240_000 }, async () => {
+  it('should take up a job whose node died mid-way once its lease runs out, and complete it', { timeout: 240_000 }, async () => {
     const environment = await testEnvironment({ JOB_LEASE_SECONDS: '2', VIDEO_WORKERS: '1', SCHEDULER_ENABLED: 'false' });
     cleanup = environment.cleanup;
     const env = environment.env;
@@ -118,7 +118,7 @@ describe('video processing survives a killed node', () => {
     expect(fs.readdirSync(contentDir).filter((n) => n.startsWith('.work-'))).toEqual([]);
   });
 
-  it('gives a job back at once when its node stops cleanly mid-way', { timeout: 240_000 }, async () => {
+  it('should give a job back at once when its node stops cleanly mid-way', { timeout: 240_000 }, async () => {
     const environment = await testEnvironment({ VIDEO_WORKERS: '1', SCHEDULER_ENABLED: 'false', SHUTDOWN_TIMEOUT_MS: '200', JOB_LEASE_SECONDS: '600' });
     const env = environment.env;
     const previousCleanup = cleanup;

@@ -5,24 +5,23 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp, { type Metadata } from 'sharp';
 import * as bmp from 'bmp-ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser, type ApiResponse } from '../helpers/api.js';
 import { UPLOAD, createContent, form, onServer } from './media-helpers.js';
 
 const AVATAR = '/auth/api/v1/user/avatar';
 const MAX_PIXELS = 25_000_000;
 
+const booted = useTestServer({ VIDEO_WORKERS: '0' });
 let server: TestServer;
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await bootServer({ VIDEO_WORKERS: '0' });
+  server = booted.current;
   user = await registerAndLogin(server);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 // --- images made here -------------------------------------------------------------------------
@@ -169,7 +168,7 @@ function expectClean(meta: Metadata) {
 }
 
 describe('pixel limit (25 megapixels), checked from the header before decoding', () => {
-  it('refuses a tiny PNG declaring 30000×30000 at every entry point, and keeps serving', async () => {
+  it('should fail with a tiny PNG declaring 30000×30000 at every entry point, and keep serving', async () => {
     const bomb = await pngDeclaring(30000, 30000);
     expect(bomb.length).toBeLessThan(1000);
     const contentId = await createContent(user);
@@ -190,14 +189,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     expect((await new ApiClient(server.url).get('/healthz')).status).toBe(200);
   });
 
-  it('draws the line at exactly MAX_IMAGE_PIXELS: 5000×5000 passes the check, 5001×5000 does not', async () => {
-    // 5000×5000 passes the header check and then fails to decode (its data is 8×8): 400, not 413.
-    const atLimit = await generalUpload(await pngDeclaring(5000, 5000), 'edge.png');
-    expectErrorEnvelope(atLimit, 400, 'file.error.unreadable');
-    expectImageTooLarge(await generalUpload(await pngDeclaring(5001, 5000), 'over.png'), 'file');
-  });
-
-  it('refuses a BMP avatar whose header declares 40 megapixels without decoding it', async () => {
+  it('should fail with a BMP avatar whose header declares 40 megapixels, without decoding it', async () => {
     const bomb = bmp24(40_000, 1_000, false);
     const started = Date.now();
     expectImageTooLarge(await putAvatar(bomb, 'huge.bmp'), 'avatar');
@@ -205,7 +197,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     expect(await tmpFilesLeft()).toEqual([]);
   });
 
-  it('one refused image in a batch leaves the content item unchanged', async () => {
+  it('should fail a batch with one refused image, leaving the content item unchanged', async () => {
     const contentId = await createContent(user);
     const good = await photoWithGps('jpeg');
     const res = await contentImages(contentId, [
@@ -218,7 +210,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
   });
 
-  it('refuses a content image that passes the type check but cannot be decoded', async () => {
+  it('should fail with a content image that passes the type check but cannot be decoded', async () => {
     const contentId = await createContent(user);
     const png = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: 'white' } }).png().toBuffer());
     // The compressed pixel data overwritten: a valid signature and header, garbage inside.
@@ -228,10 +220,17 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     expect(err.details?.field).toBe('files');
     expect(await storedImagesOf(contentId)).toEqual([]);
   });
+
+  it('should draw the line at exactly MAX_IMAGE_PIXELS: 5000×5000 passes the check, 5001×5000 does not', async () => {
+    // 5000×5000 passes the header check and then fails to decode (its data is 8×8): 400, not 413.
+    const atLimit = await generalUpload(await pngDeclaring(5000, 5000), 'edge.png');
+    expectErrorEnvelope(atLimit, 400, 'file.error.unreadable');
+    expectImageTooLarge(await generalUpload(await pngDeclaring(5001, 5000), 'over.png'), 'file');
+  });
 });
 
 describe('re-encoded and stripped of metadata', () => {
-  it('general upload: a JPEG with EXIF GPS is stored upright as a JPEG with no metadata', async () => {
+  it('should store a JPEG with EXIF GPS of the general upload upright as a JPEG with no metadata', async () => {
     const photo = await photoWithGps('jpeg');
     const res = await generalUpload(photo, 'home.jpg');
     expect(res.status).toBe(201);
@@ -246,7 +245,7 @@ describe('re-encoded and stripped of metadata', () => {
     expect(served.includes('SecretPhoneMaker')).toBe(false);
   });
 
-  it('content images: JPEG, PNG and WebP keep their format and lose EXIF, GPS and ICC', async () => {
+  it('should keep the format of JPEG, PNG and WebP content images and strip EXIF, GPS and ICC', async () => {
     const contentId = await createContent(user);
     const files = [
       { bytes: await photoWithGps('jpeg'), filename: 'a.jpg', format: 'jpeg', ext: 'jpg' },
@@ -267,7 +266,7 @@ describe('re-encoded and stripped of metadata', () => {
     expect((await storedImagesOf(contentId)).map((img) => path.posix.extname(img.path))).toEqual(['.jpg', '.png', '.webp']);
   });
 
-  it('avatar: a JPEG with EXIF GPS becomes an upright WebP with no metadata', async () => {
+  it('should turn a JPEG avatar with EXIF GPS into an upright WebP with no metadata', async () => {
     const res = await putAvatar(await photoWithGps('jpeg'), 'me.jpg');
     expect(res.status).toBe(200);
     const served = await fetchServed(res.body.data.picture);
@@ -279,7 +278,13 @@ describe('re-encoded and stripped of metadata', () => {
 });
 
 describe('BMP avatars are decoded off the event loop', () => {
-  it('decodes a 9-megapixel BMP in a worker thread: the event loop never stalls for the decode', async () => {
+  it('should fail with a BMP whose pixel data is cut short as undecodable, and keep serving', async () => {
+    const cut = bmp24(300, 200).subarray(0, 54 + 1000);
+    expectErrorEnvelope(await putAvatar(cut, 'cut.bmp'), 400, 'file.error.invalid_image');
+    expect((await new ApiClient(server.url).get('/healthz')).status).toBe(200);
+  });
+
+  it('should decode a 9-megapixel BMP in a worker thread: the event loop never stalls for the decode', async () => {
     const picture = bmp8(3000, 3000);
     // Decoding on the main thread (the old path) stalls the loop at least as long as bmp-ts takes
     // here; the worker path must stay well under that. A busy machine can stall any thread now
@@ -305,11 +310,5 @@ describe('BMP avatars are decoded off the event loop', () => {
     // Blue stays blue: the palette and the channel order survived the hand-over from the worker.
     expect(data[2]).toBeGreaterThan(180);
     expect(data[0]).toBeLessThan(70);
-  });
-
-  it('a BMP whose pixel data is cut short is refused as undecodable, and the node keeps serving', async () => {
-    const cut = bmp24(300, 200).subarray(0, 54 + 1000);
-    expectErrorEnvelope(await putAvatar(cut, 'cut.bmp'), 400, 'file.error.invalid_image');
-    expect((await new ApiClient(server.url).get('/healthz')).status).toBe(200);
   });
 });

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { connect, nextEvent } from '../realtime/socket-client.js';
 import { UPLOAD, contentVideo, createContent, form, makeVideo, scratchDir, waitForJobEnd } from './media-helpers.js';
@@ -73,22 +74,20 @@ afterAll(() => {
 });
 
 describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
+  const booted = useTestServer({ VIDEO_WORKERS: '1', MAX_VIDEO_SECONDS: '3' });
   let server: TestServer;
   let owner: TestUser;
   let target: string;
 
   beforeAll(async () => {
-    server = await bootServer({ VIDEO_WORKERS: '1', MAX_VIDEO_SECONDS: '3' });
+    server = booted.current;
     owner = await registerAndLogin(server);
     // A real video on the server that the manifests point at.
     target = path.join(scratch, 'other-file.mp4');
     await makeVideo(target, { seconds: 2, size: '320x240', audio: false });
   }, 60_000);
-  afterAll(async () => {
-    await server?.close();
-  });
 
-  it('refuses a DASH manifest posing as an MP4 in the general form (it never reads the file it names)', async () => {
+  it('should fail with a DASH manifest posing as an MP4 in the general form (it never reads the file it names)', async () => {
     const res = await uploadGeneral(owner, manifestPosingAsMp4(target), 'tour.mp4');
     const err = expectErrorEnvelope(res, 400);
     expect(err.error_code).toBe('file.error.unreadable');
@@ -96,12 +95,12 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(res.text).not.toContain('320');
   });
 
-  it('refuses a manifest declaring a 36,000,000 s duration in the general form', async () => {
+  it('should fail with a manifest declaring a 36,000,000 s duration in the general form', async () => {
     const res = await uploadGeneral(owner, manifestPosingAsMp4(target, 'PT10000H'), 'long.mp4');
     expect(expectErrorEnvelope(res, 400).error_code).toBe('file.error.unreadable');
   });
 
-  it('fails a DASH manifest posing as the main video, without rendering the file it names', { timeout: 60_000 }, async () => {
+  it('should fail a DASH manifest posing as the main video, without rendering the file it names', { timeout: 60_000 }, async () => {
     for (const duration of ['PT2S', 'PT10000H']) {
       const contentId = await createContent(owner);
       const failed = nextFailure(server, contentId);
@@ -118,28 +117,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     }
   });
 
-  it('still accepts real MP4 and WebM videos, and a 2160x3840 portrait video', { timeout: 60_000 }, async () => {
-    const mp4 = await uploadGeneral(owner, await makeVideo(path.join(scratch, 'ok.mp4'), { seconds: 2, size: '160x120' }), 'ok.mp4');
-    expect(mp4.status).toBe(201);
-    expect(mp4.body.data.metadata).toEqual({ width: 160, height: 120, format: 'mp4' });
-    const webm = await uploadGeneral(owner, await makeWebm(path.join(scratch, 'ok.webm'), 2, '160x120'), 'ok.webm');
-    expect(webm.status).toBe(201);
-    expect(webm.body.data.metadata).toEqual({ width: 160, height: 120, format: 'webm' });
-    const portrait = await uploadGeneral(owner, await makeFrames(path.join(scratch, 'portrait.mp4'), '2160x3840', 2), 'portrait.mp4');
-    expect(portrait.status).toBe(201);
-    expect(portrait.body.data.metadata).toEqual({ width: 2160, height: 3840, format: 'mp4' });
-  });
-
-  it('processes a WebM main video through the Matroska demuxer', { timeout: 90_000 }, async () => {
-    const contentId = await createContent(owner);
-    expect((await uploadMain(owner, contentId, await makeWebm(path.join(scratch, 'main.webm'), 2, '160x120'), 'main.webm')).status).toBe(200);
-    expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed', last_error: null });
-    const { video } = await contentVideo(server.service, contentId);
-    expect(video).toMatchObject({ status: 'completed', resolution: '160x120' });
-    expect(fs.existsSync(path.join(server.service.config.mediaDir, video.playlist_path))).toBe(true);
-  });
-
-  it('refuses a video longer than MAX_VIDEO_SECONDS: 400 in the general form, a failed job as main video', { timeout: 60_000 }, async () => {
+  it('should fail with a video longer than MAX_VIDEO_SECONDS: 400 in the general form, a failed job as main video', { timeout: 60_000 }, async () => {
     const long = await makeVideo(path.join(scratch, 'long.mp4'), { seconds: 5, size: '64x48', audio: false });
     const res = await uploadGeneral(owner, long, 'long.mp4');
     const err = expectErrorEnvelope(res, 400);
@@ -157,7 +135,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(await failed).toMatchObject({ error_code: 'video.error.too_long', message: job.last_error });
   });
 
-  it('refuses a video larger than 3840x2160 (either orientation): 400 general, failed job as main video', { timeout: 60_000 }, async () => {
+  it('should fail with a video larger than 3840x2160 (either orientation): 400 general, failed job as main video', { timeout: 60_000 }, async () => {
     const wide = await makeFrames(path.join(scratch, 'wide.mp4'), '4000x2200', 1);
     const res = await uploadGeneral(owner, wide, 'wide.mp4');
     const err = expectErrorEnvelope(res, 400);
@@ -177,21 +155,40 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(fs.existsSync(hlsDir(server, contentId))).toBe(false);
     expect(await failed).toMatchObject({ error_code: 'video.error.resolution_too_high' });
   });
+
+  it('should still accept real MP4 and WebM videos, and a 2160x3840 portrait video', { timeout: 60_000 }, async () => {
+    const mp4 = await uploadGeneral(owner, await makeVideo(path.join(scratch, 'ok.mp4'), { seconds: 2, size: '160x120' }), 'ok.mp4');
+    expect(mp4.status).toBe(201);
+    expect(mp4.body.data.metadata).toEqual({ width: 160, height: 120, format: 'mp4' });
+    const webm = await uploadGeneral(owner, await makeWebm(path.join(scratch, 'ok.webm'), 2, '160x120'), 'ok.webm');
+    expect(webm.status).toBe(201);
+    expect(webm.body.data.metadata).toEqual({ width: 160, height: 120, format: 'webm' });
+    const portrait = await uploadGeneral(owner, await makeFrames(path.join(scratch, 'portrait.mp4'), '2160x3840', 2), 'portrait.mp4');
+    expect(portrait.status).toBe(201);
+    expect(portrait.body.data.metadata).toEqual({ width: 2160, height: 3840, format: 'mp4' });
+  });
+
+  it('should process a WebM main video through the Matroska demuxer', { timeout: 90_000 }, async () => {
+    const contentId = await createContent(owner);
+    expect((await uploadMain(owner, contentId, await makeWebm(path.join(scratch, 'main.webm'), 2, '160x120'), 'main.webm')).status).toBe(200);
+    expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed', last_error: null });
+    const { video } = await contentVideo(server.service, contentId);
+    expect(video).toMatchObject({ status: 'completed', resolution: '160x120' });
+    expect(fs.existsSync(path.join(server.service.config.mediaDir, video.playlist_path))).toBe(true);
+  });
 });
 
 describe('processing time limit (VIDEO_JOB_TIMEOUT_SECONDS=1)', () => {
+  const booted = useTestServer({ VIDEO_WORKERS: '1', VIDEO_JOB_TIMEOUT_SECONDS: '1' });
   let server: TestServer;
   let owner: TestUser;
 
   beforeAll(async () => {
-    server = await bootServer({ VIDEO_WORKERS: '1', VIDEO_JOB_TIMEOUT_SECONDS: '1' });
+    server = booted.current;
     owner = await registerAndLogin(server);
   });
-  afterAll(async () => {
-    await server?.close();
-  });
 
-  it('kills ffmpeg past the limit and ends the job failed, telling the uploader', { timeout: 120_000 }, async () => {
+  it('should kill ffmpeg past the limit and end the job failed, telling the uploader', { timeout: 120_000 }, async () => {
     // Several seconds of 720p work for x264 on any machine: well past one second.
     const clip = await makeVideo(path.join(scratch, 'slow.mp4'), { seconds: 10, size: '1280x720', audio: false });
     const contentId = await createContent(owner);

@@ -4,26 +4,52 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { connect, nextEvent } from '../realtime/socket-client.js';
 import { UPLOAD, contentVideo, createContent, fakeMp4, form, latestJob, makeVideo, onServer, scratchDir, waitForJobEnd } from './media-helpers.js';
 
+const booted = useTestServer({ VIDEO_WORKERS: '1' });
 let server: TestServer;
 let owner: TestUser;
 const scratch = scratchDir();
 
 beforeAll(async () => {
-  server = await bootServer({ VIDEO_WORKERS: '1' });
+  server = booted.current;
   owner = await registerAndLogin(server);
 });
-afterAll(async () => {
-  await server?.close();
+afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('video processing', () => {
-  it('turns an uploaded clip into a thumbnail and a playable HLS rendition', { timeout: 120_000 }, async () => {
+  it('should fail a file that only looks like a video, with a reason, and say so', { timeout: 60_000 }, async () => {
+    const contentId = await createContent(owner);
+    const failed = new Promise<any>((resolve) => {
+      const off = server.service.app.events.subscribe('video.failed', (p) => {
+        if (p.contentId === contentId) {
+          off();
+          resolve(p);
+        }
+      });
+    });
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: fakeMp4(), filename: 'fake.mp4' }]) });
+    expect(res.status).toBe(200);
+    const job = await waitForJobEnd(server.service, contentId);
+    expect(job.status).toBe('failed');
+    expect(job.attempts).toBe(1); // not retried: the file itself is bad
+    expect(job.last_error).toMatch(/not a decodable video/);
+    const { status, video } = await contentVideo(server.service, contentId);
+    expect(status).toBe('failed');
+    expect(video).toMatchObject({ status: 'failed', error: expect.stringMatching(/not a decodable video/), playlist_path: null });
+    expect(video.error).not.toContain(server.service.config.mediaDir);
+    const event = await failed;
+    expect(event).toMatchObject({ uploaderId: owner.userId, error_code: 'video.error.invalid_video' });
+    expect(await latestJob(server.service, contentId)).toMatchObject({ status: 'failed' });
+  });
+
+  it('should turn an uploaded clip into a thumbnail and a playable HLS rendition', { timeout: 120_000 }, async () => {
     const clip = await makeVideo(path.join(scratch, 'tour.mp4'), { seconds: 3, size: '320x240' });
     const contentId = await createContent(owner);
     const progress: { stage: string; percent: number }[] = [];
@@ -101,7 +127,7 @@ describe('video processing', () => {
     expect(left.filter((n) => n.startsWith('.work-'))).toEqual([]);
   });
 
-  it('processes a 720p video without audio into a 360p + 720p ladder', { timeout: 120_000 }, async () => {
+  it('should process a 720p video without audio into a 360p + 720p ladder', { timeout: 120_000 }, async () => {
     const clip = await makeVideo(path.join(scratch, 'silent.mp4'), { seconds: 1, size: '1280x720', audio: false });
     const contentId = await createContent(owner);
     const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'silent.mp4' }]) });
@@ -114,30 +140,5 @@ describe('video processing', () => {
     expect(master).toContain('RESOLUTION=1280x720');
     expect(master).not.toContain('1920x1080');
     expect(master).not.toContain('mp4a'); // no audio codec announced
-  });
-
-  it('fails a file that only looks like a video, with a reason, and says so', { timeout: 60_000 }, async () => {
-    const contentId = await createContent(owner);
-    const failed = new Promise<any>((resolve) => {
-      const off = server.service.app.events.subscribe('video.failed', (p) => {
-        if (p.contentId === contentId) {
-          off();
-          resolve(p);
-        }
-      });
-    });
-    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: fakeMp4(), filename: 'fake.mp4' }]) });
-    expect(res.status).toBe(200);
-    const job = await waitForJobEnd(server.service, contentId);
-    expect(job.status).toBe('failed');
-    expect(job.attempts).toBe(1); // not retried: the file itself is bad
-    expect(job.last_error).toMatch(/not a decodable video/);
-    const { status, video } = await contentVideo(server.service, contentId);
-    expect(status).toBe('failed');
-    expect(video).toMatchObject({ status: 'failed', error: expect.stringMatching(/not a decodable video/), playlist_path: null });
-    expect(video.error).not.toContain(server.service.config.mediaDir);
-    const event = await failed;
-    expect(event).toMatchObject({ uploaderId: owner.userId, error_code: 'video.error.invalid_video' });
-    expect(await latestJob(server.service, contentId)).toMatchObject({ status: 'failed' });
   });
 });

@@ -2,11 +2,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, ApiClient } from '../helpers/api.js';
 import { rawRequest } from './media-helpers.js';
 
+const booted = useTestServer({ VIDEO_WORKERS: '0' });
 let server: TestServer;
 let media: string;
 const segment = randomBytes(300_000);
@@ -19,7 +21,7 @@ function put(rel: string, data: Buffer | string) {
 }
 
 beforeAll(async () => {
-  server = await bootServer({ VIDEO_WORKERS: '0' });
+  server = booted.current;
   media = server.service.config.mediaDir;
   put('content/c1/hls/master.m3u8', '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=880000,RESOLUTION=640x360\n360p/index.m3u8\n');
   put('content/c1/hls/360p/abcd12341_000.ts', segment);
@@ -35,14 +37,49 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(server.dataDir, 'outside.txt'), 'do not serve');
   fs.symlinkSync(path.join(server.dataDir, 'outside.txt'), path.join(media, 'link.txt'));
 });
-afterAll(async () => {
-  await server?.close();
-});
 
 const get = (p: string, headers: Record<string, string> = {}) => fetch(server.url + p, { headers });
 
 describe('media serving', () => {
-  it('serves each kind with its content type and cache lifetime', async () => {
+  it('should fail with 416 for an unsatisfiable range', async () => {
+    const res = await get('/media/content/c1/original.mp4', { range: `bytes=${big.length}-` });
+    expect(res.status).toBe(416);
+    expect(res.headers.get('content-range')).toBe(`bytes */${big.length}`);
+    expect((await res.json()).error_code).toBe('media.error.range_not_satisfiable');
+    expect((await get('/media/content/c1/empty.ts', { range: 'bytes=0-1' })).status).toBe(416);
+  });
+
+  it('should fail with 404 and the error envelope for missing files and directories', async () => {
+    const api = new ApiClient(server.url);
+    expectErrorEnvelope(await api.get('/media/content/c1/nope.ts'), 404, 'media.error.not_found');
+    expectErrorEnvelope(await api.get('/media/content/c1/hls'), 404);
+    expectErrorEnvelope(await api.get('/media/content/c1/hls/'), 404);
+  });
+
+  it('should fail for path traversal, encoded separators, hidden work files and symlinks out of MEDIA_DIR', async () => {
+    const attempts = [
+      '/media/../outside.txt',
+      '/media/content/../../outside.txt',
+      '/media/%2e%2e/outside.txt',
+      '/media/..%2foutside.txt',
+      '/media/..%2Foutside.txt',
+      '/media/content%2fc1%2foriginal.mp4',
+      '/media/..%5coutside.txt',
+      '/media//etc/passwd',
+      '/media/%2fetc%2fpasswd',
+      '/media/content/c1/.work-job-1/secret.ts',
+      '/media/content/c1/original.mp4%00.jpg',
+      '/media/link.txt',
+      '/media/%',
+    ];
+    for (const p of attempts) {
+      const res = await rawRequest(server.url, { path: p });
+      expect(res.status, p).toBe(404);
+      expect(res.body.toString()).not.toContain('do not serve');
+    }
+  });
+
+  it('should serve each kind with its content type and cache lifetime', async () => {
     const cases: [string, string, RegExp][] = [
       ['/media/content/c1/hls/master.m3u8', 'application/vnd.apple.mpegurl', /max-age=10$/],
       ['/media/content/c1/hls/360p/abcd12341_000.ts', 'video/mp2t', /immutable/],
@@ -65,14 +102,14 @@ describe('media serving', () => {
     }
   });
 
-  it('streams a large file whole and intact', async () => {
+  it('should stream a large file whole and intact', async () => {
     const res = await get('/media/content/c1/original.mp4');
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('content-length'))).toBe(big.length);
     expect(Buffer.from(await res.arrayBuffer()).equals(big)).toBe(true);
   });
 
-  it('answers byte ranges with 206 and Content-Range', async () => {
+  it('should answer byte ranges with 206 and Content-Range', async () => {
     const first = await get('/media/content/c1/original.mp4', { range: 'bytes=0-99' });
     expect(first.status).toBe(206);
     expect(first.headers.get('content-range')).toBe(`bytes 0-99/${big.length}`);
@@ -93,15 +130,7 @@ describe('media serving', () => {
     expect((await past.arrayBuffer()).byteLength).toBe(big.length - 100);
   });
 
-  it('answers 416 for an unsatisfiable range', async () => {
-    const res = await get('/media/content/c1/original.mp4', { range: `bytes=${big.length}-` });
-    expect(res.status).toBe(416);
-    expect(res.headers.get('content-range')).toBe(`bytes */${big.length}`);
-    expect((await res.json()).error_code).toBe('media.error.range_not_satisfiable');
-    expect((await get('/media/content/c1/empty.ts', { range: 'bytes=0-1' })).status).toBe(416);
-  });
-
-  it('ignores a malformed or multi-part range and sends the whole file', async () => {
+  it('should ignore a malformed or multi-part range and send the whole file', async () => {
     for (const range of ['bytes=abc', 'items=0-1', 'bytes=0-1,5-9']) {
       const res = await get('/media/content/c1/hls/360p/part_000.m4s', { range });
       expect(res.status, range).toBe(200);
@@ -109,7 +138,7 @@ describe('media serving', () => {
     }
   });
 
-  it('answers 304 to If-None-Match and If-Modified-Since, and honours If-Range', async () => {
+  it('should answer 304 to If-None-Match and If-Modified-Since, and honour If-Range', async () => {
     const first = await get('/media/content/c1/hls/master.m3u8');
     const etag = first.headers.get('etag')!;
     const lastModified = first.headers.get('last-modified')!;
@@ -133,7 +162,7 @@ describe('media serving', () => {
     await currentRange.arrayBuffer();
   });
 
-  it('answers HEAD with the headers and no body', async () => {
+  it('should answer HEAD with the headers and no body', async () => {
     const res = await rawRequest(server.url, { method: 'HEAD', path: '/media/content/c1/original.mp4' });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('video/mp4');
@@ -141,37 +170,7 @@ describe('media serving', () => {
     expect(res.body.length).toBe(0);
   });
 
-  it('answers 404 with the error envelope for missing files and directories', async () => {
-    const api = new ApiClient(server.url);
-    expectErrorEnvelope(await api.get('/media/content/c1/nope.ts'), 404, 'media.error.not_found');
-    expectErrorEnvelope(await api.get('/media/content/c1/hls'), 404);
-    expectErrorEnvelope(await api.get('/media/content/c1/hls/'), 404);
-  });
-
-  it('refuses path traversal, encoded separators, hidden work files and symlinks out of MEDIA_DIR', async () => {
-    const attempts = [
-      '/media/../outside.txt',
-      '/media/content/../../outside.txt',
-      '/media/%2e%2e/outside.txt',
-      '/media/..%2foutside.txt',
-      '/media/..%2Foutside.txt',
-      '/media/content%2fc1%2foriginal.mp4',
-      '/media/..%5coutside.txt',
-      '/media//etc/passwd',
-      '/media/%2fetc%2fpasswd',
-      '/media/content/c1/.work-job-1/secret.ts',
-      '/media/content/c1/original.mp4%00.jpg',
-      '/media/link.txt',
-      '/media/%',
-    ];
-    for (const p of attempts) {
-      const res = await rawRequest(server.url, { path: p });
-      expect(res.status, p).toBe(404);
-      expect(res.body.toString()).not.toContain('do not serve');
-    }
-  });
-
-  it('serves URL-encoded names', async () => {
+  it('should serve URL-encoded names', async () => {
     put('docs/tên tài liệu.pdf', Buffer.from('%PDF-1.4 x'));
     const res = await get(`/media/docs/${encodeURIComponent('tên tài liệu.pdf')}`);
     expect(res.status).toBe(200);

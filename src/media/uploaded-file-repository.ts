@@ -1,0 +1,29 @@
+// The queries on uploaded_files: files of the general upload form, kept for their uploader.
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import type { UploadKind } from './file-kinds.js';
+
+export interface NewUploadedFile {
+  id: string;
+  userId: string;
+  kind: UploadKind;
+  /** Relative to MEDIA_DIR. */
+  path: string;
+  mimeType: string;
+  size: number;
+  originalName: string;
+  metadata: { width: number | null; height: number | null; format: string };
+  clientMetadata: Record<string, unknown>;
+}
+
+export class UploadedFileRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Records a file whose processing is complete. */
+  async insertCompleted(f: NewUploadedFile): Promise<void> {
+    await this.db.rows(sql`
+      insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
+      values (${f.id}, ${f.userId}, ${f.kind}, ${f.path}, ${f.mimeType}, ${f.size}, ${f.originalName},
+        ${JSON.stringify(f.metadata)}::jsonb, ${JSON.stringify(f.clientMetadata)}::jsonb, 'completed')`);
+  }
+}
