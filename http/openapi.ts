@@ -52,7 +52,7 @@ const RATE_LIMIT_HEADERS = {
 /** Statuses the facade itself produces for a route, beside those the route documents. */
 function impliedErrorStatuses(route: AnyRoute): number[] {
   const statuses: number[] = [500];
-  if (route.body || route.query || route.params || route.multipart) statuses.push(400);
+  if (route.body || route.query || route.params || route.headers || route.multipart) statuses.push(400);
   if (route.auth !== 'public' || route.permission) statuses.push(401);
   if (route.permission) statuses.push(403);
   if (route.body || route.multipart) statuses.push(413, 415);
@@ -70,6 +70,12 @@ function parameters(route: AnyRoute): unknown[] {
   for (const [name, schema] of Object.entries(query.properties ?? {})) {
     const { description, ...rest } = schema as { description?: string };
     out.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema: rest, ...(description ? { description } : {}) });
+  }
+  if (route.headers) {
+    const headers = jsonSchema(route.headers, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(headers.properties ?? {})) {
+      out.push({ name, in: 'header', required: headers.required?.includes(name) ?? false, schema });
+    }
   }
   return out;
 }

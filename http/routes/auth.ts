@@ -1,9 +1,8 @@
 // {auth_api} = /auth/api/v1 (SPEC §4.1).
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { parseHeaders } from '../headers.js';
 import {
-  loginBody, phoneBody, refreshBody, registerBody, sessionHeaders, verifyOtpBody,
+  loginBody, phoneBody, refreshBody, registerBody, sessionHeaders, userAgentHeader, verifyOtpBody,
 } from '../../src/auth/schemas.js';
 import {
   avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
@@ -42,25 +41,24 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
-      body: loginBody, errorStatuses: [400, 401, 429, 500],
-      handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await services.accounts.login(body, headers['user-agent'] ?? '', ip) }),
+      body: loginBody, headers: userAgentHeader, errorStatuses: [400, 401, 429, 500],
+      handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await services.accounts.login(body, headers['user-agent'], ip) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/refresh-token`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'New access token from the refresh token (headers X-User-Username, X-Session-Id)',
-      body: refreshBody, errorStatuses: [400, 401, 429, 500],
-      handler: async ({ body, headers }) => {
-        const h = parseHeaders(sessionHeaders, headers);
-        return { message: 'Token refreshed', data: await services.accounts.refresh(h['x-session-id'], h['x-user-username'], body.refresh_token) };
-      },
+      body: refreshBody, headers: sessionHeaders, errorStatuses: [400, 401, 429, 500],
+      handler: async ({ body, headers }) => ({
+        message: 'Token refreshed',
+        data: await services.accounts.refresh(headers['x-session-id'], headers['x-user-username'], body.refresh_token),
+      }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/logout`, tag, auth: 'user',
       summary: 'End the current session (headers X-User-Username, X-Session-Id)',
-      body: z.unknown(), errorStatuses: [400, 401, 500],
+      body: z.unknown(), headers: sessionHeaders, errorStatuses: [400, 401, 500],
       handler: async ({ caller, headers }) => {
-        const h = parseHeaders(sessionHeaders, headers);
-        await services.accounts.logout(caller, h['x-session-id'], h['x-user-username']);
+        await services.accounts.logout(caller, headers['x-session-id'], headers['x-user-username']);
         return { message: 'Logged out', data: { message: 'Logged out' } };
       },
     }),
@@ -96,10 +94,9 @@ export const authRoutes: RouteModule = (app, services) => {
       method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],
       summary: 'Replace the avatar (multipart field avatar: jpeg, png, bmp or webp); headers x-user-id, x-user-username',
       multipart: { maxFileBytes: avatarReadLimit, maxFiles: 1, fileFields: ['avatar'] },
-      errorStatuses: [400, 401, 403, 413, 429, 500],
+      headers: avatarHeaders, errorStatuses: [400, 401, 403, 413, 429, 500],
       handler: async ({ caller, headers, files }) => {
-        const h = parseHeaders(avatarHeaders, headers);
-        const claimed = { userId: h['x-user-id'], username: h['x-user-username'] };
+        const claimed = { userId: headers['x-user-id'], username: headers['x-user-username'] };
         const picture = await avatars.setAvatar(caller, claimed, files.find((f) => f.field === 'avatar'));
         return { message: 'Avatar updated', data: { picture } };
       },
@@ -115,19 +112,16 @@ export const authRoutes: RouteModule = (app, services) => {
     }),
     defineRoute({
       method: 'POST', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
-      summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, errorStatuses: [400, 401, 403, 404, 429, 500],
-      handler: async ({ caller, headers, params }) => {
-        const h = parseHeaders(followHeaders, headers);
-        return { message: 'Followed', data: await follows.follow(caller, h['x-user-id'], params.userId) };
-      },
+      summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, headers: followHeaders,
+      errorStatuses: [400, 401, 403, 404, 429, 500],
+      handler: async ({ caller, headers, params }) => ({ message: 'Followed', data: await follows.follow(caller, headers['x-user-id'], params.userId) }),
     }),
     defineRoute({
       method: 'DELETE', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
       summary: 'Unfollow a user (X-User-ID optional; when sent it must be the caller)', params: userIdParams,
-      errorStatuses: [400, 401, 403, 404, 429, 500],
+      headers: optionalFollowHeaders, errorStatuses: [400, 401, 403, 404, 429, 500],
       handler: async ({ caller, headers, params }) => {
-        const h = parseHeaders(optionalFollowHeaders, headers);
-        await follows.unfollow(caller, h['x-user-id'], params.userId);
+        await follows.unfollow(caller, headers['x-user-id'], params.userId);
         return { message: 'Unfollowed', data: { message: 'Unfollowed' } };
       },
     }),

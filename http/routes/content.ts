@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import {
-  completedQuery, contentIdParams, createContentBody, editContentBody, feedQuery, listAllQuery,
+  completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../../src/content/values.js';
 
@@ -11,11 +11,6 @@ const base = '/content/api/v1';
 const api = '/api/v1';
 const tag = 'content';
 
-/** `x-language` (SPEC §9): en, vi or ko; anything else (or nothing) means English. */
-const requestedLanguage = (headers: Record<string, string>): Language => {
-  const value = (headers['x-language'] ?? '').trim().toLowerCase();
-  return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : DEFAULT_LANGUAGE;
-};
 
 export const contentRoutes: RouteModule = (app, services) => {
   const { content, listings, feed } = services;
@@ -35,19 +30,19 @@ export const contentRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
       summary: 'Published content in the x-language language, optionally inside a map viewport',
-      query: completedQuery, errorStatuses: [400, 401, 500],
+      query: completedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
       handler: async ({ optionalCaller, query, headers }) => ({
         message: 'Completed content',
-        data: await listings.listCompleted(optionalCaller, query, requestedLanguage(headers)),
+        data: await listings.listCompleted(optionalCaller, query, headers['x-language']),
       }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
       summary: 'Personal feed: followed uploaders first, then fresh popular items, then the rest (cursor pages)',
-      query: feedQuery, errorStatuses: [400, 401, 500],
+      query: feedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
-        data: await feed.page(caller, query.per_page, query.cursor, requestedLanguage(headers)),
+        data: await feed.page(caller, query.per_page, query.cursor, headers['x-language']),
       }),
     }),
     defineRoute({

@@ -33,6 +33,14 @@ export const loginBody = z.object({
 
 export const refreshBody = z.object({ refresh_token: z.string().min(1).max(512) });
 
+/** The client's user agent, for the sessions list (a long one is cut, never refused). */
+export const userAgentHeader = z.object({
+  'user-agent': z
+    .string()
+    .optional()
+    .transform((value) => (value ?? '').slice(0, 512)),
+});
+
 export const sessionHeaders = z.object({
   'x-user-username': z.string().min(1, 'required').max(64),
   'x-session-id': z.uuid('must be a session id'),

@@ -1,7 +1,7 @@
 // Request schemas of the content endpoints (SPEC §4.3, CONTRACT §13). Limits SPEC leaves open
 // (text lengths, list sizes, per_page cap) are ours and listed in docs/content.md.
 import { z } from 'zod';
-import { isCurrencyCode, LANGUAGES, normaliseAreaUnit } from './values.js';
+import { DEFAULT_LANGUAGE, isCurrencyCode, LANGUAGES, normaliseAreaUnit, type Language } from './values.js';
 
 export const LIMITS = {
   projectName: 200,
@@ -228,4 +228,13 @@ export const feedQuery = z.object({
   per_page: perPage,
 });
 
-export const languageHeader = z.object({ 'x-language': opt(z.enum(LANGUAGES)) });
+/** `x-language` (SPEC §9): en, vi or ko; anything else (or nothing) means English. */
+export const languageHeader = z.object({
+  'x-language': z
+    .string()
+    .optional()
+    .transform((value): Language => {
+      const wanted = (value ?? '').trim().toLowerCase();
+      return (LANGUAGES as readonly string[]).includes(wanted) ? (wanted as Language) : DEFAULT_LANGUAGE;
+    }),
+});
