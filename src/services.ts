@@ -11,17 +11,22 @@ import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
 import { RoleService } from './authorization/roles.js';
+import { CampaignService } from './campaigns/service.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ContentSerialiser } from './content/serialise.js';
 import { ContentService } from './content/service.js';
 import { FollowService } from './follows/service.js';
+import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
 import { VideoJobs } from './media/video-jobs.js';
 import { VideoProcessor } from './media/video-processor.js';
-import { createPaymentProvider, type PaymentProvider } from './payments/provider.js';
+import { createPaymentProvider } from './payments/provider.js';
+import { PaymentService } from './payments/service.js';
 import { PublishingService } from './publishing/service.js';
+import { SettingsService } from './settings/service.js';
 import { StatsService } from './stats/service.js';
 import { TwoFactorService } from './twofactor/service.js';
 
@@ -37,9 +42,11 @@ export interface Services {
   roles: RoleService;
   callers: CallerResolver;
   twoFactor: TwoFactorService;
+  settings: SettingsService;
   content: ContentService;
   listings: ContentListings;
   feed: ContentFeed;
+  mediaRemoval: MediaRemoval;
   uploads: UploadService;
   videoJobs: VideoJobs;
   videoProcessor: VideoProcessor;
@@ -47,7 +54,8 @@ export interface Services {
   chat: ChatService;
   stats: StatsService;
   publishing: PublishingService;
-  paymentProvider: PaymentProvider;
+  payments: PaymentService;
+  campaigns: CampaignService;
 }
 
 export async function createServices(app: AppContext): Promise<Services> {
@@ -57,7 +65,10 @@ export async function createServices(app: AppContext): Promise<Services> {
   const twoFactor = new TwoFactorService(app);
   const accounts = new AccountService(app, tokens, sessions, twoFactor);
   const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
-  const content = new ContentService(app);
+  const contentSerialiser = new ContentSerialiser(app.config);
+  const mediaRemoval = new MediaRemoval(app);
+  const content = new ContentService(app, contentSerialiser, mediaRemoval);
+  const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
     tokens,
     sessions,
@@ -70,16 +81,19 @@ export async function createServices(app: AppContext): Promise<Services> {
     roles: new RoleService(app.database, rolePermissions),
     callers,
     twoFactor,
+    settings: new SettingsService(app.database),
     content,
-    listings: new ContentListings(app, content),
-    feed: new ContentFeed(app, content),
+    listings: new ContentListings(app, contentSerialiser),
+    feed: new ContentFeed(app, contentSerialiser),
+    mediaRemoval,
     uploads: new UploadService(app),
     videoJobs: new VideoJobs(app.database),
     videoProcessor: new VideoProcessor(app),
     comments: new CommentService(app),
     chat: new ChatService(app),
-    stats: new StatsService(app),
+    stats: new StatsService(app.database),
     publishing: new PublishingService(app),
-    paymentProvider: createPaymentProvider(app.config),
+    payments,
+    campaigns: new CampaignService(app.database, app.config, payments),
   };
 }

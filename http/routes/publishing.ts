@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
 import { parseHeaders } from '../headers.js';
-import { notFound } from '../../src/shared/errors.js';
 import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 import { PublishingService } from '../../src/publishing/service.js';
 import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
@@ -82,7 +81,7 @@ export const publishingRoutes: RouteModule = (app, services) => {
       summary: 'Unlink a platform account (forgets its tokens)', params: z.object({ platform: z.enum(PLATFORMS) }),
       errorStatuses: [400, 401, 403, 404, 429],
       handler: async ({ caller, params }) => {
-        if (!(await publishing.unlink(caller.userId, params.platform))) throw notFound('publishing.error.account_not_linked', 'No such linked account');
+        await publishing.unlink(caller.userId, params.platform);
         return { status: 204, empty: true };
       },
     }),

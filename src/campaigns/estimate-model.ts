@@ -21,13 +21,13 @@ const AGE_BANDS: { from: number; to: number; share: number }[] = [
   { from: 65, to: 101, share: 0.073 },
 ];
 /** Share of people reachable on social video platforms. */
-export const ONLINE_SHARE = 0.7;
+const ONLINE_SHARE = 0.7;
 /** Share of impressions that become a video view (3 s or more). */
-export const VIEW_RATE = 0.3;
+const VIEW_RATE = 0.3;
 /** Likes, comments, shares and clicks per view, typical of property videos. */
-export const ENGAGEMENT_RATE = 0.045;
+const ENGAGEMENT_RATE = 0.045;
 /** Clicks per impression. */
-export const CLICK_THROUGH_RATE = 0.012;
+const CLICK_THROUGH_RATE = 0.012;
 const RANGE = 0.15;
 
 export interface AudienceInput {
@@ -36,7 +36,7 @@ export interface AudienceInput {
   behaviors: string[];
 }
 
-export interface EstimateInput {
+interface EstimateInput {
   budget: number;
   durationDays: number;
   /** People living in the targeted places (overlaps already removed). */
@@ -59,7 +59,7 @@ export interface Estimate {
 }
 
 /** Share of the population aged min..max (whole years, both included). */
-export function ageShare(min: number, max: number): number {
+function ageShare(min: number, max: number): number {
   let share = 0;
   for (const band of AGE_BANDS) {
     const overlap = Math.min(max + 1, band.to) - Math.max(min, band.from);
@@ -69,16 +69,16 @@ export function ageShare(min: number, max: number): number {
 }
 
 /** Interests widen an interest-targeted audience (they are OR-ed), from 25% of people with one to 60% at most. */
-export function interestFactor(count: number): number {
+function interestFactor(count: number): number {
   return count === 0 ? 1 : Math.min(0.6, 0.25 + 0.05 * (count - 1));
 }
 
 /** Behaviours narrow (they are AND-ed): 80% per behaviour, never below 30%. */
-export function behaviourFactor(count: number): number {
+function behaviourFactor(count: number): number {
   return Math.max(0.3, 0.8 ** count);
 }
 
-export function targetingPremium(audience: AudienceInput, share: number): number {
+function targetingPremium(audience: AudienceInput, share: number): number {
   let premium = 1;
   if (audience.interests.length) premium += 0.15;
   premium += 0.05 * Math.min(audience.behaviors.length, 4);
@@ -87,12 +87,12 @@ export function targetingPremium(audience: AudienceInput, share: number): number
 }
 
 /** How evenly impressions spread over people: 0.61 for 1 day, 0.83 for 7, 0.99 for 30. */
-export function durationSpread(days: number): number {
+function durationSpread(days: number): number {
   return 0.55 + 0.45 * (1 - Math.exp(-days / 7));
 }
 
 /** Busy hours on Vietnamese social video (local time, UTC+7): younger audiences peak later. */
-export function peakHours(audience: AudienceInput): string[] {
+function peakHours(audience: AudienceInput): string[] {
   if (audience.ageRange.max <= 30) return ['12:00-13:30', '20:00-23:00'];
   if (audience.ageRange.min >= 45) return ['06:30-08:00', '11:30-13:00', '19:00-21:00'];
   return ['07:00-08:30', '11:30-13:00', '19:30-22:30'];
@@ -129,4 +129,12 @@ export function estimateCampaign(input: EstimateInput): Estimate {
     },
     audience: { size: audienceSize, population: input.population, age_share: Math.round(share * 1000) / 1000 },
   };
+}
+
+/** An estimate as answered and stored: priced for one video, valid until `expires_at`. */
+export interface EstimationView extends Omit<Estimate, 'audience'> {
+  estimation_id: string;
+  video_id: string;
+  audience: Estimate['audience'];
+  expires_at: string;
 }

@@ -3,7 +3,6 @@
 export const CAMPAIGN_CURRENCY = 'VND';
 export const PLATFORM_FEE_PERCENT = 5;
 export const CAMPAIGN_DURATIONS = [1, 3, 7, 14, 30] as const;
-export type CampaignDuration = (typeof CAMPAIGN_DURATIONS)[number];
 
 export const BUDGET_PRESETS = { basic: 500_000, standard: 1_000_000, premium: 2_000_000 } as const;
 export type BudgetPreset = keyof typeof BUDGET_PRESETS;

@@ -1,35 +1,35 @@
 // Request schemas of the campaign endpoints (SPEC §4.8). Objects are lenient (unknown fields are
 // dropped) except where a field could carry money or card data, which the raw-card guard covers.
 import { z } from 'zod';
-import { PAYMENT_METHODS } from '../payments/charge.js';
+import { PAYMENT_METHODS } from '../payments/schemas.js';
 import { withoutRawCardData } from '../payments/raw-card-data.js';
 import { CAMPAIGN_DURATIONS, MAX_CAMPAIGN_BUDGET, totalWithFee } from './pricing.js';
 
 const id = z.string().trim().min(1).max(100);
 const label = z.string().trim().min(1).max(100);
 
-export const durationSchema = z
+const durationSchema = z
   .number()
   .int()
   .refine((d) => (CAMPAIGN_DURATIONS as readonly number[]).includes(d), { message: `must be one of ${CAMPAIGN_DURATIONS.join(', ')}` });
 
-export const budgetSchema = z.object({
+const budgetSchema = z.object({
   amount: z.number().int().positive().max(MAX_CAMPAIGN_BUDGET),
   currency: z.string().trim().min(1).max(8),
 });
 
 const age = z.number().int().min(13).max(100);
-export const ageRangeSchema = z
+const ageRangeSchema = z
   .object({ min: age, max: age })
   .refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['max'] });
 
-export const audienceSchema = z.object({
+const audienceSchema = z.object({
   age_range: ageRangeSchema.optional(),
   interests: z.array(label).max(30).optional(),
   behaviors: z.array(label).max(30).optional(),
 });
 
-export const locationRefSchema = z.object({
+const locationRefSchema = z.object({
   id,
   name: z.string().max(200).optional(),
   type: z.enum(['city', 'district', 'radius']),
@@ -116,7 +116,7 @@ export const processPaymentBodySchema = withoutRawCardData(
 );
 export type ProcessPaymentBody = z.infer<typeof processPaymentBodySchema>;
 
-export const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;
+const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const listCampaignsQuerySchema = z.object({
@@ -124,3 +124,12 @@ export const listCampaignsQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(10_000).default(1),
   per_page: z.coerce.number().int().min(1).max(50).default(10),
 });
+export type ListCampaignsQuery = z.infer<typeof listCampaignsQuerySchema>;
+
+export const locationsQuerySchema = z.object({
+  query: z.string().trim().min(1).max(100),
+  type: z.enum(['city', 'district', 'all']).default('all'),
+  country: z.string().trim().toUpperCase().default('VN'),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+export type LocationsQuery = z.infer<typeof locationsQuerySchema>;

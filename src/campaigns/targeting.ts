@@ -5,14 +5,14 @@ import { badRequest } from '../shared/errors.js';
 import { COUNTRY_POPULATION, findLocationById, findLocationByName, type TargetLocation } from '../targeting/locations.js';
 import type { AudienceInput } from './estimate-model.js';
 
-export interface LocationRef {
+interface LocationRef {
   id: string;
   name?: string;
   type: 'city' | 'district' | 'radius';
   radius_km?: number;
 }
 
-export interface ResolvedLocation {
+interface ResolvedLocation {
   id: string;
   name: string;
   type: 'city' | 'district' | 'radius';
@@ -21,13 +21,20 @@ export interface ResolvedLocation {
   radius_km?: number;
 }
 
-export interface ResolvedTargeting {
+interface ResolvedTargeting {
   /** Empty means the whole country. */
   locations: ResolvedLocation[];
   population: number;
 }
 
-export const DEFAULT_RADIUS_KM = 10;
+/** The targeting a campaign or estimation keeps: the places, the audience and the people they make. */
+export interface StoredTargeting {
+  locations: ResolvedLocation[];
+  audience: AudienceInput;
+  population: number;
+}
+
+const DEFAULT_RADIUS_KM = 10;
 /** Radius of a circle about as large as a typical province / district, for radius targeting. */
 const TYPICAL_RADIUS_KM = { city: 30, district: 5 } as const;
 
@@ -92,9 +99,9 @@ function combine(entries: { location: TargetLocation; ref: LocationRef }[]): Res
   return { locations, population: Math.min(population, COUNTRY_POPULATION) };
 }
 
-export const DEFAULT_AGE_RANGE = { min: 18, max: 65 };
+const DEFAULT_AGE_RANGE = { min: 18, max: 65 };
 
-export interface AudienceRequest {
+interface AudienceRequest {
   age_range?: { min: number; max: number };
   interests?: string[];
   behaviors?: string[];

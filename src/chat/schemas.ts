@@ -1,11 +1,11 @@
 // Request shapes of the chat endpoints and of the /chat socket namespace (same schemas for both).
 import { z } from 'zod';
 
-export const MESSAGE_MAX_LENGTH = 4000;
-export const MAX_ATTACHMENTS = 10;
-export const MAX_ROOM_MEMBERS = 100;
+const MESSAGE_MAX_LENGTH = 4000;
+const MAX_ATTACHMENTS = 10;
+const MAX_ROOM_MEMBERS = 100;
 /** Largest attachment size a client may declare (bytes): 5 GiB. */
-export const MAX_ATTACHMENT_BYTES = 5 * 1024 ** 3;
+const MAX_ATTACHMENT_BYTES = 5 * 1024 ** 3;
 
 /** Ids are strings; one that is not a UUID can never exist, so the service answers 404 for it. */
 const id = z.string().trim().min(1).max(100);
@@ -24,7 +24,7 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL');
 
-export const attachmentInput = z.strictObject({
+const attachmentInput = z.strictObject({
   type: z.enum(['image', 'video', 'audio', 'document', 'file']),
   // eslint-disable-next-line no-control-regex
   fileName: z.string().trim().min(1).max(255).regex(/^[^\u0000-\u001f\u007f/\\]+$/, 'must be a plain file name'),

@@ -7,21 +7,21 @@ import { badRequest, forbidden, notFound, isUniqueViolation } from '../shared/er
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
 import { avatarUrl, displayName } from '../comments/person.js';
-import { ChatRepository, type MemberRow, type MessageRow, type RoomRow } from './repository.js';
+import { ChatRepository, type MemberRow, type MessageRow, type RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, SendMessageInput } from './schemas.js';
 
 /** Rooms listed by GET /chat/rooms (the most recently active ones). */
-export const MAX_ROOMS_LISTED = 100;
+const MAX_ROOMS_LISTED = 100;
 /** Rooms a /chat socket joins automatically on connect. */
-export const MAX_ROOMS_AUTO_JOINED = 500;
+const MAX_ROOMS_AUTO_JOINED = 500;
 
-export interface ChatPerson {
+interface ChatPerson {
   userId: string;
   name: string;
   picture: string | null;
 }
 
-export interface RoomView {
+interface RoomView {
   roomId: string;
   name: string | null;
   members: ChatPerson[];
@@ -73,7 +73,13 @@ export class ChatService {
     }
     const id = newId();
     try {
-      await this.repository.insertRoom({ id, name: input.name ?? null, directKey, createdBy: caller.userId, memberIds: [caller.userId, ...others] });
+      // The room and its members exist together or not at all.
+      await this.app.database.transaction(async (tx) => {
+        const rooms = new ChatRepository(tx);
+        const at = new Date();
+        await rooms.insertRoom({ id, name: input.name ?? null, directKey, createdBy: caller.userId, at });
+        await rooms.insertMembers(id, [caller.userId, ...others], at);
+      });
     } catch (err) {
       // Two first messages at once: the other request made the direct room; use it.
       if (directKey && isUniqueViolation(err)) {
@@ -139,21 +145,20 @@ export class ChatService {
       name: room.name,
       members: members.filter((m) => m.room_id === room.id).map((m) => this.person(m)),
       direct: room.direct_key !== null,
-      createdAt: new Date(room.created_at).toISOString(),
-      lastMessageAt: room.last_message_at ? new Date(room.last_message_at).toISOString() : null,
+      createdAt: room.created_at.toISOString(),
+      lastMessageAt: room.last_message_at?.toISOString() ?? null,
     };
   }
 
   private toMessageView(row: MessageRow): MessageView {
-    const attachments = typeof row.attachments === 'string' ? (JSON.parse(row.attachments) as MessageRow['attachments']) : row.attachments;
     return {
       _id: row.id,
       roomId: row.room_id,
       msg: row.msg,
       sender: this.person(row),
-      attachments: (attachments as Exclude<MessageRow['attachments'], string>).map((a) => ({ type: a.type, fileName: a.fileName, url: a.url, downloadable: true })),
+      attachments: row.attachments.map((a) => ({ type: a.type, fileName: a.fileName, url: a.url, downloadable: true })),
       reactions: [],
-      createdAt: new Date(row.created_at).toISOString(),
+      createdAt: row.created_at.toISOString(),
     };
   }
 }

@@ -39,13 +39,13 @@ export const pageQuery = z.strictObject({
 export type PageQuery = z.infer<typeof pageQuery>;
 
 /** Splits a `limit + 1` fetch into the page and its continuation. */
-export function pageOf<R extends { created_at: Date | string; id: string }>(rows: R[], limit: number): { page: R[]; hasMore: boolean; nextCursor: string | null } {
+export function pageOf<R extends { created_at: Date; id: string }>(rows: R[], limit: number): { page: R[]; hasMore: boolean; nextCursor: string | null } {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
   return {
     page,
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id }) : null,
+    nextCursor: hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
   };
 }

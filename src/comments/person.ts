@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
 
-export interface PersonColumns {
+interface PersonColumns {
   username: string;
   given_name: string;
   family_name: string;

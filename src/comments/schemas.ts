@@ -1,7 +1,7 @@
 // Request shapes of the comment endpoints (and of the /comments socket namespace).
 import { z } from 'zod';
 
-export const COMMENT_MAX_LENGTH = 2000;
+const COMMENT_MAX_LENGTH = 2000;
 
 /** Ids are strings; one that is not a UUID can never exist, so the service answers 404 for it. */
 const id = z.string().trim().min(1).max(100);

@@ -9,7 +9,8 @@ import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
 import { avatarUrl, displayName } from './person.js';
-import { CommentRepository, type CommentHead, type CommentRow } from './repository.js';
+import { CommentRepository, type CommentHead, type CommentRow } from './comment-repository.js';
+import { ContentRepository } from '../content/repository.js';
 import { mayViewContent } from '../content/service.js';
 import type { CreateCommentInput } from './schemas.js';
 
@@ -26,7 +27,7 @@ export interface CommentView {
   updatedAt: string;
 }
 
-export interface CommentPage {
+interface CommentPage {
   comments: CommentView[];
   hasMore: boolean;
   nextCursor: string | null;
@@ -37,9 +38,11 @@ const commentNotFound = (field = 'commentId') => notFound('comments.error.commen
 
 export class CommentService {
   private readonly repository: CommentRepository;
+  private readonly contents: ContentRepository;
 
   constructor(private readonly app: AppContext) {
     this.repository = new CommentRepository(app.database);
+    this.contents = new ContentRepository(app.database);
   }
 
   async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
@@ -51,9 +54,8 @@ export class CommentService {
     let parentId: string | null = null;
     let parentAuthorId: string | null = null;
     if (input.parentId) {
-      const parent = isUuid(input.parentId) ? await this.repository.findHead(input.parentId) : null;
       // A comment on an item the caller cannot see does not exist for them (not even as a mismatch).
-      if (!parent?.content || !mayViewContent(caller, parent.content)) throw commentNotFound('parentId');
+      const parent = await this.visibleComment(caller, input.parentId, 'parentId');
       if (parent.content_id !== input.contentId) {
         throw badRequest('comments.error.parent_mismatch', 'The parent comment belongs to another content item', {
           field: 'parentId',
@@ -103,13 +105,15 @@ export class CommentService {
    * check of socket `content:subscribe`, so no one hears the comments of an item they cannot see.
    */
   async assertContentExists(contentId: string, caller: Caller | null): Promise<void> {
-    const content = isUuid(contentId) ? await this.repository.contentAccess(contentId) : null;
+    const content = isUuid(contentId) ? await this.contents.findMedia(contentId) : null;
     if (!content || !mayViewContent(caller, content)) throw contentNotFound();
   }
 
-  private async visibleComment(caller: Caller | null, commentId: string): Promise<CommentHead> {
+  /** The comment, when its content item is live and the caller may see it; else 404 on `field`. */
+  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId'): Promise<CommentHead> {
     const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
-    if (!head?.content || !mayViewContent(caller, head.content)) throw commentNotFound();
+    const content = head ? await this.contents.findMedia(head.content_id) : null;
+    if (!head || !content || !mayViewContent(caller, content)) throw commentNotFound(field);
     return head;
   }
 
@@ -125,20 +129,19 @@ export class CommentService {
   }
 
   private toView(row: CommentRow): CommentView {
-    const reactions = typeof row.reactions === 'string' ? JSON.parse(row.reactions) : row.reactions;
     return {
       _id: row.id,
       contentId: row.content_id,
       parentId: row.parent_id,
       msg: row.msg,
       author: { userId: row.author_id, name: displayName(row), avatarUrl: avatarUrl(this.app.config, row.picture) },
-      reactions: (reactions as Exclude<CommentRow['reactions'], string>).map((r) => ({
+      reactions: row.reactions.map((r) => ({
         author: { userId: r.userId, name: displayName(r) },
         emoji: r.emoji,
       })),
-      replyCount: Number(row.reply_count),
-      createdAt: new Date(row.created_at).toISOString(),
-      updatedAt: new Date(row.updated_at).toISOString(),
+      replyCount: row.reply_count,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
     };
   }
 }

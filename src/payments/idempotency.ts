@@ -6,12 +6,12 @@
 // - a failed request (declined card, validation error) rolls its key back, so the client may
 //   retry with the same key;
 // - the same key with another body (or on another endpoint) is 409 `idempotency.error.key_reused`.
-import { sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
 import { badRequest, conflict } from '../shared/errors.js';
 import { sha256 } from '../shared/ids.js';
-import { rowsOf, type SqlExecutor } from './sql-rows.js';
+import { IdempotencyRepository } from './idempotency-repository.js';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The header's value, validated: printable ASCII, 1-255 characters. Missing → null. */
@@ -28,7 +28,7 @@ export function readIdempotencyKey(headers: Record<string, string>): string | nu
 }
 
 /** JSON with object keys sorted, so two equal bodies hash alike whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -39,49 +39,49 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export interface StoredResponse<T> {
+interface StoredResponse<T> {
   status: number;
-  body: T;
+  data: T;
 }
 
-export interface IdempotencyClaim {
+/** What a money-moving request answers. */
+export interface ServiceAnswer<T> extends StoredResponse<T> {
+  /** True when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+interface IdempotencyClaim {
   userId: string;
-  key: string;
+  /** The request's Idempotency-Key; null when it sent none (the work then simply runs). */
+  key: string | null;
+  /** The endpoint (and target), so one key cannot serve two kinds of request. */
   scope: string;
   requestBody: unknown;
 }
 
 /**
- * Claims the key inside `tx`. Returns the stored answer when this request was already served,
- * or null when the caller should do the work (and then `rememberResponse` in the same transaction).
+ * Runs `run` once per (user, key) inside `tx`: claims the key first, answers the stored response
+ * of a request already served, and stores the new answer in the same transaction as its work.
  */
-export async function claimIdempotencyKey<T>(tx: SqlExecutor, claim: IdempotencyClaim): Promise<StoredResponse<T> | null> {
+export async function withIdempotency<T>(
+  tx: Queryable,
+  claim: IdempotencyClaim,
+  run: () => Promise<StoredResponse<T>>,
+): Promise<ServiceAnswer<T>> {
+  if (claim.key === null) return { ...(await run()), replayed: false };
+  const keys = new IdempotencyRepository(tx);
   const hash = sha256(`${claim.scope}\n${canonicalJson(claim.requestBody)}`);
-  const inserted = await rowsOf<{ key: string }>(
-    tx,
-    sql`insert into idempotency_keys (user_id, key, scope, request_hash)
-        values (${claim.userId}, ${claim.key}, ${claim.scope}, ${hash})
-        on conflict (user_id, key) do nothing
-        returning key`,
-  );
-  if (inserted.length) return null;
-  const [existing] = await rowsOf<{ request_hash: string; response_status: number | null; response_body: T | null }>(
-    tx,
-    sql`select request_hash, response_status, response_body from idempotency_keys
-        where user_id = ${claim.userId} and key = ${claim.key}`,
-  );
-  if (!existing || existing.request_hash !== hash || existing.response_status === null) {
-    throw conflict('idempotency.error.key_reused', 'This Idempotency-Key was already used for a different request', {
-      field: 'Idempotency-Key',
-      constraint: 'one request per key',
-    });
+  if (!(await keys.insert(claim.userId, claim.key, claim.scope, hash))) {
+    const existing = await keys.find(claim.userId, claim.key);
+    if (!existing || existing.request_hash !== hash || existing.response_status === null) {
+      throw conflict('idempotency.error.key_reused', 'This Idempotency-Key was already used for a different request', {
+        field: 'Idempotency-Key',
+        constraint: 'one request per key',
+      });
+    }
+    return { status: existing.response_status, data: existing.response_body as T, replayed: true };
   }
-  return { status: existing.response_status, body: existing.response_body as T };
-}
-
-export async function rememberResponse(tx: SqlExecutor, userId: string, key: string, response: StoredResponse<unknown>): Promise<void> {
-  await tx.execute(
-    sql`update idempotency_keys set response_status = ${response.status}, response_body = ${JSON.stringify(response.body)}::jsonb
-        where user_id = ${userId} and key = ${key}`,
-  );
+  const answer = await run();
+  await keys.storeResponse(claim.userId, claim.key, answer.status, answer.data);
+  return { ...answer, replayed: false };
 }

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 /** Methods charged through the provider (`balance` is debited from the ledger instead). */
 export type ProviderMethod = 'card' | 'paypal' | 'crypto';
 
-export interface ChargeRequest {
+interface ChargeRequest {
   amount: number;
   currency: string;
   method: ProviderMethod;
@@ -19,7 +19,7 @@ export interface ChargeRequest {
   description: string;
 }
 
-export interface ChargeResult {
+interface ChargeResult {
   /** The provider's reference for the charge. */
   reference: string;
 }
@@ -30,10 +30,10 @@ export interface PaymentProvider {
   charge(request: ChargeRequest): Promise<ChargeResult>;
 }
 
-export const paymentDeclined = () => new AppError(402, 'payment.error.declined', 'The payment was declined');
+const paymentDeclined = () => new AppError(402, 'payment.error.declined', 'The payment was declined');
 export const insufficientFunds = () => new AppError(402, 'payment.error.insufficient_funds', 'Insufficient funds for this payment');
 
-export class SandboxPaymentProvider implements PaymentProvider {
+class SandboxPaymentProvider implements PaymentProvider {
   readonly name = 'sandbox';
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {

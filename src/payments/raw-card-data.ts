@@ -18,7 +18,7 @@ const MAX_DEPTH = 32;
 const foldKey = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 const isCardContainer = (key: string) => /card$|^card|creditcard|debitcard/.test(foldKey(key)) && !/token/.test(foldKey(key));
 
-export function passesLuhn(digits: string): boolean {
+function passesLuhn(digits: string): boolean {
   let sum = 0;
   let double = false;
   for (let i = digits.length - 1; i >= 0; i--) {
@@ -49,7 +49,7 @@ function looksLikeCardGrouping(groups: number[]): boolean {
  * True when `text` contains a 13-19 digit run passing Luhn: contiguous, or grouped the way card
  * numbers are printed (`4242 4242 4242 4242`, `3782-822463-10005`).
  */
-export function containsCardNumber(text: string): boolean {
+function containsCardNumber(text: string): boolean {
   for (const [run] of text.matchAll(DIGIT_RUN)) {
     const groups = run.split(/[ -]/);
     const digits = groups.join('');
@@ -60,7 +60,7 @@ export function containsCardNumber(text: string): boolean {
   return false;
 }
 
-export function rawCardDataError(field?: string): AppError {
+function rawCardDataError(field?: string): AppError {
   return new AppError(
     400,
     'payment.error.raw_card_data',
@@ -100,7 +100,7 @@ function scan(value: unknown, path: string[], insideCard: boolean, depth: number
 }
 
 /** Throws 400 `payment.error.raw_card_data` when the parsed JSON body holds raw card data. */
-export function assertNoRawCardData(body: unknown): void {
+function assertNoRawCardData(body: unknown): void {
   const found = scan(body, [], false, 0);
   if (found) throw found;
 }

@@ -4,10 +4,9 @@
 // after ten minutes (both in the JWT and in the row). Only the user it was issued to can use it:
 // whoever completes the link must present the state in a request authenticated as that user.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
 import { badRequest, forbidden } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { OAuthStateRepository } from './oauth-state-repository.js';
 import { newCodeVerifier } from './pkce.js';
 import type { Platform } from './platforms.js';
 import type { TokenCipher } from '../shared/token-cipher.js';
@@ -20,7 +19,7 @@ const verifierContext = (stateId: string) => `oauth-state:${stateId}:code_verifi
 
 export class OAuthStates {
   constructor(
-    private readonly database: DatabaseHandle,
+    private readonly states: OAuthStateRepository,
     private readonly cipher: TokenCipher,
     private readonly signingKey: Uint8Array,
   ) {}
@@ -29,11 +28,14 @@ export class OAuthStates {
     const id = newId();
     const codeVerifier = newCodeVerifier();
     // Old rows are useless after expiry; trim them as new ones are made.
-    await this.database.rows(sql`delete from social_oauth_states where expires_at < now() - interval '1 day'`);
-    await this.database.rows(sql`
-      insert into social_oauth_states (id, user_id, platform, code_verifier_enc, expires_at)
-      values (${id}, ${userId}, ${platform}, ${this.cipher.seal(codeVerifier, verifierContext(id))},
-              now() + make_interval(secs => ${STATE_TTL_SECONDS}))`);
+    await this.states.deleteLongExpired();
+    await this.states.insert({
+      id,
+      userId,
+      platform,
+      codeVerifierSealed: this.cipher.seal(codeVerifier, verifierContext(id)),
+      ttlSeconds: STATE_TTL_SECONDS,
+    });
     const state = await new SignJWT({ plat: platform })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
@@ -66,14 +68,9 @@ export class OAuthStates {
     if (userId.toLowerCase() !== callerId.toLowerCase()) {
       throw forbidden('publishing.error.state_mismatch', 'This authorization was started by another user; start the linking again from your own account');
     }
-    const [row] = await this.database.rows<{ code_verifier_enc: string; expired: boolean }>(sql`
-      update social_oauth_states set used_at = now()
-      where id = ${stateId}::uuid and user_id = ${userId}::uuid and platform = ${platform} and used_at is null
-      returning code_verifier_enc, (expires_at <= now()) as expired`);
+    const row = await this.states.markUsed(stateId, userId, platform);
     if (!row) {
-      const [known] = await this.database.rows<{ used: boolean }>(sql`
-        select used_at is not null as used from social_oauth_states where id = ${stateId}::uuid and user_id = ${userId}::uuid`);
-      if (known?.used) throw badRequest('publishing.error.state_used', 'This authorization state was already used; start the linking again', { field: 'state', constraint: 'single use' });
+      if (await this.states.wasUsed(stateId, userId)) throw badRequest('publishing.error.state_used', 'This authorization state was already used; start the linking again', { field: 'state', constraint: 'single use' });
       throw invalidState();
     }
     if (row.expired) throw expiredState();

@@ -6,7 +6,7 @@ import { hkdfSync } from 'node:crypto';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { DatabaseHandle } from '../db/client.js';
 
-export interface PublishingKeys {
+interface PublishingKeys {
   /** AES-256-GCM key for tokens and PKCE verifiers at rest. */
   tokenEncryptionKey: Buffer;
   /** HS256 key for the OAuth `state` values. */

@@ -7,10 +7,14 @@
 // (refreshing the access token first when it has expired), recording each publication.
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { AppError, badRequest, conflict, unauthorized } from '../shared/errors.js';
+import { ContentRepository } from '../content/repository.js';
+import { AppError, badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
+import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
-import { Publications } from './publications.js';
+import { PublicationRepository } from './publication-repository.js';
+import { OAuthStateRepository } from './oauth-state-repository.js';
+import { SocialAccountRepository } from './social-account-repository.js';
 import { findPublishableVideo } from './publishable-content.js';
 import type { CallbackQuery, LinkBody, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
 import { loadPublishingKeys } from './secret-keys.js';
@@ -33,22 +37,29 @@ interface Stores {
 }
 
 export class PublishingService {
-  readonly tiktok: TikTokClient;
-  readonly youtube: YouTubeClient;
-  private readonly publications: Publications;
+  private readonly oauth: Record<Platform, OAuthClient>;
+  private readonly tiktok: TikTokClient;
+  private readonly youtube: YouTubeClient;
+  private readonly publications: PublicationRepository;
+  private readonly contents: ContentRepository;
   private stores: Promise<Stores> | null = null;
 
   constructor(private readonly app: AppContext) {
+    this.oauth = OAuthClient.forPlatforms(app.config);
     this.tiktok = new TikTokClient(app.config);
     this.youtube = new YouTubeClient(app.config);
-    this.publications = new Publications(app.database);
+    this.publications = new PublicationRepository(app.database);
+    this.contents = new ContentRepository(app.database);
   }
 
   /** Keys come from the database when not configured, so they are loaded on first use. */
   private getStores(): Promise<Stores> {
     this.stores ??= loadPublishingKeys(this.app.database, this.app.config.PUBLISHING_SECRET_KEY).then((keys) => {
       const cipher = new TokenCipher(keys.tokenEncryptionKey);
-      return { states: new OAuthStates(this.app.database, cipher, keys.stateSigningKey), accounts: new SocialAccounts(this.app.database, cipher) };
+      return {
+        states: new OAuthStates(new OAuthStateRepository(this.app.database), cipher, keys.stateSigningKey),
+        accounts: new SocialAccounts(new SocialAccountRepository(this.app.database), cipher),
+      };
     });
     this.stores.catch(() => (this.stores = null));
     return this.stores;
@@ -61,8 +72,7 @@ export class PublishingService {
   async authorizationUrl(userId: string, platform: Platform): Promise<{ url: string; expires_in: number }> {
     const { states } = await this.getStores();
     const { state, codeVerifier } = await states.issue(userId, platform);
-    const input = { state, codeVerifier, redirectUri: this.redirectUri(platform) };
-    const url = platform === 'tiktok' ? this.tiktok.authorizationUrl(input) : this.youtube.authorizationUrl(input);
+    const url = this.oauth[platform].authorizationUrl({ state, codeVerifier, redirectUri: this.redirectUri(platform) });
     return { url, expires_in: STATE_TTL_SECONDS };
   }
 
@@ -92,10 +102,9 @@ export class PublishingService {
       if (err instanceof AppError && err.code === 'publishing.error.state_mismatch') this.app.log.warn({ userId: callerId, platform }, 'social link refused: state issued to another user');
       throw err;
     });
-    const client = platform === 'tiktok' ? this.tiktok : this.youtube;
     let tokens;
     try {
-      tokens = await client.exchangeCode(body.code, codeVerifier, this.redirectUri(platform));
+      tokens = await this.oauth[platform].exchangeCode(body.code, codeVerifier, this.redirectUri(platform));
     } catch (err) {
       if (err instanceof GrantRejectedError) {
         throw badRequest('publishing.error.invalid_code', `${PLATFORM_NAMES[platform]} refused the authorization code (${err.platformCode})`, { field: 'code', constraint: 'valid, unused authorization code' });
@@ -118,9 +127,9 @@ export class PublishingService {
     return accounts.list(userId);
   }
 
-  async unlink(userId: string, platform: Platform): Promise<boolean> {
+  async unlink(userId: string, platform: Platform): Promise<void> {
     const { accounts } = await this.getStores();
-    return accounts.unlink(userId, platform);
+    if (!(await accounts.unlink(userId, platform))) throw notFound('publishing.error.account_not_linked', 'No such linked account');
   }
 
   /** SPEC §5.6: the x-user-id header must name the caller. */
@@ -135,7 +144,7 @@ export class PublishingService {
     if (caption.length > TIKTOK_CAPTION_MAX) {
       throw badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` });
     }
-    const video = await findPublishableVideo(this.app.database, this.app.config, body.id, userId);
+    const video = await findPublishableVideo(this.contents, this.app.config, body.id, userId);
     const account = await this.usableAccount(userId, 'tiktok');
     const publicationId = await this.publications.start(userId, video.contentId, 'tiktok');
     try {
@@ -161,7 +170,7 @@ export class PublishingService {
     if (tagsLength > YOUTUBE_TAGS_MAX) {
       throw badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` });
     }
-    const video = await findPublishableVideo(this.app.database, this.app.config, body.id, userId);
+    const video = await findPublishableVideo(this.contents, this.app.config, body.id, userId);
     const account = await this.usableAccount(userId, 'youtube');
     const publicationId = await this.publications.start(userId, video.contentId, 'youtube');
     try {
@@ -202,8 +211,7 @@ export class PublishingService {
         throw linkExpired();
       }
       try {
-        const client = platform === 'tiktok' ? this.tiktok : this.youtube;
-        await accounts.storeRefreshed(userId, platform, await client.refresh(current.refreshToken));
+        await accounts.storeRefreshed(userId, platform, await this.oauth[platform].refresh(current.refreshToken));
         this.app.log.info({ userId, platform }, 'social access token refreshed');
       } catch (err) {
         if (err instanceof GrantRejectedError) {

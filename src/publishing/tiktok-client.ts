@@ -1,23 +1,19 @@
-// TikTok: Login Kit v2 (authorization URL, token exchange and refresh at /v2/oauth/token/) and the
-// Content Posting API "direct post" with FILE_UPLOAD (init, chunked PUT of the bytes, status fetch).
-// Base URLs come from configuration, so a stand-in server can play TikTok in tests.
+// TikTok's Content Posting API "direct post" with FILE_UPLOAD (init, chunked PUT of the bytes,
+// status fetch). Base URLs come from configuration, so a stand-in server can play TikTok in tests.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
-import type { PlatformTokens } from './platforms.js';
-import { s256Hex } from './pkce.js';
-import { API_TIMEOUT_MS, GrantRejectedError, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
+import { API_TIMEOUT_MS, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
 
-export const TIKTOK_SCOPES = 'user.info.basic,video.publish,video.upload';
 export const TIKTOK_PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
-export type TikTokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];
+type TikTokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];
 
 /** TikTok's media transfer rules: chunks of 5-64 MB, a file under 5 MB (or up to 64 MB) may go whole,
  * the count is floor(size / chunk_size) and the last chunk takes the remainder (at most 128 MB). */
 const MAX_SINGLE_CHUNK = 64 * 1024 * 1024;
-export const TIKTOK_CHUNK_BYTES = 10 * 1024 * 1024;
+const TIKTOK_CHUNK_BYTES = 10 * 1024 * 1024;
 
-export interface ChunkPlan {
+interface ChunkPlan {
   chunkSize: number;
   totalChunkCount: number;
   /** Inclusive byte ranges, in order. */
@@ -35,7 +31,7 @@ export function planChunks(videoSize: number, chunkBytes = TIKTOK_CHUNK_BYTES): 
   return { chunkSize: chunkBytes, totalChunkCount, ranges };
 }
 
-export interface TikTokPost {
+interface TikTokPost {
   accessToken: string;
   filePath: string;
   size: number;
@@ -50,62 +46,6 @@ export class TikTokClient {
 
   private api(path: string): string {
     return `${this.config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}${path}`;
-  }
-
-  authorizationUrl(input: { state: string; codeVerifier: string; redirectUri: string }): string {
-    const url = new URL(this.config.TIKTOK_AUTH_URL);
-    url.searchParams.set('client_key', this.config.TIKTOK_CLIENT_KEY);
-    url.searchParams.set('scope', TIKTOK_SCOPES);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('redirect_uri', input.redirectUri);
-    url.searchParams.set('state', input.state);
-    url.searchParams.set('code_challenge', s256Hex(input.codeVerifier));
-    url.searchParams.set('code_challenge_method', 'S256');
-    return url.toString();
-  }
-
-  exchangeCode(code: string, codeVerifier: string, redirectUri: string): Promise<PlatformTokens> {
-    return this.token('token exchange', {
-      client_key: this.config.TIKTOK_CLIENT_KEY,
-      client_secret: this.config.TIKTOK_CLIENT_SECRET,
-      code,
-      grant_type: 'authorization_code',
-      redirect_uri: redirectUri,
-      code_verifier: codeVerifier,
-    });
-  }
-
-  refresh(refreshToken: string): Promise<PlatformTokens> {
-    return this.token('token refresh', {
-      client_key: this.config.TIKTOK_CLIENT_KEY,
-      client_secret: this.config.TIKTOK_CLIENT_SECRET,
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-    });
-  }
-
-  private async token(step: string, form: Record<string, string>): Promise<PlatformTokens> {
-    const res = await callPlatform('tiktok', step, this.api('/v2/oauth/token/'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Cache-Control': 'no-cache' },
-      body: new URLSearchParams(form).toString(),
-    });
-    const body = await readJson(res);
-    if (body && typeof body.error === 'string' && body.error) {
-      if (body.error === 'invalid_grant') throw new GrantRejectedError('tiktok', 'invalid_grant');
-      throw upstreamError('tiktok', cleanCode(body.error, `http_${res.status}`), step);
-    }
-    if (!res.ok || !body || typeof body.access_token !== 'string' || !body.access_token) {
-      throw upstreamError('tiktok', `http_${res.status}`, step);
-    }
-    return {
-      accessToken: body.access_token,
-      refreshToken: typeof body.refresh_token === 'string' && body.refresh_token ? body.refresh_token : null,
-      expiresIn: Number.isFinite(body.expires_in) ? Number(body.expires_in) : null,
-      refreshExpiresIn: Number.isFinite(body.refresh_expires_in) ? Number(body.refresh_expires_in) : null,
-      scope: typeof body.scope === 'string' ? body.scope : '',
-      externalId: typeof body.open_id === 'string' ? body.open_id : null,
-    };
   }
 
   /** Direct post: init, send the bytes chunk by chunk (streamed from disk), then ask the status once. */

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 
-export type LocationType = 'city' | 'district';
+type LocationType = 'city' | 'district';
 
 export interface TargetLocation {
   id: string;
@@ -56,7 +56,7 @@ function loadDataset() {
     parentId: l.parent_id,
     aliases: l.aliases,
   }));
-  return { country: parsed.country, source: parsed.source, locations };
+  return { country: parsed.country, locations };
 }
 
 const dataset = loadDataset();
@@ -69,15 +69,9 @@ const searchKeys = new Map(
 export const SUPPORTED_COUNTRIES = [dataset.country] as const;
 /** Everyone in the country: the provinces and centrally-run cities cover it once. */
 export const COUNTRY_POPULATION = dataset.locations.filter((l) => l.type === 'city').reduce((sum, l) => sum + l.population, 0);
-export const DATASET_SOURCE = dataset.source;
 
 export function findLocationById(id: string): TargetLocation | undefined {
   return byId.get(id);
-}
-
-/** The parent city of a district (undefined for a city). */
-export function parentOf(location: TargetLocation): TargetLocation | undefined {
-  return location.parentId ? byId.get(location.parentId) : undefined;
 }
 
 /**
@@ -96,7 +90,7 @@ export function findLocationByName(name: string): TargetLocation | undefined {
   return found;
 }
 
-export interface LocationSearch {
+interface LocationSearch {
   query: string;
   type: LocationType | 'all';
   limit: number;

@@ -5,12 +5,19 @@ import { planChunks } from '../../src/publishing/tiktok-client.js';
 const MB = 1024 * 1024;
 
 describe('planChunks', () => {
-  it('sends a small or medium file whole', () => {
+  it('should fail on an empty file', () => {
+    expect(() => planChunks(0)).toThrow();
+  });
+
+  it('should send a small file whole', () => {
     expect(planChunks(1)).toEqual({ chunkSize: 1, totalChunkCount: 1, ranges: [{ start: 0, end: 0 }] });
+  });
+
+  it('should send a file of up to 64 MB whole', () => {
     expect(planChunks(64 * MB).totalChunkCount).toBe(1);
   });
 
-  it('splits a large file into floor(size / chunk) chunks, the last taking the remainder', () => {
+  it('should split a large file into floor(size / chunk) chunks, the last taking the remainder', () => {
     const size = 500 * MB + 3;
     const plan = planChunks(size);
     expect(plan.chunkSize).toBe(10 * MB);
@@ -25,9 +32,5 @@ describe('planChunks', () => {
       next = r.end + 1;
     }
     expect(next).toBe(size);
-  });
-
-  it('refuses an empty file', () => {
-    expect(() => planChunks(0)).toThrow();
   });
 });

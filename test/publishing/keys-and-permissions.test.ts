@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import { bootServer, type TestServer } from '../helpers/server.js';
-import { expectErrorEnvelope, login, registerAndLogin } from '../helpers/api.js';
+import { expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { loadConfig } from '../../src/config.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
@@ -24,7 +24,20 @@ afterAll(async () => {
 });
 
 describe('publishing keys', () => {
-  it('generates a key once, keeps it in service_secrets, and seals tokens with it', async () => {
+  it('should fail at start-up with a PUBLISHING_SECRET_KEY that is too short, naming the variable', () => {
+    expect(() => loadConfig({ PUBLISHING_SECRET_KEY: 'too-short' })).toThrow(/PUBLISHING_SECRET_KEY/);
+  });
+
+  it('should fail at start-up with a PUBLISHING_SECRET_KEY of 31 bytes, naming the variable', () => {
+    expect(() => loadConfig({ PUBLISHING_SECRET_KEY: 'ab'.repeat(31) })).toThrow(/PUBLISHING_SECRET_KEY/);
+  });
+
+  it('should take a PUBLISHING_SECRET_KEY of 32 bytes in hex or base64', () => {
+    expect(loadConfig({ PUBLISHING_SECRET_KEY: 'ab'.repeat(32) }).PUBLISHING_SECRET_KEY).toBe('ab'.repeat(32));
+    expect(decodeMasterKey(Buffer.alloc(32, 7).toString('base64'))).toHaveLength(32);
+  });
+
+  it('should generate a key once, keep it in service_secrets, and seal tokens with it', async () => {
     const user = await registerAndLogin(server);
     const res = await linkAccount(server, standIn, user, 'tiktok');
     expect(res.status).toBe(200);
@@ -41,29 +54,27 @@ describe('publishing keys', () => {
     // A sealed value does not open as another user's (bound by additional data).
     expect(() => new TokenCipher(keys.tokenEncryptionKey).open(row.access_token_enc, `social-account:${user.userId}:youtube:access`)).toThrow();
   });
-
-  it('refuses a malformed PUBLISHING_SECRET_KEY at start-up, naming the variable', () => {
-    expect(() => loadConfig({ PUBLISHING_SECRET_KEY: 'too-short' })).toThrow(/PUBLISHING_SECRET_KEY/);
-    expect(() => loadConfig({ PUBLISHING_SECRET_KEY: 'ab'.repeat(31) })).toThrow(/PUBLISHING_SECRET_KEY/);
-    expect(loadConfig({ PUBLISHING_SECRET_KEY: 'ab'.repeat(32) }).PUBLISHING_SECRET_KEY).toBe('ab'.repeat(32));
-    expect(decodeMasterKey(Buffer.alloc(32, 7).toString('base64'))).toHaveLength(32);
-  });
 });
 
 describe('publish:social permission', () => {
-  it('answers 403 to a user whose role lacks it', async () => {
+  let user: TestUser;
+  let contentId: string;
+  beforeAll(async () => {
     const owner = await registerAndLogin(server);
-    const content = await createContent(server, owner);
+    contentId = (await createContent(server, owner)).id;
     await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
     await rows(server, sql`update users set role = 'viewer_no_publish' where id = ${owner.userId}::uuid`);
     // A role changed behind the service's back is read at the next login (a live session's role
     // may be cached for a few seconds in embedded mode).
-    const user = await login(server, owner.phone, owner.password);
-    expectErrorEnvelope(await user.api.get('/content/api/v1/tiktok/auth'), 403, 'authorization.error');
-    expectErrorEnvelope(await user.api.get('/content/api/v1/youtube/auth'), 403, 'authorization.error');
-    for (const platform of ['tiktok', 'youtube']) {
-      const res = await user.api.post(`/content/api/v1/${platform}/upload`, { id: content.id, title: 'Tour' }, { headers: { 'x-user-id': user.userId } });
-      expectErrorEnvelope(res, 403, 'authorization.error');
-    }
+    user = await login(server, owner.phone, owner.password);
+  });
+
+  it.each(['tiktok', 'youtube'])('should fail with 403 on GET /%s/auth for a role without it', async (platform) => {
+    expectErrorEnvelope(await user.api.get(`/content/api/v1/${platform}/auth`), 403, 'authorization.error');
+  });
+
+  it.each(['tiktok', 'youtube'])('should fail with 403 on POST /%s/upload for a role without it', async (platform) => {
+    const res = await user.api.post(`/content/api/v1/${platform}/upload`, { id: contentId, title: 'Tour' }, { headers: { 'x-user-id': user.userId } });
+    expectErrorEnvelope(res, 403, 'authorization.error');
   });
 });

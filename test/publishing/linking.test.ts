@@ -58,8 +58,18 @@ const stateRow = async (state: string) => {
 const post = (user: TestUser, platform: Platform, body: unknown) => user.api.post(`${base}/${platform}/link`, body);
 
 describe('GET /{platform}/callback: hands the grant to the app', () => {
+  it('should fail with 400 naming state without a state', async () => {
+    const res = await new ApiClient(server.url).get(`${base}/youtube/callback?code=abc`);
+    expect(expectErrorEnvelope(res, 400, 'validation.error.invalid_query').details?.field).toBe('state');
+  });
+
+  it('should fail with 400 missing_code naming code without either a code or an error', async () => {
+    const res = await new ApiClient(server.url).get(`${base}/tiktok/callback?state=abc`);
+    expect(expectErrorEnvelope(res, 400, 'publishing.error.missing_code').details?.field).toBe('code');
+  });
+
   for (const platform of PLATFORMS) {
-    it(`${platform}: answers the code and state, links nothing and leaves the state unused`, async () => {
+    it(`should answer the ${platform} code and state, link nothing and leave the state unused`, async () => {
       const user = await registerAndLogin(server);
       const { location } = await startAndConsent(user, platform);
       const grant = grantOf(location);
@@ -79,7 +89,7 @@ describe('GET /{platform}/callback: hands the grant to the app', () => {
     });
   }
 
-  it('passes the platform\'s refusal on (200, error named), links nothing, and the state stays usable', async () => {
+  it('should pass the platform\'s refusal on (200, error named), link nothing, and leave the state usable', async () => {
     const user = await registerAndLogin(server);
     const auth = await user.api.get(`${base}/tiktok/auth`);
     const state = new URL(auth.body.data.url).searchParams.get('state')!;
@@ -93,54 +103,51 @@ describe('GET /{platform}/callback: hands the grant to the app', () => {
     const location = await standIn.consent(auth.body.data.url);
     expect((await post(user, 'tiktok', grantOf(location))).status).toBe(200);
   });
-
-  it('answers 400 without a state, and without either a code or an error', async () => {
-    const get = (p: string) => new ApiClient(server.url).get(p);
-    expect(expectErrorEnvelope(await get(`${base}/youtube/callback?code=abc`), 400, 'validation.error.invalid_query').details?.field).toBe('state');
-    expect(expectErrorEnvelope(await get(`${base}/tiktok/callback?state=abc`), 400, 'publishing.error.missing_code').details?.field).toBe('code');
-  });
 });
 
 describe('POST /{platform}/link', () => {
-  it('links TikTok for the caller: exchanges the code with the PKCE verifier and stores the tokens encrypted', async () => {
+  it('should fail with 401 without a bearer token, spending nothing', async () => {
     const user = await registerAndLogin(server);
-    const res = await linkAccount(server, standIn, user, 'tiktok');
-    expect(res.status).toBe(200);
-    expect(res.body.success).toBe(true);
-    expect(res.body.message).toBe('TikTok account linked');
-    expect(res.body.data).toMatchObject({ platform: 'tiktok', linked: true, scope: 'user.info.basic,video.publish,video.upload' });
-    expect(res.body.data.external_id).toMatch(/^open_/);
-    expect(Date.parse(res.body.data.expires_at)).toBeGreaterThan(Date.now());
-    expect(res.text).not.toMatch(/act\.|rft\./);
-
-    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${user.userId}::uuid and platform = 'tiktok'`);
-    const issuedAccess = [...standIn.accessTokens.keys()].filter((t) => t.startsWith('act.'));
-    const issuedRefresh = [...standIn.refreshTokens.keys()].filter((t) => t.startsWith('rft.'));
-    expect(issuedAccess.length).toBeGreaterThan(0);
-    const dump = JSON.stringify(row);
-    for (const token of [...issuedAccess, ...issuedRefresh]) expect(dump).not.toContain(token);
-    expect(String(row.access_token_enc)).toMatch(/^v1\./);
-    expect(String(row.refresh_token_enc)).toMatch(/^v1\./);
-    // …and they open to the token the platform issued.
-    const cipher = new TokenCipher(keys.tokenEncryptionKey);
-    expect(issuedAccess).toContain(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`));
-    expect(res.body.data.external_id).toBe(standIn.accessTokens.get(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`))!.openId);
+    const { location } = await startAndConsent(user, 'tiktok');
+    const grant = grantOf(location);
+    expectErrorEnvelope(await new ApiClient(server.url).post(`${base}/tiktok/link`, grant), 401, 'auth.error');
+    expectErrorEnvelope(await new ApiClient(server.url, 'not-a-token').post(`${base}/tiktok/link`, grant), 401, 'auth.error');
+    expect((await stateRow(grant.state)).used_at).toBeNull();
+    expect(await linkedRows(user.userId)).toHaveLength(0);
+    expect((await post(user, 'tiktok', grant)).status).toBe(200);
   });
 
-  it('links YouTube the same way', async () => {
+  it('should fail with 400 naming the field of a bad body, before touching the state', async () => {
     const user = await registerAndLogin(server);
-    const res = await linkAccount(server, standIn, user, 'youtube');
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ platform: 'youtube', linked: true, external_id: null, scope: 'https://www.googleapis.com/auth/youtube.upload' });
-    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${user.userId}::uuid and platform = 'youtube'`);
-    const dump = JSON.stringify(row);
-    for (const token of [...standIn.accessTokens.keys(), ...standIn.refreshTokens.keys()]) expect(dump).not.toContain(token);
-    const list = await user.api.get(`${base}/social/accounts`);
-    expect(list.body.data.accounts.map((a: { platform: string }) => a.platform)).toEqual(['youtube']);
+    const { location } = await startAndConsent(user, 'youtube');
+    const grant = grantOf(location);
+    const field = async (body: unknown) => expectErrorEnvelope(await post(user, 'youtube', body), 400, 'validation.error.invalid_body').details?.field;
+    expect(await field({ state: grant.state })).toBe('code');
+    expect(await field({ code: grant.code })).toBe('state');
+    expect(await field({ code: 12345, state: grant.state })).toBe('code');
+    expect(await field({ code: grant.code, state: ['x'] })).toBe('state');
+    expect(await field({ code: '', state: grant.state })).toBe('code');
+    expect(await field({ code: grant.code, state: 'x'.repeat(4097) })).toBe('state');
+    expect(await field({ code: 'c'.repeat(4097), state: grant.state })).toBe('code');
+    expectErrorEnvelope(await post(user, 'youtube', ['code', 'state']), 400, 'validation.error.invalid_body');
+    expectErrorEnvelope(await user.api.request('POST', `${base}/youtube/link`, { rawBody: '{"code":', headers: { 'content-type': 'application/json' } }), 400, 'request.error.malformed_json');
+    expect((await stateRow(grant.state)).used_at).toBeNull();
+    expect(await linkedRows(user.userId)).toHaveLength(0);
+    expect((await post(user, 'youtube', grant)).status).toBe(200);
+  });
+
+  it('should fail with 403 for a role without publish:social', async () => {
+    const owner = await registerAndLogin(server);
+    const { location } = await startAndConsent(owner, 'tiktok');
+    await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
+    await rows(server, sql`update users set role = 'viewer_no_publish' where id = ${owner.userId}::uuid`);
+    const user = await login(server, owner.phone, owner.password);
+    expectErrorEnvelope(await post(user, 'tiktok', grantOf(location)), 403, 'authorization.error');
+    expect(await linkedRows(owner.userId)).toHaveLength(0);
   });
 
   for (const platform of PLATFORMS) {
-    it(`${platform}: refuses another user's state (403 state_mismatch), links nothing to either, and the owner can still finish`, async () => {
+    it(`should fail with 403 state_mismatch for another user's ${platform} state, linking nothing to either, and the owner can still finish`, async () => {
       const [owner, intruder] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
       // The owner starts linking and the link URL is opened by someone else, who consents with
       // their own platform account and then completes in the app as themselves.
@@ -173,37 +180,7 @@ describe('POST /{platform}/link', () => {
     });
   }
 
-  it('needs a bearer token (401) and spends nothing without one', async () => {
-    const user = await registerAndLogin(server);
-    const { location } = await startAndConsent(user, 'tiktok');
-    const grant = grantOf(location);
-    expectErrorEnvelope(await new ApiClient(server.url).post(`${base}/tiktok/link`, grant), 401, 'auth.error');
-    expectErrorEnvelope(await new ApiClient(server.url, 'not-a-token').post(`${base}/tiktok/link`, grant), 401, 'auth.error');
-    expect((await stateRow(grant.state)).used_at).toBeNull();
-    expect(await linkedRows(user.userId)).toHaveLength(0);
-    expect((await post(user, 'tiktok', grant)).status).toBe(200);
-  });
-
-  it('validates the body (400 naming the field) before touching the state', async () => {
-    const user = await registerAndLogin(server);
-    const { location } = await startAndConsent(user, 'youtube');
-    const grant = grantOf(location);
-    const field = async (body: unknown) => expectErrorEnvelope(await post(user, 'youtube', body), 400, 'validation.error.invalid_body').details?.field;
-    expect(await field({ state: grant.state })).toBe('code');
-    expect(await field({ code: grant.code })).toBe('state');
-    expect(await field({ code: 12345, state: grant.state })).toBe('code');
-    expect(await field({ code: grant.code, state: ['x'] })).toBe('state');
-    expect(await field({ code: '', state: grant.state })).toBe('code');
-    expect(await field({ code: grant.code, state: 'x'.repeat(4097) })).toBe('state');
-    expect(await field({ code: 'c'.repeat(4097), state: grant.state })).toBe('code');
-    expectErrorEnvelope(await post(user, 'youtube', ['code', 'state']), 400, 'validation.error.invalid_body');
-    expectErrorEnvelope(await user.api.request('POST', `${base}/youtube/link`, { rawBody: '{"code":', headers: { 'content-type': 'application/json' } }), 400, 'request.error.malformed_json');
-    expect((await stateRow(grant.state)).used_at).toBeNull();
-    expect(await linkedRows(user.userId)).toHaveLength(0);
-    expect((await post(user, 'youtube', grant)).status).toBe(200);
-  });
-
-  it('refuses a replayed state (400 state_used), also with a fresh code', async () => {
+  it('should fail with 400 state_used for a replayed state, also with a fresh code', async () => {
     const user = await registerAndLogin(server);
     const { url, location } = await startAndConsent(user, 'tiktok');
     const grant = grantOf(location);
@@ -216,7 +193,7 @@ describe('POST /{platform}/link', () => {
     expect(standIn.codes.get(fresh.code)?.used).toBe(false);
   });
 
-  it('refuses forged, tampered, malformed, unknown and cross-platform states (400 invalid_state), spending nothing', async () => {
+  it('should fail with 400 invalid_state for forged, tampered, malformed, unknown and cross-platform states, spending nothing', async () => {
     const [user, other] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
     const { location } = await startAndConsent(user, 'tiktok');
     const { code, state: realState } = grantOf(location);
@@ -251,7 +228,7 @@ describe('POST /{platform}/link', () => {
     expect((await post(user, 'tiktok', { code, state: realState })).status).toBe(200);
   });
 
-  it('refuses an expired state (400 state_expired), by its signed expiry and by the stored one', async () => {
+  it('should fail with 400 state_expired for an expired state, by its signed expiry and by the stored one', async () => {
     const user = await registerAndLogin(server);
     const { location } = await startAndConsent(user, 'youtube');
     const { code, state } = grantOf(location);
@@ -264,7 +241,7 @@ describe('POST /{platform}/link', () => {
     expect(await linkedRows(user.userId)).toHaveLength(0);
   });
 
-  it('answers 400 invalid_code when the platform refuses the code', async () => {
+  it('should fail with 400 invalid_code when the platform refuses the code', async () => {
     const user = await registerAndLogin(server);
     const auth = await user.api.get(`${base}/youtube/auth`);
     const state = new URL(auth.body.data.url).searchParams.get('state')!;
@@ -273,7 +250,7 @@ describe('POST /{platform}/link', () => {
     expect(await linkedRows(user.userId)).toHaveLength(0);
   });
 
-  it('answers 502 with the platform error code when the token endpoint fails', async () => {
+  it('should fail with 502 naming the platform error code when the token endpoint fails', async () => {
     const user = await registerAndLogin(server);
     const { location } = await startAndConsent(user, 'tiktok');
     standIn.failNext('tiktok.token', { status: 503, body: { error: 'server_error', error_description: 'try later', log_id: 'x' } });
@@ -282,7 +259,44 @@ describe('POST /{platform}/link', () => {
     expect(await linkedRows(user.userId)).toHaveLength(0);
   });
 
-  it('is in the OpenAPI document: bearer, publish:social, body {code, state}; the callback is public', async () => {
+  it('should link TikTok for the caller: exchange the code with the PKCE verifier and store the tokens encrypted', async () => {
+    const user = await registerAndLogin(server);
+    const res = await linkAccount(server, standIn, user, 'tiktok');
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(res.body.message).toBe('TikTok account linked');
+    expect(res.body.data).toMatchObject({ platform: 'tiktok', linked: true, scope: 'user.info.basic,video.publish,video.upload' });
+    expect(res.body.data.external_id).toMatch(/^open_/);
+    expect(Date.parse(res.body.data.expires_at)).toBeGreaterThan(Date.now());
+    expect(res.text).not.toMatch(/act\.|rft\./);
+
+    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${user.userId}::uuid and platform = 'tiktok'`);
+    const issuedAccess = [...standIn.accessTokens.keys()].filter((t) => t.startsWith('act.'));
+    const issuedRefresh = [...standIn.refreshTokens.keys()].filter((t) => t.startsWith('rft.'));
+    expect(issuedAccess.length).toBeGreaterThan(0);
+    const dump = JSON.stringify(row);
+    for (const token of [...issuedAccess, ...issuedRefresh]) expect(dump).not.toContain(token);
+    expect(String(row.access_token_enc)).toMatch(/^v1\./);
+    expect(String(row.refresh_token_enc)).toMatch(/^v1\./);
+    // …and they open to the token the platform issued.
+    const cipher = new TokenCipher(keys.tokenEncryptionKey);
+    expect(issuedAccess).toContain(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`));
+    expect(res.body.data.external_id).toBe(standIn.accessTokens.get(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`))!.openId);
+  });
+
+  it('should link YouTube the same way', async () => {
+    const user = await registerAndLogin(server);
+    const res = await linkAccount(server, standIn, user, 'youtube');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ platform: 'youtube', linked: true, external_id: null, scope: 'https://www.googleapis.com/auth/youtube.upload' });
+    const [row] = await rows<Record<string, unknown>>(server, sql`select * from social_accounts where user_id = ${user.userId}::uuid and platform = 'youtube'`);
+    const dump = JSON.stringify(row);
+    for (const token of [...standIn.accessTokens.keys(), ...standIn.refreshTokens.keys()]) expect(dump).not.toContain(token);
+    const list = await user.api.get(`${base}/social/accounts`);
+    expect(list.body.data.accounts.map((a: { platform: string }) => a.platform)).toEqual(['youtube']);
+  });
+
+  it('should be in the OpenAPI document: bearer, publish:social, body {code, state}; the callback is public', async () => {
     const doc = (await new ApiClient(server.url).get('/api/v1/openapi.json')).body;
     for (const platform of PLATFORMS) {
       const link = doc.paths[`${base}/${platform}/link`].post;
@@ -293,15 +307,5 @@ describe('POST /{platform}/link', () => {
       expect(Object.keys(link.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '502']));
       expect(doc.paths[`${base}/${platform}/callback`].get.security).toEqual([]);
     }
-  });
-
-  it('answers 403 to a role without publish:social', async () => {
-    const owner = await registerAndLogin(server);
-    const { location } = await startAndConsent(owner, 'tiktok');
-    await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
-    await rows(server, sql`update users set role = 'viewer_no_publish' where id = ${owner.userId}::uuid`);
-    const user = await login(server, owner.phone, owner.password);
-    expectErrorEnvelope(await post(user, 'tiktok', grantOf(location)), 403, 'authorization.error');
-    expect(await linkedRows(owner.userId)).toHaveLength(0);
   });
 });

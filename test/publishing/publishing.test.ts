@@ -9,7 +9,8 @@ import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from 
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
 import { GOOGLE_CLIENT_ID, PlatformStandIn, TIKTOK_CLIENT_KEY } from './platform-stand-in.js';
-import { createContent, linkAccount, rows } from './fixtures.js';
+import { createContent, linkAccount, rows, type ContentFixture } from './fixtures.js';
+import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 
 const MASTER_KEY = '7f'.repeat(32);
 const keys = deriveKeys(decodeMasterKey(MASTER_KEY));
@@ -34,12 +35,11 @@ const withUserId = (user: TestUser) => ({ headers: { 'x-user-id': user.userId } 
 const callbackUrl = (platform: string) => `${server.service.config.publicBaseUrl}${base}/${platform}/callback`;
 
 describe('GET /tiktok/auth and /youtube/auth', () => {
-  it('needs a bearer token', async () => {
-    expectErrorEnvelope(await new ApiClient(server.url).get(`${base}/tiktok/auth`), 401, 'auth.error');
-    expectErrorEnvelope(await new ApiClient(server.url).get(`${base}/youtube/auth`), 401, 'auth.error');
+  it.each(['tiktok', 'youtube'])('should fail with 401 on /%s/auth without a bearer token', async (platform) => {
+    expectErrorEnvelope(await new ApiClient(server.url).get(`${base}/${platform}/auth`), 401, 'auth.error');
   });
 
-  it('gives the TikTok Login Kit URL with every parameter, a hex S256 PKCE challenge and a signed state', async () => {
+  it('should give the TikTok Login Kit URL with every parameter, a hex S256 PKCE challenge and a signed state', async () => {
     const res = await alice.api.get(`${base}/tiktok/auth`);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -67,7 +67,7 @@ describe('GET /tiktok/auth and /youtube/auth', () => {
     expect(createHash('sha256').update(verifier).digest('hex')).toBe(q.get('code_challenge'));
   });
 
-  it('gives the Google OAuth URL with offline access, consent prompt, a base64url S256 challenge and a signed state', async () => {
+  it('should give the Google OAuth URL with offline access, consent prompt, a base64url S256 challenge and a signed state', async () => {
     const res = await alice.api.get(`${base}/youtube/auth`);
     expect(res.status).toBe(200);
     const url = new URL(res.body.data.url);
@@ -86,7 +86,7 @@ describe('GET /tiktok/auth and /youtube/auth', () => {
     expect(payload.plat).toBe('youtube');
   });
 
-  it('makes a fresh state and challenge each time', async () => {
+  it('should make a fresh state and challenge each time', async () => {
     const [a, b] = await Promise.all([alice.api.get(`${base}/tiktok/auth`), alice.api.get(`${base}/tiktok/auth`)]);
     const qa = new URL(a.body.data.url).searchParams;
     const qb = new URL(b.body.data.url).searchParams;
@@ -96,66 +96,111 @@ describe('GET /tiktok/auth and /youtube/auth', () => {
 });
 
 describe('POST /tiktok/upload and /youtube/upload: refusals', () => {
-  it('needs a token, then the x-user-id header (400 missing, 401 other user)', async () => {
-    const content = await createContent(server, alice);
-    const body = { id: content.id, title: 'Tour', description: 'd', tags: [] };
-    for (const platform of ['tiktok', 'youtube']) {
-      expectErrorEnvelope(await new ApiClient(server.url).post(`${base}/${platform}/upload`, body, withUserId(alice)), 401, 'auth.error');
-      expect(expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, body), 400).details?.field).toBe('x-user-id');
-      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, body, withUserId(bob)), 401, 'auth.error.user_mismatch');
-      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, body, { headers: { 'x-user-id': 'nobody' } }), 401, 'auth.error.user_mismatch');
-    }
+  let content: ContentFixture;
+  beforeAll(async () => {
+    content = await createContent(server, alice);
   });
+  const upload = (platform: Platform, body: unknown) => alice.api.post(`${base}/${platform}/upload`, body, withUserId(alice));
+  const ok = () => ({ id: content.id, title: 'Tour', description: 'd', tags: ['a'] });
 
-  it('validates the body (400)', async () => {
-    const content = await createContent(server, alice);
-    const post = (platform: string, body: unknown) => alice.api.post(`${base}/${platform}/upload`, body, withUserId(alice));
-    const ok = { id: content.id, title: 'Tour', description: 'd', tags: ['a'] };
-    for (const platform of ['tiktok', 'youtube']) {
-      expect(expectErrorEnvelope(await post(platform, { ...ok, id: 'not-a-uuid' }), 400).details?.field).toBe('id');
-      expect(expectErrorEnvelope(await post(platform, { ...ok, title: undefined }), 400).details?.field).toBe('title');
-      expect(expectErrorEnvelope(await post(platform, { ...ok, title: '' }), 400).details?.field).toBe('title');
-      expect(expectErrorEnvelope(await post(platform, { ...ok, tags: 'a,b' }), 400).details?.field).toBe('tags');
-      expect(expectErrorEnvelope(await post(platform, { ...ok, tags: [1] }), 400).details?.field).toBe('tags.0');
-      expect(expectErrorEnvelope(await post(platform, { ...ok, tags: Array.from({ length: 31 }, (_, i) => `t${i}`) }), 400).details?.field).toBe('tags');
+  describe.each(PLATFORMS)('%s', (platform) => {
+    it('should fail with 401 without a bearer token', async () => {
+      expectErrorEnvelope(await new ApiClient(server.url).post(`${base}/${platform}/upload`, ok(), withUserId(alice)), 401, 'auth.error');
+    });
+
+    it('should fail with 400 naming x-user-id without the header', async () => {
+      expect(expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok()), 400).details?.field).toBe('x-user-id');
+    });
+
+    it('should fail with 401 user_mismatch when x-user-id names another user', async () => {
+      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), withUserId(bob)), 401, 'auth.error.user_mismatch');
+    });
+
+    it('should fail with 401 user_mismatch when x-user-id names no user', async () => {
+      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), { headers: { 'x-user-id': 'nobody' } }), 401, 'auth.error.user_mismatch');
+    });
+
+    it.each([
+      ['id', 'an id that is not a uuid', { id: 'not-a-uuid' }],
+      ['title', 'no title', { title: undefined }],
+      ['title', 'an empty title', { title: '' }],
+      ['tags', 'tags that are not an array', { tags: 'a,b' }],
+      ['tags.0', 'a tag that is not a string', { tags: [1] }],
+      ['tags', 'more than 30 tags', { tags: Array.from({ length: 31 }, (_, i) => `t${i}`) }],
+    ])('should fail with 400 naming %s with %s', async (field, _case, fields) => {
+      expect(expectErrorEnvelope(await upload(platform, { ...ok(), ...fields }), 400).details?.field).toBe(field);
+    });
+
+    it('should fail with 400 on malformed JSON', async () => {
       expectErrorEnvelope(await alice.api.request('POST', `${base}/${platform}/upload`, { rawBody: '{"id":', headers: { 'content-type': 'application/json', 'x-user-id': alice.userId } }), 400);
-    }
-    expect(expectErrorEnvelope(await post('youtube', { ...ok, title: 'x'.repeat(101) }), 400).details?.field).toBe('title');
-    expect(expectErrorEnvelope(await post('youtube', { ...ok, title: 'a <b> c' }), 400).details?.field).toBe('title');
-    expect(expectErrorEnvelope(await post('youtube', { ...ok, privacy_status: 'secret' }), 400).details?.field).toBe('privacy_status');
-    expect(expectErrorEnvelope(await post('tiktok', { ...ok, privacy_level: 'EVERYONE' }), 400).details?.field).toBe('privacy_level');
+    });
   });
 
-  it('refuses unknown (404), other users\' (403) and unfinished (409) content', async () => {
-    const post = (platform: string, id: string) => alice.api.post(`${base}/${platform}/upload`, { id, title: 'Tour', tags: [] }, withUserId(alice));
-    const bobs = await createContent(server, bob);
-    const processing = await createContent(server, alice, { status: 'processing' });
-    const failed = await createContent(server, alice, { status: 'failed' });
-    const noFile = await createContent(server, alice, { withFile: false });
-    const deleted = await createContent(server, alice);
-    await rows(server, sql`update contents set deleted_at = now() where id = ${deleted.id}::uuid`);
-    for (const platform of ['tiktok', 'youtube']) {
-      expectErrorEnvelope(await post(platform, '0b0f7e0c-8a4e-4c1e-9d7e-2f1a3b4c5d6e'), 404);
-      expectErrorEnvelope(await post(platform, deleted.id), 404);
-      expectErrorEnvelope(await post(platform, bobs.id), 403, 'publishing.error.not_owner');
-      expectErrorEnvelope(await post(platform, processing.id), 409, 'publishing.error.content_not_ready');
-      expectErrorEnvelope(await post(platform, failed.id), 409, 'publishing.error.content_not_ready');
-      expectErrorEnvelope(await post(platform, noFile.id), 409, 'publishing.error.content_not_ready');
-    }
+  it.each([
+    ['a title over 100 characters', { title: 'x'.repeat(101) }, 'title'],
+    ['a title with angle brackets', { title: 'a <b> c' }, 'title'],
+    ['an unknown privacy_status', { privacy_status: 'secret' }, 'privacy_status'],
+  ])('should fail with 400 on YouTube with %s', async (_case, fields, field) => {
+    expect(expectErrorEnvelope(await upload('youtube', { ...ok(), ...fields }), 400).details?.field).toBe(field);
   });
 
-  it('answers 409 account_not_linked for a user who never linked the platform', async () => {
+  it('should fail with 400 on TikTok with an unknown privacy_level', async () => {
+    expect(expectErrorEnvelope(await upload('tiktok', { ...ok(), privacy_level: 'EVERYONE' }), 400).details?.field).toBe('privacy_level');
+  });
+
+  describe('content that cannot be published', () => {
+    let bobs: ContentFixture;
+    let processing: ContentFixture;
+    let failed: ContentFixture;
+    let noFile: ContentFixture;
+    let deleted: ContentFixture;
+    beforeAll(async () => {
+      bobs = await createContent(server, bob);
+      processing = await createContent(server, alice, { status: 'processing' });
+      failed = await createContent(server, alice, { status: 'failed' });
+      noFile = await createContent(server, alice, { withFile: false });
+      deleted = await createContent(server, alice);
+      await rows(server, sql`update contents set deleted_at = now() where id = ${deleted.id}::uuid`);
+    });
+    const publish = (platform: Platform, id: string) => alice.api.post(`${base}/${platform}/upload`, { id, title: 'Tour', tags: [] }, withUserId(alice));
+
+    describe.each(PLATFORMS)('%s', (platform) => {
+      it('should fail with 404 for unknown content', async () => {
+        expectErrorEnvelope(await publish(platform, '0b0f7e0c-8a4e-4c1e-9d7e-2f1a3b4c5d6e'), 404);
+      });
+
+      it('should fail with 404 for deleted content', async () => {
+        expectErrorEnvelope(await publish(platform, deleted.id), 404);
+      });
+
+      it('should fail with 403 not_owner for another user\'s content', async () => {
+        expectErrorEnvelope(await publish(platform, bobs.id), 403, 'publishing.error.not_owner');
+      });
+
+      it('should fail with 409 content_not_ready for content still processing', async () => {
+        expectErrorEnvelope(await publish(platform, processing.id), 409, 'publishing.error.content_not_ready');
+      });
+
+      it('should fail with 409 content_not_ready for content whose processing failed', async () => {
+        expectErrorEnvelope(await publish(platform, failed.id), 409, 'publishing.error.content_not_ready');
+      });
+
+      it('should fail with 409 content_not_ready for content without its video file', async () => {
+        expectErrorEnvelope(await publish(platform, noFile.id), 409, 'publishing.error.content_not_ready');
+      });
+    });
+  });
+
+  it.each(PLATFORMS)('should fail with 409 account_not_linked on %s for a user who never linked it', async (platform) => {
     const carol = await registerAndLogin(server);
-    const content = await createContent(server, carol);
-    for (const platform of ['tiktok', 'youtube']) {
-      const res = await carol.api.post(`${base}/${platform}/upload`, { id: content.id, title: 'Tour', tags: [] }, withUserId(carol));
-      expect(expectErrorEnvelope(res, 409, 'publishing.error.account_not_linked').message).toContain(`/${platform}/auth`);
-    }
+    const own = await createContent(server, carol);
+    const res = await carol.api.post(`${base}/${platform}/upload`, { id: own.id, title: 'Tour', tags: [] }, withUserId(carol));
+    expect(expectErrorEnvelope(res, 409, 'publishing.error.account_not_linked').message).toContain(`/${platform}/auth`);
   });
 });
 
 describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
-  it('publishes to TikTok: init with the file size, the bytes with Content-Range, status fetched and recorded', async () => {
+  it('should publish to TikTok: init with the file size, the bytes with Content-Range, status fetched and recorded', async () => {
     await linkAccount(server, standIn, alice, 'tiktok');
     const content = await createContent(server, alice, { size: 700 * 1024 + 7 });
     const res = await alice.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Sunny 2BR in District 2', description: 'River view, pool', tags: ['realestate', 'hcmc'] }, withUserId(alice));
@@ -177,7 +222,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(row).toMatchObject({ user_id: alice.userId, content_id: content.id, platform: 'tiktok', remote_id: publish_id, status: 'PUBLISH_COMPLETE', error: null });
   });
 
-  it('publishes a large video to TikTok in chunks (TikTok\'s chunk rules)', async () => {
+  it('should publish a large video to TikTok in chunks (TikTok\'s chunk rules)', async () => {
     await linkAccount(server, standIn, alice, 'tiktok');
     const content = await createContent(server, alice, { size: 70 * 1024 * 1024 + 12345 });
     const res = await alice.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Big tour', privacy_level: 'PUBLIC_TO_EVERYONE' }, withUserId(alice));
@@ -192,7 +237,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     upload.bytes = Buffer.alloc(0); // free the memory
   });
 
-  it('publishes to YouTube: resumable session with the metadata, then the bytes; answers the watch URL', async () => {
+  it('should publish to YouTube: resumable session with the metadata, then the bytes; answers the watch URL', async () => {
     await linkAccount(server, standIn, alice, 'youtube');
     const content = await createContent(server, alice, { size: 333 * 1024 + 1 });
     const res = await alice.api.post(`${base}/youtube/upload`, { id: content.id, title: 'Sunny 2BR', description: 'River view', tags: ['real estate', 'hcmc'], privacy_status: 'unlisted' }, withUserId(alice));
@@ -208,7 +253,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(row).toMatchObject({ platform: 'youtube', remote_id: video_id, status: 'uploaded' });
   });
 
-  it('defaults YouTube privacy to private', async () => {
+  it('should default YouTube privacy to private', async () => {
     await linkAccount(server, standIn, alice, 'youtube');
     const content = await createContent(server, alice);
     const res = await alice.api.post(`${base}/youtube/upload`, { id: content.id, title: 'Quiet tour' }, withUserId(alice));
@@ -217,7 +262,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
   });
 
   for (const platform of ['tiktok', 'youtube'] as const) {
-    it(`refreshes an expired ${platform} access token before uploading`, async () => {
+    it(`should refresh an expired ${platform} access token before uploading`, async () => {
       const dave = await registerAndLogin(server);
       await linkAccount(server, standIn, dave, platform);
       const content = await createContent(server, dave);
@@ -244,7 +289,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     });
   }
 
-  it('refreshes once when two uploads find the same expired TikTok token (TikTok rotates refresh tokens)', async () => {
+  it('should refresh once when two uploads find the same expired TikTok token (TikTok rotates refresh tokens)', async () => {
     const ivan = await registerAndLogin(server);
     await linkAccount(server, standIn, ivan, 'tiktok');
     const [one, two] = await Promise.all([createContent(server, ivan), createContent(server, ivan)]);
@@ -256,7 +301,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(standIn.grants.filter((g) => g.platform === 'tiktok' && g.grantType === 'refresh_token').length).toBe(refreshesBefore + 1);
   });
 
-  it('answers 409 account_link_expired and forgets the link when the refresh token was revoked', async () => {
+  it('should fail with 409 account_link_expired and forgets the link when the refresh token was revoked', async () => {
     const erin = await registerAndLogin(server);
     await linkAccount(server, standIn, erin, 'youtube');
     const content = await createContent(server, erin);
@@ -267,7 +312,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(await rows(server, sql`select 1 from social_accounts where user_id = ${erin.userId}::uuid`)).toHaveLength(0);
   });
 
-  it('answers 502 with the platform error code (never a token) when the platform fails, and records the failure', async () => {
+  it('should fail with 502 naming the platform error code (never a token) when the platform fails, and records the failure', async () => {
     const frank = await registerAndLogin(server);
     await linkAccount(server, standIn, frank, 'tiktok');
     await linkAccount(server, standIn, frank, 'youtube');
@@ -303,7 +348,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(body.message).toContain('access_token_invalid');
   });
 
-  it('answers 502 when the platform cannot be reached', async () => {
+  it('should fail with 502 when the platform cannot be reached', async () => {
     const gina = await registerAndLogin(server);
     await linkAccount(server, standIn, gina, 'tiktok');
     const content = await createContent(server, gina);
@@ -319,7 +364,7 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
 });
 
 describe('linked accounts', () => {
-  it('lists the caller\'s linked accounts without tokens and unlinks them', async () => {
+  it('should list the caller\'s linked accounts without tokens and unlinks them', async () => {
     const hana = await registerAndLogin(server);
     await linkAccount(server, standIn, hana, 'tiktok');
     const list = await hana.api.get(`${base}/social/accounts`);

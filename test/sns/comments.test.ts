@@ -1,8 +1,9 @@
 // Comments over the real server: create (top-level and replies), list with cursor paging,
 // replies, reactions; every error status of SPEC §4.5 and bad input.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { createContent, softDeleteContent } from './fixtures.js';
 
@@ -14,14 +15,14 @@ let bob: TestUser;
 let contentId: string;
 let otherContentId: string;
 
+const booted = useTestServer();
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   alice = await registerAndLogin(server, { given_name: 'Alice', family_name: 'Nguyen' });
   bob = await registerAndLogin(server, { given_name: 'Bob', family_name: 'Tran' });
   contentId = await createContent(server, alice);
   otherContentId = await createContent(server, bob);
 });
-afterAll(() => server?.close());
 
 const comment = (user: TestUser, body: unknown) => user.api.post(`${BASE}/comments`, body);
 
@@ -31,32 +32,47 @@ describe('POST /comments', () => {
     expectErrorEnvelope(res, 401);
   });
 
-  it('should fail with 400 on missing or wrongly typed fields', async () => {
-    expectErrorEnvelope(await comment(bob, { contentId }), 400);
-    expectErrorEnvelope(await comment(bob, { msg: 'hi' }), 400);
-    expectErrorEnvelope(await comment(bob, { contentId, msg: 42 }), 400);
-    expectErrorEnvelope(await comment(bob, { contentId: 7, msg: 'hi' }), 400);
-    expectErrorEnvelope(await comment(bob, { contentId, msg: 'hi', parentId: 12 }), 400);
-    expectErrorEnvelope(await comment(bob, { contentId, msg: 'hi', extra: true }), 400);
+  // Bodies are built inside the test: the content id is only known once it exists.
+  it.each([
+    ['no msg', () => ({ contentId })],
+    ['no contentId', () => ({ msg: 'hi' })],
+    ['a msg that is not a string', () => ({ contentId, msg: 42 })],
+    ['a contentId that is not a string', () => ({ contentId: 7, msg: 'hi' })],
+    ['a parentId that is not a string', () => ({ contentId, msg: 'hi', parentId: 12 })],
+    ['an unknown field', () => ({ contentId, msg: 'hi', extra: true })],
+  ])('should fail with 400 with %s', async (_case, body) => {
+    expectErrorEnvelope(await comment(bob, body()), 400);
   });
 
-  it('should fail with 400 on an empty or too long message', async () => {
+  it('should fail with 400 naming msg on an empty message', async () => {
     const empty = expectErrorEnvelope(await comment(bob, { contentId, msg: '   ' }), 400);
     expect(empty.details?.field).toBe('msg');
+  });
+
+  it('should fail with 400 naming msg on a message over 2000 characters', async () => {
     const huge = expectErrorEnvelope(await comment(bob, { contentId, msg: 'x'.repeat(2001) }), 400);
     expect(huge.details?.field).toBe('msg');
   });
 
-  it('should fail with 404 on unknown, malformed or deleted content', async () => {
+  it('should fail with 404 on unknown content', async () => {
     expectErrorEnvelope(await comment(bob, { contentId: randomUUID(), msg: 'hi' }), 404, 'comments.error.content_not_found');
+  });
+
+  it('should fail with 404 on a malformed content id', async () => {
     expectErrorEnvelope(await comment(bob, { contentId: 'not-a-content', msg: 'hi' }), 404);
+  });
+
+  it('should fail with 404 on deleted content', async () => {
     const doomed = await createContent(server, bob);
     await softDeleteContent(server, doomed);
     expectErrorEnvelope(await comment(bob, { contentId: doomed, msg: 'hi' }), 404);
   });
 
-  it('should fail with 404 on an unknown parent and 400 on a parent from another content item', async () => {
+  it('should fail with 404 on an unknown parent', async () => {
     expectErrorEnvelope(await comment(bob, { contentId, msg: 'hi', parentId: randomUUID() }), 404, 'comments.error.comment_not_found');
+  });
+
+  it('should fail with 400 naming parentId on a parent from another content item', async () => {
     const elsewhere = await comment(alice, { contentId: otherContentId, msg: 'elsewhere' });
     expect(elsewhere.status).toBe(201);
     const res = expectErrorEnvelope(await comment(bob, { contentId, msg: 'hi', parentId: elsewhere.body.data._id }), 400, 'comments.error.parent_mismatch');
@@ -104,6 +120,32 @@ describe('POST /comments', () => {
 });
 
 describe('GET /comments/:contentId', () => {
+  it('should fail with 404 on unknown content', async () => {
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${randomUUID()}`), 404);
+  });
+
+  it('should fail with 404 on a malformed content id', async () => {
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/nope`), 404);
+  });
+
+  it('should fail with 404 on deleted content', async () => {
+    const doomed = await createContent(server, alice);
+    await softDeleteContent(server, doomed);
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${doomed}`), 404);
+  });
+
+  it.each(['0', '101', 'abc'])('should fail with 400 with limit=%s', async (limit) => {
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?limit=${limit}`), 400);
+  });
+
+  it('should fail with 400 invalid_cursor with a forged cursor', async () => {
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?cursor=garbage`), 400, 'validation.error.invalid_cursor');
+  });
+
+  it('should fail with 404 for replies of an unknown comment', async () => {
+    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${randomUUID()}/replies`), 404);
+  });
+
   it('should page top-level comments newest first with an opaque cursor', async () => {
     const item = await createContent(server, alice);
     for (let i = 0; i < 5; i++) expect((await comment(bob, { contentId: item, msg: `c${i}` })).status).toBe(201);
@@ -123,28 +165,34 @@ describe('GET /comments/:contentId', () => {
     const all = await bob.api.get(`${BASE}/comments/${item}`);
     expect(all.body.data.comments).toHaveLength(5);
   });
-
-  it('should fail with 404 on unknown or deleted content', async () => {
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${randomUUID()}`), 404);
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/nope`), 404);
-    const doomed = await createContent(server, alice);
-    await softDeleteContent(server, doomed);
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${doomed}`), 404);
-  });
-
-  it('should fail with 400 on a bad limit or a forged cursor', async () => {
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?limit=0`), 400);
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?limit=101`), 400);
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?limit=abc`), 400);
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${contentId}?cursor=garbage`), 400, 'validation.error.invalid_cursor');
-  });
-
-  it('should fail with 404 for replies of an unknown comment', async () => {
-    expectErrorEnvelope(await bob.api.get(`${BASE}/comments/${randomUUID()}/replies`), 404);
-  });
 });
 
 describe('comment reactions', () => {
+  let target: string;
+  beforeAll(async () => {
+    target = (await comment(alice, { contentId, msg: 'x' })).body.data._id;
+  });
+
+  it('should fail with 401 without a token', async () => {
+    expectErrorEnvelope(await new ApiClient(server.url).post(`${BASE}/comments/${target}/reactions`, { emoji: '👍' }), 401);
+  });
+
+  it.each([
+    ['an empty emoji', ''],
+    ['text that is not an emoji', 'not an emoji!'],
+    ['an emoji that is not a string', 5],
+  ])('should fail with 400 with %s', async (_case, emoji) => {
+    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${target}/reactions`, { emoji }), 400);
+  });
+
+  it('should fail with 404 reacting to an unknown comment', async () => {
+    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${randomUUID()}/reactions`, { emoji: '👍' }), 404);
+  });
+
+  it('should fail with 404 removing a reaction from an unknown comment', async () => {
+    expectErrorEnvelope(await bob.api.delete(`${BASE}/comments/${randomUUID()}/reactions`), 404);
+  });
+
   it('should keep one reaction per user, replace it, and remove it', async () => {
     const c = (await comment(alice, { contentId, msg: 'React to me' })).body.data;
     const first = await bob.api.post(`${BASE}/comments/${c._id}/reactions`, { emoji: '👍' });
@@ -158,15 +206,5 @@ describe('comment reactions', () => {
     const removed = await bob.api.delete(`${BASE}/comments/${c._id}/reactions`);
     expect(removed.status).toBe(200);
     expect(removed.body.data.reactions.map((r: any) => r.author.userId)).toEqual([alice.userId]);
-  });
-
-  it('should refuse bad emoji, unknown comments and anonymous callers', async () => {
-    const c = (await comment(alice, { contentId, msg: 'x' })).body.data;
-    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${c._id}/reactions`, { emoji: '' }), 400);
-    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${c._id}/reactions`, { emoji: 'not an emoji!' }), 400);
-    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${c._id}/reactions`, { emoji: 5 }), 400);
-    expectErrorEnvelope(await bob.api.post(`${BASE}/comments/${randomUUID()}/reactions`, { emoji: '👍' }), 404);
-    expectErrorEnvelope(await bob.api.delete(`${BASE}/comments/${randomUUID()}/reactions`), 404);
-    expectErrorEnvelope(await new ApiClient(server.url).post(`${BASE}/comments/${c._id}/reactions`, { emoji: '👍' }), 401);
   });
 });

@@ -1,6 +1,6 @@
 // The chat queries: rooms, membership, messages.
 import { sql, type SQL } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
 import type { KeysetPosition } from '../comments/cursor.js';
 import type { AttachmentInput } from './schemas.js';
 
@@ -8,8 +8,8 @@ export interface RoomRow {
   id: string;
   name: string | null;
   direct_key: string | null;
-  created_at: Date | string;
-  last_message_at: Date | string | null;
+  created_at: Date;
+  last_message_at: Date | null;
 }
 
 export interface MemberRow {
@@ -25,8 +25,8 @@ export interface MessageRow {
   id: string;
   room_id: string;
   msg: string;
-  attachments: AttachmentInput[] | string;
-  created_at: Date | string;
+  attachments: AttachmentInput[];
+  created_at: Date;
   sender_id: string;
   username: string;
   given_name: string;
@@ -34,47 +34,47 @@ export interface MessageRow {
   picture: string | null;
 }
 
-export type RoomAccess = 'missing' | 'not_member' | 'member';
+type RoomAccess = 'missing' | 'not_member' | 'member';
 
 const list = (values: string[]): SQL => sql.join(values.map((v) => sql`${v}`), sql`, `);
 
 export class ChatRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(private readonly db: Queryable) {}
 
+  /** Which of the ids name a user (members must exist; the room lists them by these rows). */
   async existingUserIds(ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await this.database.rows<{ id: string }>(sql`select id from users where id in (${list(ids)})`);
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${list(ids)})`);
     return new Set(rows.map((r) => r.id));
   }
 
   async findRoomByDirectKey(directKey: string): Promise<RoomRow | null> {
-    const [row] = await this.database.rows<RoomRow>(sql`
+    const [row] = await this.db.rows<RoomRow>(sql`
       select id, name, direct_key, created_at, last_message_at from chat_rooms where direct_key = ${directKey}`);
     return row ?? null;
   }
 
-  /** Creates the room and its memberships in one transaction. */
-  async insertRoom(room: { id: string; name: string | null; directKey: string | null; createdBy: string; memberIds: string[] }): Promise<void> {
-    const at = new Date().toISOString();
-    await this.database.db.transaction(async (tx) => {
-      await tx.execute(sql`
-        insert into chat_rooms (id, name, direct_key, created_by, created_at)
-        values (${room.id}, ${room.name}, ${room.directKey}, ${room.createdBy}, ${at}::timestamptz)`);
-      await tx.execute(sql`
-        insert into chat_room_members (room_id, user_id, joined_at)
-        values ${sql.join(room.memberIds.map((m) => sql`(${room.id}, ${m}, ${at}::timestamptz)`), sql`, `)}`);
-    });
+  async insertRoom(room: { id: string; name: string | null; directKey: string | null; createdBy: string; at: Date }): Promise<void> {
+    await this.db.rows(sql`
+      insert into chat_rooms (id, name, direct_key, created_by, created_at)
+      values (${room.id}, ${room.name}, ${room.directKey}, ${room.createdBy}, ${room.at.toISOString()}::timestamptz)`);
+  }
+
+  async insertMembers(roomId: string, userIds: string[], at: Date): Promise<void> {
+    await this.db.rows(sql`
+      insert into chat_room_members (room_id, user_id, joined_at)
+      values ${sql.join(userIds.map((m) => sql`(${roomId}, ${m}, ${at.toISOString()}::timestamptz)`), sql`, `)}`);
   }
 
   async findRoom(roomId: string): Promise<RoomRow | null> {
-    const [row] = await this.database.rows<RoomRow>(sql`
+    const [row] = await this.db.rows<RoomRow>(sql`
       select id, name, direct_key, created_at, last_message_at from chat_rooms where id = ${roomId}`);
     return row ?? null;
   }
 
   /** The caller's rooms, most recently active first. */
   roomsOf(userId: string, limit: number): Promise<RoomRow[]> {
-    return this.database.rows<RoomRow>(sql`
+    return this.db.rows<RoomRow>(sql`
       select r.id, r.name, r.direct_key, r.created_at, r.last_message_at
       from chat_rooms r join chat_room_members m on m.room_id = r.id and m.user_id = ${userId}
       order by coalesce(r.last_message_at, r.created_at) desc, r.id desc
@@ -83,7 +83,7 @@ export class ChatRepository {
 
   membersOf(roomIds: string[]): Promise<MemberRow[]> {
     if (!roomIds.length) return Promise.resolve([]);
-    return this.database.rows<MemberRow>(sql`
+    return this.db.rows<MemberRow>(sql`
       select m.room_id, u.id as user_id, u.username, u.given_name, u.family_name, u.picture
       from chat_room_members m join users u on u.id = m.user_id
       where m.room_id in (${list(roomIds)})
@@ -91,13 +91,13 @@ export class ChatRepository {
   }
 
   async roomIdsOf(userId: string, limit: number): Promise<string[]> {
-    const rows = await this.database.rows<{ room_id: string }>(sql`
+    const rows = await this.db.rows<{ room_id: string }>(sql`
       select room_id from chat_room_members where user_id = ${userId} limit ${limit}`);
     return rows.map((r) => r.room_id);
   }
 
   async access(roomId: string, userId: string): Promise<RoomAccess> {
-    const [row] = await this.database.rows<{ member: boolean }>(sql`
+    const [row] = await this.db.rows<{ member: boolean }>(sql`
       select exists(select 1 from chat_room_members m where m.room_id = r.id and m.user_id = ${userId}) as member
       from chat_rooms r where r.id = ${roomId}`);
     if (!row) return 'missing';
@@ -107,7 +107,7 @@ export class ChatRepository {
   /** Stores a message and marks the room active; returns the message with its sender. */
   async insertMessage(m: { id: string; roomId: string; senderId: string; msg: string; attachments: AttachmentInput[] }): Promise<MessageRow> {
     const at = new Date().toISOString();
-    const [row] = await this.database.rows<MessageRow>(sql`
+    const [row] = await this.db.rows<MessageRow>(sql`
       with inserted as (
         insert into chat_messages (id, room_id, sender_id, msg, attachments, created_at)
         values (${m.id}, ${m.roomId}, ${m.senderId}, ${m.msg}, ${JSON.stringify(m.attachments)}::jsonb, ${at}::timestamptz)
@@ -126,7 +126,7 @@ export class ChatRepository {
     const where = before
       ? sql`cm.room_id = ${roomId} and (cm.created_at, cm.id) < (${before.createdAt.toISOString()}::timestamptz, ${before.id}::uuid)`
       : sql`cm.room_id = ${roomId}`;
-    return this.database.rows<MessageRow>(sql`
+    return this.db.rows<MessageRow>(sql`
       select cm.id, cm.room_id, cm.msg, cm.attachments, cm.created_at, cm.sender_id,
              u.username, u.given_name, u.family_name, u.picture
       from chat_messages cm join users u on u.id = cm.sender_id

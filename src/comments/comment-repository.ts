@@ -1,23 +1,25 @@
 // The comment queries: one SELECT shape (comment + author + reply count + reactions) reused by
 // every read, so every endpoint and socket event carries the same SPEC 2.8 comment.
 import { sql, type SQL } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
 import type { KeysetPosition } from './cursor.js';
 
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
-export const MAX_REACTIONS_SHOWN = 100;
-
-export interface ContentAccess {
-  uploader_id: string;
-  status: string;
-}
+const MAX_REACTIONS_SHOWN = 100;
 
 export interface CommentHead {
   id: string;
   content_id: string;
   parent_id: string | null;
   author_id: string;
-  content: ContentAccess | null;
+}
+
+interface ReactionColumns {
+  userId: string;
+  username: string;
+  given_name: string;
+  family_name: string;
+  emoji: string;
 }
 
 export interface CommentRow {
@@ -25,15 +27,15 @@ export interface CommentRow {
   content_id: string;
   parent_id: string | null;
   msg: string;
-  created_at: Date | string;
-  updated_at: Date | string;
+  created_at: Date;
+  updated_at: Date;
   author_id: string;
   username: string;
   given_name: string;
   family_name: string;
   picture: string | null;
-  reply_count: number | string;
-  reactions: { userId: string; username: string; given_name: string; family_name: string; emoji: string }[] | string;
+  reply_count: number;
+  reactions: ReactionColumns[];
 }
 
 const selectComments = (where: SQL, order: SQL, limit: number) => sql`
@@ -53,34 +55,23 @@ const selectComments = (where: SQL, order: SQL, limit: number) => sql`
   limit ${limit}`;
 
 export class CommentRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(private readonly db: Queryable) {}
 
-  /** Who may see a live content item (its uploader and status); null when it is gone or deleted. */
-  async contentAccess(contentId: string): Promise<ContentAccess | null> {
-    const [row] = await this.database.rows<ContentAccess>(sql`
-      select uploader_id, status from contents where id = ${contentId} and deleted_at is null`);
+  /** Where a comment hangs and who wrote it. */
+  async findHead(commentId: string): Promise<CommentHead | null> {
+    const [row] = await this.db.rows<CommentHead>(sql`
+      select id, content_id, parent_id, author_id from comments where id = ${commentId}`);
     return row ?? null;
   }
 
-  /** The comment with the access of its content item (`content` is null when the item is deleted). */
-  async findHead(commentId: string): Promise<CommentHead | null> {
-    const [row] = await this.database.rows<Omit<CommentHead, 'content'> & { content_uploader_id: string | null; content_status: string | null }>(sql`
-      select c.id, c.content_id, c.parent_id, c.author_id, ct.uploader_id as content_uploader_id, ct.status as content_status
-      from comments c left join contents ct on ct.id = c.content_id and ct.deleted_at is null
-      where c.id = ${commentId}`);
-    if (!row) return null;
-    const { content_uploader_id, content_status, ...head } = row;
-    return { ...head, content: content_uploader_id && content_status ? { uploader_id: content_uploader_id, status: content_status } : null };
-  }
-
   async insert(row: { id: string; contentId: string; authorId: string; parentId: string | null; msg: string; at: Date }): Promise<void> {
-    await this.database.rows(sql`
+    await this.db.rows(sql`
       insert into comments (id, content_id, author_id, parent_id, msg, created_at, updated_at)
       values (${row.id}, ${row.contentId}, ${row.authorId}, ${row.parentId}, ${row.msg}, ${row.at.toISOString()}::timestamptz, ${row.at.toISOString()}::timestamptz)`);
   }
 
   async findById(commentId: string): Promise<CommentRow | null> {
-    const [row] = await this.database.rows<CommentRow>(selectComments(sql`c.id = ${commentId}`, sql`c.created_at`, 1));
+    const [row] = await this.db.rows<CommentRow>(selectComments(sql`c.id = ${commentId}`, sql`c.created_at`, 1));
     return row ?? null;
   }
 
@@ -89,7 +80,7 @@ export class CommentRepository {
     const where = after
       ? sql`c.content_id = ${contentId} and c.parent_id is null and (c.created_at, c.id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
       : sql`c.content_id = ${contentId} and c.parent_id is null`;
-    return this.database.rows<CommentRow>(selectComments(where, sql`c.created_at desc, c.id desc`, limit + 1));
+    return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at desc, c.id desc`, limit + 1));
   }
 
   /** Replies to a top-level comment, oldest first. */
@@ -97,16 +88,16 @@ export class CommentRepository {
     const where = after
       ? sql`c.parent_id = ${parentId} and (c.created_at, c.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
       : sql`c.parent_id = ${parentId}`;
-    return this.database.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
+    return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
   }
 
   async setReaction(commentId: string, userId: string, emoji: string): Promise<void> {
-    await this.database.rows(sql`
+    await this.db.rows(sql`
       insert into comment_reactions (comment_id, user_id, emoji) values (${commentId}, ${userId}, ${emoji})
       on conflict (comment_id, user_id) do update set emoji = excluded.emoji, updated_at = now()`);
   }
 
   async removeReaction(commentId: string, userId: string): Promise<void> {
-    await this.database.rows(sql`delete from comment_reactions where comment_id = ${commentId} and user_id = ${userId}`);
+    await this.db.rows(sql`delete from comment_reactions where comment_id = ${commentId} and user_id = ${userId}`);
   }
 }

@@ -1,0 +1,544 @@
+// Campaigns (SPEC §4.8, CONTRACT §6 and §12): targeting lookups, estimations, buying a campaign
+// from an estimation, the one-step boost, paying extra budget in, pausing and resuming, and
+// completing campaigns whose duration has ended. Every purchase runs in one transaction
+// (Idempotency-Key claim, locks, campaign row, charge, payment row, ledger row), so a refused
+// payment leaves no campaign and no balance movement behind. Decisions are in docs/campaigns.md.
+import type { Config } from '../config.js';
+import type { DatabaseHandle, Queryable } from '../db/client.js';
+import { ContentRepository } from '../content/repository.js';
+import { withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
+import type { PaymentService } from '../payments/service.js';
+import { now } from '../shared/clock.js';
+import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
+import { isUuid, newId } from '../shared/ids.js';
+import { searchLocations, SUPPORTED_COUNTRIES } from '../targeting/locations.js';
+import { suggestedBudget } from '../targeting/suggested-budget.js';
+import { CampaignRepository, type CampaignRow, type StoredEstimate } from './campaign-repository.js';
+import { assertCampaignCurrency } from './currency.js';
+import { EstimationRepository } from './estimation-repository.js';
+import { estimateCampaign, type Estimate, type EstimationView } from './estimate-model.js';
+import { BUDGET_PRESETS, CAMPAIGN_CURRENCY, PLATFORM_FEE_PERCENT, platformFee, totalWithFee, type BudgetPreset } from './pricing.js';
+import type {
+  BoostBody, CampaignStatus, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
+} from './schemas.js';
+import { normaliseAudience, resolveLocationNames, resolveLocationRefs, type StoredTargeting } from './targeting.js';
+
+const ESTIMATION_TTL_MS = 24 * 3600 * 1000;
+const DAY_MS = 86_400_000;
+
+interface TargetLocationView {
+  id: string;
+  name: string;
+  type: string;
+  population: number;
+  suggested_budget: { min: number; max: number };
+  parent_id: string | null;
+  country: string;
+}
+
+interface UsableEstimation {
+  id: string;
+  budget: number;
+  durationDays: number;
+  targeting: StoredTargeting;
+  result: EstimationView;
+}
+
+interface CampaignView {
+  campaign_id: string;
+  name: string;
+  video_id: string;
+  status: CampaignStatus;
+  source: 'create' | 'boost';
+  boost_type: string | null;
+  budget: { amount: number; currency: string };
+  platform_fee: number;
+  total_amount: number;
+  duration_days: number;
+  targeting: StoredTargeting;
+  estimate: StoredEstimate | null;
+  launch_time: string;
+  end_time: string;
+  paused_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  tracking_url: string;
+}
+
+interface CampaignPage {
+  campaigns: CampaignView[];
+  pagination: { page: number; per_page: number; total: number; total_pages: number };
+}
+
+interface StateChange {
+  campaign: CampaignView;
+  message: string;
+}
+
+interface CampaignCreated {
+  campaign_id: string;
+  status: string;
+  launch_time: string;
+  end_time: string;
+  tracking_url: string;
+  payment: { transaction_id: string; status: 'completed'; amount_charged: number; payment_method: string; receipt_url: string };
+}
+
+interface BoostResult {
+  campaign_id: string;
+  post_id: string;
+  boost_type: string;
+  status: string;
+  launch_time: string;
+  end_time: string;
+  duration_days: number;
+  tracking_url: string;
+  budget: { amount: number; platform_fee: number; total_amount: number; currency: string };
+  estimate: Pick<Estimate, 'performance' | 'metrics' | 'timeline'>;
+  payment: { transaction_id: string; status: 'completed'; amount_charged: number; payment_method: 'balance'; receipt_url: string };
+  balance: { current_balance: number; currency: string };
+}
+
+interface PaymentResult {
+  transaction_id: string;
+  status: 'completed';
+  amount_charged: number;
+  payment_method: string;
+  receipt: { id: string; url: string; email_sent: boolean };
+  campaign_status: string;
+}
+
+const campaignNotFound = (field: string) => notFound('campaign.error.not_found', 'No such campaign', { field, constraint: 'an existing campaign' });
+const campaignForbidden = () => forbidden('campaign.error.forbidden', 'This campaign belongs to another user');
+const invalidTransition = (from: string, action: string) =>
+  conflict('campaign.error.invalid_transition', `A ${from} campaign cannot be ${action}`, { field: 'status', constraint: `not ${from}` });
+const hasEnded = (row: CampaignRow, at: Date) => row.ends_at.getTime() <= at.getTime();
+
+function amountMismatch(expected: number, field: string) {
+  return badRequest('payment.error.amount_mismatch', `The amount must be the budget plus the 5% platform fee: ${expected}`, {
+    field,
+    constraint: `equals ${expected}`,
+  });
+}
+
+/**
+ * The budget a boost buys: `boostType` basic / standard / premium picks the SPEC §4.8 preset (a
+ * `budget` sent with a preset must equal it); any other boostType (e.g. `custom`) needs `budget`.
+ */
+function boostBudget(boostType: string, budget: number | undefined): number {
+  const preset = boostType.toLowerCase() as BudgetPreset;
+  if (Object.hasOwn(BUDGET_PRESETS, preset)) {
+    const amount = BUDGET_PRESETS[preset];
+    if (budget !== undefined && budget !== amount) {
+      throw badRequest('campaign.error.preset_mismatch', `The ${preset} preset is ${amount} VND`, { field: 'budget', constraint: `equals ${amount} or omitted` });
+    }
+    return amount;
+  }
+  if (budget === undefined) {
+    throw badRequest('campaign.error.budget_required', 'A custom boost needs a budget (or use boostType basic, standard or premium)', {
+      field: 'budget',
+      constraint: 'required',
+    });
+  }
+  return budget;
+}
+
+/** Splits a total that includes the fee into budget + fee (they always add up to the total). */
+function splitTotal(total: number): { budget: number; fee: number } {
+  const fee = Math.round((total * PLATFORM_FEE_PERCENT) / (100 + PLATFORM_FEE_PERCENT));
+  return { budget: total - fee, fee };
+}
+
+export class CampaignService {
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly config: Config,
+    private readonly payments: PaymentService,
+  ) {}
+
+  /** Places to target matching the query, with a suggested budget each. */
+  targetLocations(query: LocationsQuery): { locations: TargetLocationView[] } {
+    if (!(SUPPORTED_COUNTRIES as readonly string[]).includes(query.country)) {
+      throw badRequest('targeting.error.unsupported_country', `Only ${SUPPORTED_COUNTRIES.join(', ')} is supported`, {
+        field: 'country',
+        constraint: SUPPORTED_COUNTRIES.join(', '),
+      });
+    }
+    const found = searchLocations({ query: query.query, type: query.type, limit: query.limit });
+    return {
+      locations: found.map((l) => ({
+        id: l.id,
+        name: l.name,
+        type: l.type,
+        population: l.population,
+        suggested_budget: suggestedBudget(l.population),
+        parent_id: l.parentId,
+        country: query.country,
+      })),
+    };
+  }
+
+  /** Prices a campaign for one of the caller's videos and stores the estimate for ESTIMATION_TTL_MS. */
+  async estimate(userId: string, body: EstimateBody): Promise<EstimationView> {
+    assertCampaignCurrency(body.budget.currency, 'budget.currency');
+    const targeting = resolveLocationRefs(body.targeting.locations, 'targeting.locations');
+    const audience = normaliseAudience(body.targeting.audience);
+    await this.assertOwnVideo(this.database, userId, body.video_id);
+    const start = now();
+    const estimate = estimateCampaign({ budget: body.budget.amount, durationDays: body.duration_days, population: targeting.population, audience, start });
+    const id = newId();
+    const expiresAt = new Date(start.getTime() + ESTIMATION_TTL_MS);
+    const stored: StoredTargeting = { locations: targeting.locations, audience, population: targeting.population };
+    const view: EstimationView = { estimation_id: id, video_id: body.video_id, ...estimate, expires_at: expiresAt.toISOString() };
+    await new EstimationRepository(this.database).insert({
+      id,
+      userId,
+      videoId: body.video_id,
+      budget: body.budget.amount,
+      currency: CAMPAIGN_CURRENCY,
+      durationDays: body.duration_days,
+      targeting: stored,
+      result: view,
+      expiresAt,
+    });
+    return view;
+  }
+
+  /** Buys a campaign from an estimation; it starts at once. Without an Idempotency-Key a retry still cannot pay twice, since an estimation buys one campaign. */
+  async create(userId: string, body: CreateCampaignBody, idempotencyKey: string | null): Promise<ServiceAnswer<CampaignCreated>> {
+    const config = body.campaign_config;
+    // Checks that need no storage come first.
+    assertCampaignCurrency(config.budget.currency, 'campaign_config.budget.currency');
+    const budget = config.budget.amount;
+    const fee = platformFee(budget);
+    const total = totalWithFee(budget);
+    if (body.payment.amount !== total) throw amountMismatch(total, 'payment.amount');
+    const chosenLocations = config.targeting?.locations
+      ? resolveLocationNames(config.targeting.locations, 'campaign_config.targeting.locations', false)
+      : null;
+
+    return this.database.transaction((tx) =>
+      withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
+        const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
+        if (estimation.budget !== budget) {
+          throw unprocessable('campaign.error.estimation_mismatch', `The budget differs from the estimation's (${estimation.budget})`, {
+            field: 'campaign_config.budget.amount',
+            constraint: `equals ${estimation.budget}`,
+          });
+        }
+        if (estimation.durationDays !== config.duration_days) {
+          throw unprocessable('campaign.error.estimation_mismatch', `The duration differs from the estimation's (${estimation.durationDays})`, {
+            field: 'campaign_config.duration_days',
+            constraint: `equals ${estimation.durationDays}`,
+          });
+        }
+        await this.assertOwnVideo(tx, userId, body.video_id);
+
+        const targeting: StoredTargeting = {
+          locations: chosenLocations?.locations ?? estimation.targeting.locations,
+          audience: config.targeting?.audience ? normaliseAudience(config.targeting.audience) : estimation.targeting.audience,
+          population: chosenLocations?.population ?? estimation.targeting.population,
+        };
+        const launchTime = now();
+        const campaign = await new CampaignRepository(tx).insert({
+          userId,
+          videoId: body.video_id,
+          estimationId: estimation.id,
+          name: config.name,
+          source: 'create',
+          boostType: null,
+          budget,
+          platformFee: fee,
+          currency: CAMPAIGN_CURRENCY,
+          durationDays: config.duration_days,
+          targeting,
+          estimate: { performance: estimation.result.performance, metrics: estimation.result.metrics },
+          launchTime,
+          endsAt: new Date(launchTime.getTime() + config.duration_days * DAY_MS),
+        });
+        const payment = await this.payments.takePayment(tx, {
+          userId,
+          method: body.payment.method,
+          token: body.payment.payment_token ?? null,
+          amount: total,
+          budgetAmount: budget,
+          platformFee: fee,
+          currency: CAMPAIGN_CURRENCY,
+          purpose: 'campaign_create',
+          campaignId: campaign.id,
+          idempotencyKey,
+          description: `Campaign: ${config.name}`,
+        });
+        await new EstimationRepository(tx).markUsed(estimation.id);
+
+        const view = this.view(campaign);
+        const data: CampaignCreated = {
+          campaign_id: campaign.id,
+          status: view.status,
+          launch_time: view.launch_time,
+          end_time: view.end_time,
+          tracking_url: view.tracking_url,
+          payment: {
+            transaction_id: payment.transactionId,
+            status: payment.status,
+            amount_charged: payment.amount,
+            payment_method: payment.method,
+            receipt_url: this.payments.receiptUrl(payment.transactionId),
+          },
+        };
+        return { status: 201, data };
+      }),
+    );
+  }
+
+  async list(userId: string, query: ListCampaignsQuery): Promise<CampaignPage> {
+    const { rows, total } = await new CampaignRepository(this.database).listByUser(userId, {
+      status: query.status,
+      limit: query.per_page,
+      offset: (query.page - 1) * query.per_page,
+    });
+    return {
+      campaigns: rows.map((r) => this.view(r)),
+      pagination: { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) },
+    };
+  }
+
+  /** One of the caller's campaigns: 404 unknown, 403 another user's. */
+  async get(userId: string, campaignId: string): Promise<CampaignView> {
+    if (!isUuid(campaignId)) throw campaignNotFound('id');
+    const row = await new CampaignRepository(this.database).findById(campaignId);
+    if (!row) throw campaignNotFound('id');
+    if (row.user_id !== userId) throw campaignForbidden();
+    return this.view(row);
+  }
+
+  pause(userId: string, campaignId: string): Promise<StateChange> {
+    return this.changeState(userId, campaignId, 'pause');
+  }
+
+  resume(userId: string, campaignId: string): Promise<StateChange> {
+    return this.changeState(userId, campaignId, 'resume');
+  }
+
+  /**
+   * CONTRACT §12: active → paused (pause), paused → active (resume). Pausing does not extend the
+   * end: a campaign runs for its duration from launch. A pause or resume on a campaign already
+   * past its end completes it instead and says so; every other move is 409.
+   */
+  private changeState(userId: string, campaignId: string, action: 'pause' | 'resume'): Promise<StateChange> {
+    return this.database.transaction(async (tx) => {
+      const campaigns = new CampaignRepository(tx);
+      const row = await this.lockOwnCampaign(campaigns, userId, campaignId, 'id');
+      const at = now();
+      if (row.status === 'completed') throw invalidTransition('completed', action === 'pause' ? 'paused' : 'resumed');
+      if (hasEnded(row, at)) {
+        const completed = await campaigns.setStatus(row.id, 'completed', at);
+        return { campaign: this.view(completed), message: 'The campaign had reached its end and is now completed' };
+      }
+      if (action === 'pause') {
+        if (row.status !== 'active') throw invalidTransition(row.status, 'paused');
+        return { campaign: this.view(await campaigns.setStatus(row.id, 'paused', at)), message: 'Campaign paused' };
+      }
+      if (row.status !== 'paused') throw invalidTransition(row.status, 'resumed');
+      return { campaign: this.view(await campaigns.setStatus(row.id, 'active', at)), message: 'Campaign resumed' };
+    });
+  }
+
+  /**
+   * The one-tap shortcut: estimates, creates and pays a campaign for one of the caller's posts in
+   * a single step, paid from the account balance (budget + 5% fee; 402
+   * `payment.error.insufficient_funds` when the balance is short, nothing written). Locations are
+   * names or ids (none: the whole country).
+   */
+  async boost(userId: string, postId: string, body: BoostBody, idempotencyKey: string | null): Promise<ServiceAnswer<BoostResult>> {
+    const budget = boostBudget(body.boostType, body.budget);
+    const fee = platformFee(budget);
+    const boostType = body.boostType.toLowerCase();
+    const targeting = resolveLocationNames(body.targetAudience?.location ?? [], 'targetAudience.location', true);
+    const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
+
+    const outcome = await this.database.transaction((tx) =>
+      withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
+        await this.assertOwnVideo(tx, userId, postId, 'postId');
+        const launch = now();
+        const estimate = estimateCampaign({ budget, durationDays: body.duration, population: targeting.population, audience, start: launch });
+        const campaign = await new CampaignRepository(tx).insert({
+          userId,
+          videoId: postId,
+          estimationId: null,
+          name: `Boost (${boostType}) ${launch.toISOString().slice(0, 10)}`,
+          source: 'boost',
+          boostType,
+          budget,
+          platformFee: fee,
+          currency: CAMPAIGN_CURRENCY,
+          durationDays: body.duration,
+          targeting: { locations: targeting.locations, audience, population: targeting.population },
+          estimate: { performance: estimate.performance, metrics: estimate.metrics },
+          launchTime: launch,
+          endsAt: new Date(launch.getTime() + body.duration * DAY_MS),
+        });
+        const payment = await this.payments.takePayment(tx, {
+          userId,
+          method: 'balance',
+          token: null,
+          amount: budget + fee,
+          budgetAmount: budget,
+          platformFee: fee,
+          currency: CAMPAIGN_CURRENCY,
+          purpose: 'boost',
+          campaignId: campaign.id,
+          idempotencyKey,
+          description: `Boost of post ${postId}`,
+        });
+        const view = this.view(campaign);
+        const data: BoostResult = {
+          campaign_id: campaign.id,
+          post_id: postId,
+          boost_type: boostType,
+          status: view.status,
+          launch_time: view.launch_time,
+          end_time: view.end_time,
+          duration_days: view.duration_days,
+          tracking_url: view.tracking_url,
+          budget: { amount: budget, platform_fee: fee, total_amount: budget + fee, currency: CAMPAIGN_CURRENCY },
+          estimate: { performance: estimate.performance, metrics: estimate.metrics, timeline: estimate.timeline },
+          payment: {
+            transaction_id: payment.transactionId,
+            status: payment.status,
+            amount_charged: payment.amount,
+            payment_method: 'balance',
+            receipt_url: this.payments.receiptUrl(payment.transactionId),
+          },
+          // Filled in after commit with the balance as it is then.
+          balance: { current_balance: 0, currency: CAMPAIGN_CURRENCY },
+        };
+        return { status: 201, data };
+      }),
+    );
+    const balance = await this.payments.balance(userId);
+    return { ...outcome, data: { ...outcome.data, balance: { current_balance: balance.current_balance, currency: CAMPAIGN_CURRENCY } } };
+  }
+
+  /**
+   * Pays extra budget into a running campaign the caller owns. `amount` is the total charged, the
+   * 5% platform fee included: the budget grows by amount / 1.05 (1,050,000 charged → 1,000,000
+   * budget + 50,000 fee). A completed or ended campaign takes no more money (409).
+   */
+  async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | null): Promise<ServiceAnswer<PaymentResult>> {
+    assertCampaignCurrency(body.currency, 'currency');
+    const { budget, fee } = splitTotal(body.amount);
+    return this.database.transaction((tx) =>
+      withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
+        const campaigns = new CampaignRepository(tx);
+        const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
+        if (campaign.status === 'completed' || hasEnded(campaign, now())) {
+          throw conflict('campaign.error.invalid_state', 'This campaign has ended and takes no more payments', { field: 'campaign_id', constraint: 'active or paused' });
+        }
+        const payment = await this.payments.takePayment(tx, {
+          userId,
+          method: body.payment_method,
+          token: body.payment_details?.card_token ?? null,
+          amount: body.amount,
+          budgetAmount: budget,
+          platformFee: fee,
+          currency: CAMPAIGN_CURRENCY,
+          purpose: 'campaign_budget',
+          campaignId: campaign.id,
+          idempotencyKey,
+          description: `Campaign budget: ${campaign.name}`,
+          tokenField: 'payment_details.card_token',
+        });
+        const updated = await campaigns.addBudget(campaign.id, budget, fee);
+        const data: PaymentResult = {
+          transaction_id: payment.transactionId,
+          status: payment.status,
+          amount_charged: payment.amount,
+          payment_method: payment.method,
+          receipt: { id: payment.receiptId, url: this.payments.receiptUrl(payment.transactionId), email_sent: false },
+          campaign_status: updated.status,
+        };
+        return { status: 200, data };
+      }),
+    );
+  }
+
+  /**
+   * Completes every active or paused campaign whose end is at or before `at`. Idempotent (a
+   * completed campaign is not touched again) and catches up after downtime by itself, since it
+   * takes everything due, however late.
+   */
+  completeDue(at: Date): Promise<string[]> {
+    return new CampaignRepository(this.database).completeDue(at);
+  }
+
+  /** The caller's campaign, locked for a change: 404 unknown, 403 another user's. */
+  private async lockOwnCampaign(campaigns: CampaignRepository, userId: string, campaignId: string, field: string): Promise<CampaignRow> {
+    if (!isUuid(campaignId)) throw campaignNotFound(field);
+    const row = await campaigns.findByIdForUpdate(campaignId);
+    if (!row) throw campaignNotFound(field);
+    if (row.user_id !== userId) throw campaignForbidden();
+    return row;
+  }
+
+  /** The post a campaign promotes: an existing, non-deleted content item owned by the caller. */
+  private async assertOwnVideo(db: Queryable, userId: string, videoId: string, field = 'video_id'): Promise<void> {
+    const missing = () => notFound('campaign.error.video_not_found', 'No such video', { field, constraint: 'an existing content id' });
+    if (!isUuid(videoId)) throw missing();
+    const content = await new ContentRepository(db).findMedia(videoId);
+    if (!content) throw missing();
+    if (content.uploader_id !== userId) throw forbidden('campaign.error.video_forbidden', 'Only the owner of a video can promote it');
+  }
+
+  /**
+   * Loads and locks an estimation for a campaign: 404 unknown, 403 another user's, 409 already
+   * used by a campaign, 422 expired or for another video.
+   */
+  private async takeEstimation(tx: Queryable, userId: string, estimationId: string, videoId: string): Promise<UsableEstimation> {
+    const missing = () => notFound('campaign.error.estimation_not_found', 'No such estimation', { field: 'estimation_id', constraint: 'an existing estimation' });
+    if (!isUuid(estimationId)) throw missing();
+    const row = await new EstimationRepository(tx).findByIdForUpdate(estimationId);
+    if (!row) throw missing();
+    if (row.user_id !== userId) throw forbidden('campaign.error.estimation_forbidden', 'This estimation belongs to another user');
+    if (row.used_at) throw conflict('campaign.error.estimation_used', 'This estimation was already used for a campaign', { field: 'estimation_id', constraint: 'unused' });
+    if (row.expires_at.getTime() <= now().getTime()) {
+      throw unprocessable('campaign.error.estimation_expired', 'This estimation has expired: request a new one', { field: 'estimation_id', constraint: 'not expired' });
+    }
+    if (row.video_id !== videoId) {
+      throw unprocessable('campaign.error.estimation_mismatch', 'The estimation was made for another video', { field: 'video_id', constraint: 'the estimation\'s video' });
+    }
+    return {
+      id: row.id,
+      budget: row.budget_amount,
+      durationDays: row.duration_days,
+      targeting: row.targeting,
+      result: row.result,
+    };
+  }
+
+  /** The campaign as the API shows it. */
+  private view(row: CampaignRow): CampaignView {
+    return {
+      campaign_id: row.id,
+      name: row.name,
+      video_id: row.video_id,
+      status: row.status,
+      source: row.source,
+      boost_type: row.boost_type,
+      budget: { amount: row.budget_amount, currency: row.currency },
+      platform_fee: row.platform_fee,
+      total_amount: row.budget_amount + row.platform_fee,
+      duration_days: row.duration_days,
+      targeting: row.targeting,
+      estimate: row.estimate,
+      launch_time: row.launch_time.toISOString(),
+      end_time: row.ends_at.toISOString(),
+      paused_at: row.paused_at?.toISOString() ?? null,
+      completed_at: row.completed_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      tracking_url: `${this.config.publicBaseUrl}/api/v1/campaigns/${row.id}`,
+    };
+  }
+}

@@ -1,0 +1,243 @@
+// Money: taking a payment (inside the caller's transaction), the account balance and its top-ups,
+// and receipts. `balance` payments debit the ledger; every other method charges the provider's
+// token; either way one `payments` row records it. When anything later in the transaction fails,
+// the rows roll back with it (the sandbox provider keeps no state; a real provider would void the
+// charge, keyed by the same idempotency key).
+import type { Config } from '../config.js';
+import type { DatabaseHandle, Queryable } from '../db/client.js';
+import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
+import { isUuid, newId, randomToken } from '../shared/ids.js';
+import { withIdempotency, type ServiceAnswer } from './idempotency.js';
+import { LedgerRepository, type LedgerEntry } from './ledger-repository.js';
+import { PaymentRepository } from './payment-repository.js';
+import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
+import { BALANCE_CURRENCY, TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
+
+type PaymentPurpose = 'campaign_create' | 'campaign_budget' | 'boost' | 'top_up';
+
+interface PaymentRequest {
+  userId: string;
+  method: PaymentMethod;
+  /** Provider token (`tok_…`); not used for `balance`. */
+  token: string | null;
+  /** Total charged (budget + fee for campaigns). */
+  amount: number;
+  budgetAmount: number;
+  platformFee: number;
+  currency: string;
+  purpose: PaymentPurpose;
+  campaignId: string | null;
+  idempotencyKey: string | null;
+  description: string;
+  /** Where the token sits in the request body, for error details. */
+  tokenField?: string;
+}
+
+interface RecordedPayment {
+  transactionId: string;
+  receiptId: string;
+  status: 'completed';
+  amount: number;
+  method: PaymentMethod;
+  createdAt: string;
+}
+
+interface BalanceSummary {
+  current_balance: number;
+  currency: string;
+  pending_amount: number;
+  last_updated: string | null;
+  transactions_count: number;
+  top_up_methods: string[];
+}
+
+interface Receipt {
+  receipt_id: string;
+  transaction_id: string;
+  status: string;
+  purpose: string;
+  payment_method: string;
+  amount_charged: number;
+  campaign_budget: number;
+  platform_fee: number;
+  currency: string;
+  campaign_id: string | null;
+  created_at: string;
+}
+
+interface TopUpPayment {
+  transaction_id: string;
+  status: 'completed';
+  amount_charged: number;
+  payment_method: string;
+  receipt: { id: string; url: string; email_sent: boolean };
+}
+
+interface TopUpResult extends TopUpPayment {
+  balance: BalanceSummary;
+}
+
+export class PaymentService {
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly config: Config,
+    private readonly provider: PaymentProvider,
+  ) {}
+
+  receiptUrl(transactionId: string): string {
+    return `${this.config.publicBaseUrl}/api/v1/payments/${transactionId}/receipt`;
+  }
+
+  /** Takes one payment inside `tx`: throws (and writes nothing) when the provider or the balance refuses. */
+  async takePayment(tx: Queryable, request: PaymentRequest): Promise<RecordedPayment> {
+    const transactionId = newId();
+    const receiptId = `rcpt_${randomToken(12)}`;
+    let providerName = 'balance';
+    let reference: string | null = null;
+    if (request.method !== 'balance') {
+      reference = await this.charge(request, request.method, transactionId);
+      providerName = this.provider.name;
+    }
+    const createdAt = await new PaymentRepository(tx).insertCompleted({
+      id: transactionId,
+      userId: request.userId,
+      campaignId: request.campaignId,
+      purpose: request.purpose,
+      method: request.method,
+      amount: request.amount,
+      budgetAmount: request.budgetAmount,
+      platformFee: request.platformFee,
+      currency: request.currency,
+      provider: providerName,
+      providerReference: reference,
+      receiptId,
+    });
+    if (request.method === 'balance') {
+      // Throws 402 insufficient funds when the balance is short; the transaction then rolls back.
+      await this.debitBalance(tx, {
+        userId: request.userId,
+        kind: 'campaign_charge',
+        amount: request.amount,
+        currency: request.currency,
+        paymentId: transactionId,
+        campaignId: request.campaignId,
+        description: request.description,
+      });
+    }
+    return { transactionId, receiptId, status: 'completed', amount: request.amount, method: request.method, createdAt: createdAt.toISOString() };
+  }
+
+  /** Charges the request's token with the provider; returns the provider's reference. */
+  private async charge(request: PaymentRequest, method: ProviderMethod, transactionId: string): Promise<string> {
+    const tokenField = request.tokenField ?? 'payment_token';
+    if (!request.token) {
+      throw badRequest('payment.error.missing_token', 'A payment token is required for this payment method', {
+        field: tokenField,
+        constraint: 'required',
+      });
+    }
+    try {
+      const charged = await this.provider.charge({
+        amount: request.amount,
+        currency: request.currency,
+        method,
+        token: request.token,
+        idempotencyKey: request.idempotencyKey ?? transactionId,
+        description: request.description,
+      });
+      return charged.reference;
+    } catch (error) {
+      if (error instanceof AppError && error.status === 400) {
+        throw new AppError(400, error.code, error.message, { field: tokenField, constraint: error.details?.constraint ?? 'valid token' });
+      }
+      throw error;
+    }
+  }
+
+  /** Takes `amount` from the balance or throws 402 `payment.error.insufficient_funds` (nothing written). */
+  private async debitBalance(tx: Queryable, entry: LedgerEntry): Promise<void> {
+    const ledger = new LedgerRepository(tx);
+    // Two concurrent debits of one user must not both spend the same money.
+    await ledger.lockUser(entry.userId);
+    if ((await ledger.completedBalance(entry.userId)) < entry.amount) throw insufficientFunds();
+    await ledger.append({ ...entry, amount: -entry.amount });
+  }
+
+  async balance(userId: string): Promise<BalanceSummary> {
+    const totals = await new LedgerRepository(this.database).totals(userId);
+    return {
+      current_balance: totals.completed,
+      currency: BALANCE_CURRENCY,
+      pending_amount: totals.pending,
+      last_updated: totals.last?.toISOString() ?? null,
+      transactions_count: totals.count,
+      top_up_methods: [...TOP_UP_METHODS],
+    };
+  }
+
+  /** A payment's receipt, for its owner only. */
+  async receipt(userId: string, transactionId: string): Promise<Receipt> {
+    const missing = () => notFound('payment.error.not_found', 'No such payment', { field: 'transactionId', constraint: 'exists' });
+    if (!isUuid(transactionId)) throw missing();
+    const row = await new PaymentRepository(this.database).findById(transactionId);
+    if (!row) throw missing();
+    if (row.user_id !== userId) throw forbidden('payment.error.forbidden', 'This payment belongs to another user');
+    return {
+      receipt_id: row.receipt_id,
+      transaction_id: row.id,
+      status: row.status,
+      purpose: row.purpose,
+      payment_method: row.method,
+      amount_charged: row.amount,
+      campaign_budget: row.budget_amount,
+      platform_fee: row.platform_fee,
+      currency: row.currency,
+      campaign_id: row.campaign_id,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+
+  /** Adds money to the balance: the provider charges the token, one ledger row (+amount) and one payment row record it. */
+  async topUp(userId: string, body: TopUpBody, idempotencyKey: string | null): Promise<ServiceAnswer<TopUpResult>> {
+    if (body.currency !== undefined && body.currency.toUpperCase() !== BALANCE_CURRENCY) {
+      throw badRequest('payment.error.unsupported_currency', 'Only VND is supported', { field: 'currency', constraint: 'VND' });
+    }
+    const outcome = await this.database.transaction((tx) =>
+      withIdempotency<TopUpPayment>(tx, { userId, key: idempotencyKey, scope: 'balance.top_up', requestBody: body }, async () => {
+        const ledger = new LedgerRepository(tx);
+        await ledger.lockUser(userId);
+        const payment = await this.takePayment(tx, {
+          userId,
+          method: body.method,
+          token: body.payment_token,
+          amount: body.amount,
+          budgetAmount: 0,
+          platformFee: 0,
+          currency: BALANCE_CURRENCY,
+          purpose: 'top_up',
+          campaignId: null,
+          idempotencyKey,
+          description: 'Balance top-up',
+        });
+        await ledger.append({
+          userId,
+          kind: 'top_up',
+          amount: body.amount,
+          currency: BALANCE_CURRENCY,
+          paymentId: payment.transactionId,
+          description: 'Balance top-up',
+        });
+        const data: TopUpPayment = {
+          transaction_id: payment.transactionId,
+          status: payment.status,
+          amount_charged: payment.amount,
+          payment_method: payment.method,
+          receipt: { id: payment.receiptId, url: this.receiptUrl(payment.transactionId), email_sent: false },
+        };
+        return { status: 200, data };
+      }),
+    );
+    // The balance is always read fresh: on a replay it shows the balance now, not then.
+    return { ...outcome, data: { ...outcome.data, balance: await this.balance(userId) } };
+  }
+}

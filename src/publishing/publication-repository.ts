@@ -1,0 +1,29 @@
+// The social_publications table: the record of each attempt to publish a content item to a platform.
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import { newId } from '../shared/ids.js';
+import type { Platform } from './platforms.js';
+
+export class PublicationRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async start(userId: string, contentId: string, platform: Platform): Promise<string> {
+    const id = newId();
+    await this.db.rows(sql`
+      insert into social_publications (id, user_id, content_id, platform, status)
+      values (${id}, ${userId}, ${contentId}, ${platform}, 'uploading')`);
+    return id;
+  }
+
+  async setRemoteId(id: string, remoteId: string): Promise<void> {
+    await this.db.rows(sql`update social_publications set remote_id = ${remoteId}, updated_at = now() where id = ${id}`);
+  }
+
+  async finish(id: string, remoteId: string, status: string): Promise<void> {
+    await this.db.rows(sql`update social_publications set remote_id = ${remoteId}, status = ${status}, error = null, updated_at = now() where id = ${id}`);
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.db.rows(sql`update social_publications set status = 'failed', error = ${error.slice(0, 500)}, updated_at = now() where id = ${id}`);
+  }
+}
