@@ -46,7 +46,6 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const app: AppContext = {
       config,
       database,
-      db: database.db,
       log,
       events: new EventBus(log),
       sms: new OutboxSmsProvider(config.smsOutboxFile),

@@ -8,7 +8,7 @@ import type { ScheduledJob } from './scheduled-job.js';
 export const databaseAnalyzeJob: ScheduledJob = {
   name: 'database-analyze',
   cron: '35 * * * *',
-  run: async (app) => {
+  run: async ({ app }) => {
     await new MaintenanceRepository(app.database).analyze();
   },
 };

@@ -11,7 +11,7 @@ export interface RunningJobs {
 
 export async function startJobs(app: AppContext, services: Services): Promise<RunningJobs> {
   const videoWorkers = startVideoWorkers(app, services);
-  const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler(app, services) : null;
+  const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler({ app, services }) : null;
   return {
     stop: async (timeoutMs) => {
       await scheduler?.stop();

@@ -2,14 +2,12 @@
 // request could not finish: its node died after the delete committed, or the file system refused.
 // Every minute; the scheduler's start-up catch-up runs it at once on a node that starts after one.
 import type { ScheduledJob } from './scheduled-job.js';
-import { MediaRemoval } from '../src/media/media-removal.js';
 
 export const mediaRemovalJob: ScheduledJob = {
   name: 'media-removal',
   cron: '* * * * *',
-  run: async (app) => {
-    // Scheduled jobs are handed the AppContext only (jobs/scheduled-job.ts), not the services.
-    const removed = await new MediaRemoval(app).sweep();
+  run: async ({ app, services }) => {
+    const removed = await services.mediaRemoval.sweep();
     if (removed > 0) app.log.info({ removed }, 'media of deleted content removed');
   },
 };

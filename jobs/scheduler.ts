@@ -7,10 +7,9 @@
 //   (or that never ran) runs at once; jobs process everything due up to the time they are given.
 // stop() stops the crons and waits for the ticks in progress.
 import cron, { type ScheduledTask } from 'node-cron';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../src/context.js';
-import type { Services } from '../src/services.js';
-import type { ScheduledJob } from './scheduled-job.js';
+import { JobRunRepository } from '../src/scheduling/job-run-repository.js';
+import type { JobNode, ScheduledJob } from './scheduled-job.js';
 import { scheduledJobs } from './scheduled-jobs.js';
 
 export interface Scheduler {
@@ -41,12 +40,13 @@ export function jobLockKey(name: string): number {
  * `scheduledAt` (a cron tick) makes it skip a tick that was already completed elsewhere; without
  * it the job runs regardless (tests, catch-up).
  */
-export async function runJobNow(app: AppContext, job: ScheduledJob, now = new Date(), scheduledAt?: Date): Promise<JobOutcome> {
+export async function runJobNow(node: JobNode, job: ScheduledJob, now = new Date(), scheduledAt?: Date): Promise<JobOutcome> {
+  const { app } = node;
   let mine = runningJobs.get(app);
   if (!mine) runningJobs.set(app, (mine = new Map()));
   if (mine.has(job.name)) return 'skipped_overlap';
   const run = (async (): Promise<JobOutcome> =>
-    (await app.database.tryWithAdvisoryLock(jobLockKey(job.name), () => runLocked(app, job, now, scheduledAt))) ?? 'skipped_other_node')();
+    (await app.database.tryWithAdvisoryLock(jobLockKey(job.name), () => runLocked(node, job, now, scheduledAt))) ?? 'skipped_other_node')();
   mine.set(job.name, run);
   try {
     return await run;
@@ -55,28 +55,18 @@ export async function runJobNow(app: AppContext, job: ScheduledJob, now = new Da
   }
 }
 
-async function runLocked(app: AppContext, job: ScheduledJob, now: Date, scheduledAt?: Date): Promise<JobOutcome> {
-  if (scheduledAt) {
-    const [row] = await app.database.rows<{ done: boolean }>(sql`
-      select last_success_at >= ${scheduledAt.toISOString()}::timestamptz as done from scheduled_job_runs where job_name = ${job.name}`);
-    if (row?.done) return 'skipped_done';
-  }
-  await app.database.rows(sql`
-    insert into scheduled_job_runs (job_name, last_started_at, runs) values (${job.name}, now(), 1)
-    on conflict (job_name) do update set last_started_at = now(), runs = scheduled_job_runs.runs + 1`);
+async function runLocked(node: JobNode, job: ScheduledJob, now: Date, scheduledAt?: Date): Promise<JobOutcome> {
+  const runs = new JobRunRepository(node.app.database);
+  if (scheduledAt && (await runs.succeededSince(job.name, scheduledAt))) return 'skipped_done';
+  await runs.recordStart(job.name);
   try {
-    await job.run(app, now);
+    await job.run(node, now);
   } catch (err) {
-    app.log.error({ err, job: job.name }, 'scheduled job failed');
-    const reason = err instanceof Error ? err.message : String(err);
-    await app.database
-      .rows(sql`update scheduled_job_runs set last_failure_at = now(), last_error = ${reason.slice(0, 500)} where job_name = ${job.name}`)
-      .catch(() => undefined);
+    node.app.log.error({ err, job: job.name }, 'scheduled job failed');
+    await runs.recordFailure(job.name, err instanceof Error ? err.message : String(err)).catch(() => undefined);
     return 'failed';
   }
-  // The time the job was asked to process up to: what the next catch-up check compares with.
-  await app.database.rows(sql`
-    update scheduled_job_runs set last_success_at = ${now.toISOString()}::timestamptz, last_error = null where job_name = ${job.name}`);
+  await runs.recordSuccess(job.name, now);
   return 'ran';
 }
 
@@ -91,7 +81,8 @@ export function missedTick(task: Pick<ScheduledTask, 'match'>, lastSuccess: Date
   return true;
 }
 
-export function startScheduler(app: AppContext, _services: Services, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
+export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
+  const { app } = node;
   for (const job of jobs) {
     if (!cron.validate(job.cron)) throw new Error(`scheduled job ${job.name} has an invalid cron expression: ${job.cron}`);
   }
@@ -99,7 +90,7 @@ export function startScheduler(app: AppContext, _services: Services, jobs: Sched
   let stopped = false;
   const start = (job: ScheduledJob, now: Date, scheduledAt?: Date) => {
     if (stopped) return;
-    const p = runJobNow(app, job, now, scheduledAt).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
+    const p = runJobNow(node, job, now, scheduledAt).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
@@ -117,9 +108,8 @@ export function startScheduler(app: AppContext, _services: Services, jobs: Sched
 
   // Catch up on ticks missed while no node was running.
   const catchUp = (async () => {
-    const rows = await app.database.rows<{ job_name: string; last_success_at: Date | null }>(sql`
-      select job_name, last_success_at from scheduled_job_runs`);
-    const lastSuccess = new Map(rows.map((r) => [r.job_name, r.last_success_at ? new Date(r.last_success_at) : null]));
+    const rows = await new JobRunRepository(app.database).lastSuccesses();
+    const lastSuccess = new Map(rows.map((r) => [r.job_name, r.last_success_at]));
     const now = new Date();
     jobs.forEach((job, i) => {
       if (missedTick(tasks[i], lastSuccess.get(job.name) ?? null, now)) {

@@ -7,7 +7,7 @@ import type { ScheduledJob } from './scheduled-job.js';
 export const statsRollupJob: ScheduledJob = {
   name: 'stats-rollup',
   cron: '5 * * * *',
-  run: async (app, now) => {
+  run: async ({ app }, now) => {
     const rolled = await rollUpThrough(app.database, addDays(dayOf(now), -1));
     if (rolled) app.log.info(rolled, 'daily statistics rolled up');
   },

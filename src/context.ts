@@ -1,7 +1,7 @@
 // What every domain service is built from: configuration, storage, logging, the event bus and
 // the outbound SMS provider. Nothing here knows about HTTP or sockets.
 import type { Config } from './config.js';
-import type { Database, DatabaseHandle } from './db/client.js';
+import type { DatabaseHandle } from './db/client.js';
 import type { EventBus } from './shared/events.js';
 import type { Logger } from './shared/logger.js';
 import type { SmsProvider } from './sms/provider.js';
@@ -9,7 +9,6 @@ import type { SmsProvider } from './sms/provider.js';
 export interface AppContext {
   config: Config;
   database: DatabaseHandle;
-  db: Database;
   log: Logger;
   events: EventBus;
   sms: SmsProvider;

@@ -5,7 +5,6 @@ import { defineRoute, type RouteModule } from '../route.js';
 import {
   completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../../src/content/values.js';
 
 const base = '/content/api/v1';
 const api = '/api/v1';

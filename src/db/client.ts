@@ -1,20 +1,16 @@
-// Opens the database for either mode and hands out one Drizzle handle over it:
+// Opens the database for either mode and hands out one handle over it:
 // - embedded (DATABASE_URL unset): PGlite in DATA_DIR/pgdata, guarded by a lock file so a
 //   second process refuses the same directory (two processes on one data dir corrupt it);
 // - server: node-postgres pool against DATABASE_URL.
-// Both drivers speak the same SQL, so one schema and one set of migrations serve both.
+// Both drivers speak the same SQL, so one set of migrations (src/db/migrations) serves both, and
+// queries are drizzle-orm `sql` templates compiled to text and bound parameters here and sent
+// to the driver directly (see docs/architecture.md for why no query builder).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
-import * as schema from './schema/index.js';
-
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
-/** Either the database or a transaction on it: what repositories accept. */
-export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction' | 'selectDistinct' | 'query'>;
 
 /**
  * What a repository runs its SQL on: the database, or a transaction on it. Every query of the
@@ -27,7 +23,6 @@ export interface Queryable {
 }
 
 export interface DatabaseHandle extends Queryable {
-  db: Database;
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn while holding a session-level advisory lock (one holder across all nodes). Waits for it. */
@@ -116,13 +111,11 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
     const { cube } = await import('@electric-sql/pglite/contrib/cube');
     const { earthdistance } = await import('@electric-sql/pglite/contrib/earthdistance');
-    const { drizzle } = await import('drizzle-orm/pglite');
     const client = await PGlite.create({
       dataDir: path.join(config.dataDir, 'pgdata'),
       extensions: { pg_trgm, unaccent, cube, earthdistance },
       serializers: wellFormedSerializers(types.serializers),
     });
-    const db = drizzle(client, { schema }) as unknown as Database;
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
     // One process owns the directory, so "advisory locks" only need to exclude this process's
     // own overlapping callers (two scheduler ticks, say).
@@ -137,7 +130,6 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
       }
     };
     const handle: DatabaseHandle = {
-      db,
       mode: 'embedded',
       // Straight to PGlite with its default type parsers (drizzle's execute() passes per-query
       // parser overrides that more than double the cost of a small query, and would hand back
@@ -181,7 +173,6 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
 
 async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> {
   const pg = (await import('pg')).default;
-  const { drizzle } = await import('drizzle-orm/node-postgres');
   // Return bigint columns (count(*)) as JS numbers; our counts stay far below 2^53.
   pg.types.setTypeParser(20, (v: string) => Number(v));
   // A server that accepts no connection must not hold requests forever: after 5 s the request
@@ -194,7 +185,6 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
   pool.on('connect', (client) => {
     client.on('error', (err) => log.warn({ err: err.message }, 'PostgreSQL connection lost'));
   });
-  const db = drizzle(pool, { schema }) as unknown as Database;
   const lockWith = async <T>(key: number, fn: () => Promise<T>, wait: boolean): Promise<T | undefined> => {
     // Session-level advisory locks belong to one connection: hold a dedicated client.
     const client = await pool.connect();
@@ -216,7 +206,6 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
   };
   log.info('PostgreSQL server pool open');
   return {
-    db,
     mode: 'server',
     ...queryableOver((text, params) => pool.query(text, params)),
     transaction: async (fn) => {
@@ -259,4 +248,3 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   return config.embeddedDatabase ? openEmbedded(config, log) : openServer(config, log);
 }
 
-export { sql };

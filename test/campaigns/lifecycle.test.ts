@@ -191,7 +191,7 @@ describe('campaign completion', () => {
     expect(await server.service.services.campaigns.completeDue(new Date())).toEqual([]);
     // A tick far in the future (catching up after downtime) completes the rest.
     const later = new Date(Date.now() + 31 * 86_400_000);
-    await campaignCompletionJob.run(server.service.app, later);
+    await campaignCompletionJob.run(server.service, later);
     expect(await status(running)).toBe('completed');
   });
 });

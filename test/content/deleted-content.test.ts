@@ -203,7 +203,7 @@ describe('recovery and racing work', () => {
 
     // The scheduler may be running the job itself at that moment: run until the files are gone.
     for (let i = 0; i < 100 && (await mediaRemovedAt(contentId)) === null; i++) {
-      const outcome = await runJobNow(server.service.app, mediaRemovalJob);
+      const outcome = await runJobNow(server.service, mediaRemovalJob);
       if (outcome !== 'ran') await new Promise((r) => setTimeout(r, 100));
     }
     expect(await mediaRemovedAt(contentId)).not.toBeNull();

@@ -17,6 +17,8 @@ beforeAll(() => {
 });
 
 const app = () => server.service.app;
+/** The running node as the scheduler takes it (its context and services). */
+const node = () => server.service;
 const rows = <T>(q: ReturnType<typeof sql>) => app().database.rows<T>(q);
 
 /** A job whose runs are recorded and which can be held open until released. */
@@ -50,7 +52,7 @@ const nextTurn = () => new Promise((r) => setImmediate(r));
 describe('runJobNow', () => {
   it('should fail with a throwing job: recorded as failed, its last success kept', async () => {
     const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', run: async () => { throw new Error('boom'); } };
-    expect(await runJobNow(app(), job)).toBe('failed');
+    expect(await runJobNow(node(), job)).toBe('failed');
     const [row] = await rows<{ last_success_at: Date | null; last_error: string; last_failure_at: Date | null }>(sql`
       select last_success_at, last_error, last_failure_at from scheduled_job_runs where job_name = 'failing-job'`);
     expect(row.last_success_at).toBeNull();
@@ -61,7 +63,7 @@ describe('runJobNow', () => {
   it('runs the job and records its start and success', async () => {
     const t = testJob('record-me');
     const now = new Date();
-    expect(await runJobNow(app(), t.job, now)).toBe('ran');
+    expect(await runJobNow(node(), t.job, now)).toBe('ran');
     expect(t.runs).toEqual([now]);
     const [row] = await rows<{ last_success_at: Date; last_started_at: Date; runs: number; last_error: string | null }>(sql`
       select last_success_at, last_started_at, runs, last_error from scheduled_job_runs where job_name = 'record-me'`);
@@ -73,9 +75,9 @@ describe('runJobNow', () => {
   it('overlap guard: the same job is not started twice on a node', async () => {
     const t = testJob('slow-job');
     t.hold();
-    const first = runJobNow(app(), t.job);
+    const first = runJobNow(node(), t.job);
     while (t.runs.length === 0) await nextTurn();
-    expect(await runJobNow(app(), t.job)).toBe('skipped_overlap');
+    expect(await runJobNow(node(), t.job)).toBe('skipped_overlap');
     t.release();
     expect(await first).toBe('ran');
     expect(t.runs).toHaveLength(1);
@@ -83,17 +85,17 @@ describe('runJobNow', () => {
 
   it('one node per tick: while another holder has the job\'s advisory lock the tick is skipped', async () => {
     const t = testJob('locked-job');
-    const outcome = await app().database.tryWithAdvisoryLock(jobLockKey('locked-job'), () => runJobNow(app(), t.job));
+    const outcome = await app().database.tryWithAdvisoryLock(jobLockKey('locked-job'), () => runJobNow(node(), t.job));
     expect(outcome).toBe('skipped_other_node');
     expect(t.runs).toHaveLength(0);
-    expect(await runJobNow(app(), t.job)).toBe('ran');
+    expect(await runJobNow(node(), t.job)).toBe('ran');
   });
 
   it('a tick another node already completed is skipped', async () => {
     const t = testJob('done-elsewhere');
     const tick = new Date(Math.floor(Date.now() / 60_000) * 60_000);
     await rows(sql`insert into scheduled_job_runs (job_name, last_success_at, runs) values ('done-elsewhere', ${tick.toISOString()}::timestamptz, 1)`);
-    expect(await runJobNow(app(), t.job, new Date(), tick)).toBe('skipped_done');
+    expect(await runJobNow(node(), t.job, new Date(), tick)).toBe('skipped_done');
     expect(t.runs).toHaveLength(0);
   });
 
@@ -105,7 +107,7 @@ describe('runJobNow', () => {
 
 describe('catch-up after a restart', () => {
   it('should fail with a job of an invalid cron expression', () => {
-    expect(() => startScheduler(app(), server.service.services, [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
+    expect(() => startScheduler(node(), [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
   });
 
   it('missedTick: true when the cron fired since the last success (or it never succeeded)', async () => {
@@ -125,7 +127,7 @@ describe('catch-up after a restart', () => {
     await rows(sql`insert into scheduled_job_runs (job_name, last_success_at) values
       ('missed-daily', now() - interval '2 days'), ('fresh-daily', now())`);
     const startedAt = Date.now();
-    const scheduler = startScheduler(app(), server.service.services, [missed.job, upToDate.job]);
+    const scheduler = startScheduler(node(), [missed.job, upToDate.job]);
     await scheduler.caughtUp;
     await scheduler.stop();
     expect(missed.runs).toHaveLength(1);
@@ -140,7 +142,7 @@ describe('catch-up after a restart', () => {
   it('stop() waits for a tick in progress', async () => {
     const t = testJob('never-ran-slow');
     t.hold();
-    const scheduler = startScheduler(app(), server.service.services, [t.job]);
+    const scheduler = startScheduler(node(), [t.job]);
     await scheduler.caughtUp;
     while (t.runs.length === 0) await nextTurn();
     let stopped = false;

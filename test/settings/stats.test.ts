@@ -189,7 +189,7 @@ describe('statistics of a day with posts, follows and reactions', () => {
   });
 
   it('the roll-up job writes finished days into daily_stats and the answer stays the same', async () => {
-    expect(await runJobNow(server.service.app, statsRollupJob)).toBe('ran');
+    expect(await runJobNow(server.service, statsRollupJob)).toBe('ran');
     const stored = await rows<{ day: string; posts: number; followers: number; following: number; reactions: number }>(sql`
       select day::text as day, posts, followers, following, reactions from daily_stats where user_id = ${alice.userId} order by day`);
     expect(stored).toEqual([
@@ -220,7 +220,7 @@ describe('statistics of a day with posts, follows and reactions', () => {
   });
 
   it('running the roll-up again changes nothing (already rolled through yesterday)', async () => {
-    expect(await runJobNow(server.service.app, statsRollupJob)).toBe('ran');
+    expect(await runJobNow(server.service, statsRollupJob)).toBe('ran');
     const [n] = await rows<{ n: number }>(sql`select count(*)::int as n from daily_stats where user_id = ${alice.userId}`);
     expect(n.n).toBe(3);
   });
