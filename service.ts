@@ -9,6 +9,7 @@ import { openDatabase } from './src/db/client.js';
 import { applyMigrations, STARTUP_LOCK_KEY } from './src/db/migrate.js';
 import { createLogger, type Logger } from './src/shared/logger.js';
 import { EventBus } from './src/shared/events.js';
+import type { DomainEvents } from './src/events.js';
 import { OutboxSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
 import { createServices, type Services } from './src/services.js';
@@ -47,7 +48,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       config,
       database,
       log,
-      events: new EventBus(log),
+      events: new EventBus<DomainEvents>(log),
       sms: new OutboxSmsProvider(config.smsOutboxFile),
     };
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {

@@ -4,9 +4,9 @@
 import type { Namespace, Server, Socket } from 'socket.io';
 import type { Caller } from '../src/auth/caller.js';
 import type { ErrorDetails } from '../src/shared/errors.js';
-import type { CommentView } from '../src/comments/service.js';
-import type { MessageView } from '../src/chat/service.js';
-import type { DomainEvents } from '../src/shared/events.js';
+import type { CommentView } from '../src/comments/comment-view.js';
+import type { MessageView } from '../src/chat/message-view.js';
+import type { DomainEvents } from '../src/events.js';
 
 export interface AckError {
   ok: false;
@@ -34,8 +34,6 @@ export interface CommentsServerEvents {
   'comment:new': (comment: CommentView) => void;
 }
 
-export type NoClientEvents = Record<string, never>;
-
 export interface NotificationsServerEvents {
   'follow:new': (follow: DomainEvents['follow.created']) => void;
   'comment:reply': (comment: CommentView) => void;
@@ -52,13 +50,17 @@ export interface SocketData {
   caller: Caller;
 }
 
-export type ChatNamespace = Namespace<ChatClientEvents, ChatServerEvents, Record<string, never>, SocketData>;
-export type ChatSocket = Socket<ChatClientEvents, ChatServerEvents, Record<string, never>, SocketData>;
-export type CommentsNamespace = Namespace<CommentsClientEvents, CommentsServerEvents, Record<string, never>, SocketData>;
-export type CommentsSocket = Socket<CommentsClientEvents, CommentsServerEvents, Record<string, never>, SocketData>;
-export type NotificationsNamespace = Namespace<NoClientEvents, NotificationsServerEvents, Record<string, never>, SocketData>;
-export type ProcessingNamespace = Namespace<NoClientEvents, ProcessingServerEvents, Record<string, never>, SocketData>;
-export type RealtimeServer = Server<NoClientEvents, Record<string, never>, Record<string, never>, SocketData>;
+/**
+ * One Socket.IO server carries every namespace, so its event maps are the union of theirs (a
+ * Server's namespaces share its types); each namespace module emits and handles only its own.
+ */
+export type ClientEvents = ChatClientEvents & CommentsClientEvents;
+export type ServerEvents = ChatServerEvents & CommentsServerEvents & NotificationsServerEvents & ProcessingServerEvents;
+type InterServerEvents = Record<string, never>;
+
+export type RealtimeServer = Server<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
+export type RealtimeNamespace = Namespace<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
+export type RealtimeSocket = Socket<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
 
 /** Room names, one place so emitters and joiners agree. */
 export const rooms = {

@@ -2,17 +2,16 @@
 // header for non-browser clients) resolved exactly like a REST request, including the
 // live-session check. A missing, bad, expired or revoked token fails the connection with the
 // message `unauthorized` (CONTRACT §7); `err.data.error_code` says which.
-import type { Socket } from 'socket.io';
 import type { CallerResolver } from '../src/auth/caller.js';
 import { AppError } from '../src/shared/errors.js';
 import type { Logger } from '../src/shared/logger.js';
-import { rooms, type SocketData } from './events.js';
+import { rooms, type RealtimeSocket } from './events.js';
 
 type ConnectError = Error & { data?: { error_code: string } };
 
 const refuse = (message: string, errorCode: string): ConnectError => Object.assign(new Error(message), { data: { error_code: errorCode } });
 
-function tokenOf(socket: Socket): string | null {
+function tokenOf(socket: RealtimeSocket): string | null {
   const auth = socket.handshake.auth as { token?: unknown } | undefined;
   if (typeof auth?.token === 'string' && auth.token) return auth.token.replace(/^Bearer\s+/i, '');
   const header = socket.handshake.headers.authorization;
@@ -21,8 +20,8 @@ function tokenOf(socket: Socket): string | null {
 }
 
 export function handshakeAuth(callers: CallerResolver, log: Logger) {
-  return async (socket: Socket<never, never, never, SocketData>, next: (err?: Error) => void) => {
-    const token = tokenOf(socket as unknown as Socket);
+  return async (socket: RealtimeSocket, next: (err?: Error) => void) => {
+    const token = tokenOf(socket);
     if (!token || token.length > 4096) return next(refuse('unauthorized', 'auth.error.missing_token'));
     try {
       socket.data.caller = await callers.resolve(token);

@@ -20,14 +20,13 @@ export interface RedisAdapterHandle {
 
 /** Swallows (and logs, at most once per outage) rejections of the commands the adapter fires without awaiting. */
 function guardCommands(client: Redis, names: string[], onError: (err: Error) => void): void {
-  const target = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const name of names) {
-    const original = target[name].bind(client);
-    target[name] = (...args: unknown[]) => {
+    const original: (...args: unknown[]) => Promise<unknown> = Reflect.get(client, name).bind(client);
+    Reflect.set(client, name, (...args: unknown[]) => {
       const result = original(...args);
       result.catch(onError);
       return result;
-    };
+    });
   }
 }
 

@@ -11,7 +11,8 @@ import { handshakeAuth } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { useRedisAdapter, type RedisAdapterHandle } from './redis-adapter.js';
 import { attachToUws, closeServer } from './uws-binding.js';
-import { NAMESPACES, rooms, type ChatNamespace, type CommentsNamespace, type NotificationsNamespace, type ProcessingNamespace } from './events.js';
+import { NAMESPACES, rooms, type RealtimeServer } from './events.js';
+import { socketRateLimit } from './socket-rate-limit.js';
 import { registerChatNamespace } from './namespaces/chat.js';
 import { registerCommentsNamespace } from './namespaces/comments.js';
 import { registerNotificationsNamespace } from './namespaces/notifications.js';
@@ -25,34 +26,21 @@ export interface Realtime {
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
 const MAX_PACKET_BYTES = 64 * 1024;
 
-/**
- * Counts a socket action against the caller's `general` limit, the same counter REST requests use,
- * so sockets are no way around the limits of SPEC §8 (429 `rate_limit.error.exceeded` in the ack).
- */
-export type SocketRateLimit = (userId: string) => Promise<void>;
-
-function socketRateLimit(rateLimits: RateLimits | null): SocketRateLimit {
-  if (!rateLimits) return async () => undefined;
-  return async (userId) => {
-    await rateLimits.consume([{ name: 'general', key: `u:${userId}` }]);
-  };
-}
-
-function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: Server; stop: () => void; redis: RedisAdapterHandle | null } {
+function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapterHandle | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
-  const io = new Server({ serveClient: false, maxHttpBufferSize: MAX_PACKET_BYTES, cors: { origin: origins } });
+  const io: RealtimeServer = new Server({ serveClient: false, maxHttpBufferSize: MAX_PACKET_BYTES, cors: { origin: origins } });
   const redis = config.REDIS_URL ? useRedisAdapter(io, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
 
   const auth = handshakeAuth(services.callers, log);
-  for (const name of NAMESPACES) io.of(name).use(auth as never);
+  for (const name of NAMESPACES) io.of(name).use(auth);
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(io.of('/chat') as unknown as ChatNamespace, app, chat, socketRateLimit(rateLimits)),
-    registerCommentsNamespace(io.of('/comments') as unknown as CommentsNamespace, app, comments),
-    registerNotificationsNamespace(io.of('/notifications') as unknown as NotificationsNamespace, app),
-    registerProcessingNamespace(io.of('/processing') as unknown as ProcessingNamespace, app),
+    registerChatNamespace(io.of('/chat'), app, chat, socketRateLimit(rateLimits)),
+    registerCommentsNamespace(io.of('/comments'), app, comments),
+    registerNotificationsNamespace(io.of('/notifications'), app),
+    registerProcessingNamespace(io.of('/processing'), app),
     // A session that ends (logout, revocation) loses its sockets on every node: the adapter
     // carries the disconnect to the node that holds them.
     app.events.subscribe('session.revoked', ({ sessionId }) => {

@@ -2,7 +2,7 @@
 // the outbound SMS provider. Nothing here knows about HTTP or sockets.
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
-import type { EventBus } from './shared/events.js';
+import type { DomainEventBus } from './events.js';
 import type { Logger } from './shared/logger.js';
 import type { SmsProvider } from './sms/provider.js';
 
@@ -10,6 +10,6 @@ export interface AppContext {
   config: Config;
   database: DatabaseHandle;
   log: Logger;
-  events: EventBus;
+  events: DomainEventBus;
   sms: SmsProvider;
 }

@@ -4,10 +4,10 @@ import type { AppContext } from '../../src/context.js';
 import type { ChatService } from '../../src/chat/service.js';
 import { joinRoomPayload, sendMessageBody } from '../../src/chat/schemas.js';
 import { withAck } from '../ack.js';
-import { rooms, type ChatNamespace, type ChatSocket } from '../events.js';
-import type { SocketRateLimit } from '../server.js';
+import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
+import type { SocketRateLimit } from '../socket-rate-limit.js';
 
-export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat: ChatService, rateLimit: SocketRateLimit): () => void {
+export function registerChatNamespace(nsp: RealtimeNamespace, app: AppContext, chat: ChatService, rateLimit: SocketRateLimit): () => void {
   // Already a member: joined before the connection completes, so messages arrive without
   // asking. Rooms made later are joined with `room:join`. (Runs after the handshake auth.)
   nsp.use((socket, next) => {
@@ -23,7 +23,7 @@ export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat:
     );
   });
 
-  nsp.on('connection', (socket: ChatSocket) => {
+  nsp.on('connection', (socket: RealtimeSocket) => {
     const { caller } = socket.data;
     socket.on(
       'room:join',
@@ -49,6 +49,6 @@ export function registerChatNamespace(nsp: ChatNamespace, app: AppContext, chat:
   });
 
   return app.events.subscribe('chat.message', ({ roomId, message }) => {
-    nsp.to(rooms.chat(roomId)).emit('message:new', message as never);
+    nsp.to(rooms.chat(roomId)).emit('message:new', message);
   });
 }

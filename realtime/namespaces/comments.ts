@@ -5,13 +5,13 @@ import type { CommentService } from '../../src/comments/service.js';
 import { subscribePayload } from '../../src/comments/schemas.js';
 import { tooManyRequests } from '../../src/shared/errors.js';
 import { withAck } from '../ack.js';
-import { rooms, type CommentsNamespace, type CommentsSocket } from '../events.js';
+import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
 
 /** Content items one socket may follow at once. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
-export function registerCommentsNamespace(nsp: CommentsNamespace, app: AppContext, comments: CommentService): () => void {
-  nsp.on('connection', (socket: CommentsSocket) => {
+export function registerCommentsNamespace(nsp: RealtimeNamespace, app: AppContext, comments: CommentService): () => void {
+  nsp.on('connection', (socket: RealtimeSocket) => {
     socket.on(
       'content:subscribe',
       withAck(app.log, subscribePayload, async ({ contentId }) => {
@@ -32,6 +32,6 @@ export function registerCommentsNamespace(nsp: CommentsNamespace, app: AppContex
   });
 
   return app.events.subscribe('comment.created', ({ comment }) => {
-    nsp.to(rooms.content(comment.contentId)).emit('comment:new', comment as never);
+    nsp.to(rooms.content(comment.contentId)).emit('comment:new', comment);
   });
 }

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
-import type { EventBus } from '../shared/events.js';
+import type { DomainEventBus } from '../events.js';
 import { SessionRepository } from './session-repository.js';
 
 export interface Caller {
@@ -63,7 +63,7 @@ export class CallerResolver {
     database: DatabaseHandle,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
-    events: EventBus,
+    events: DomainEventBus,
   ) {
     this.sessions = new SessionRepository(database);
     this.sessionCache = database.mode === 'embedded' ? new Map() : null;

@@ -9,17 +9,12 @@ import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
 import { avatarUrl, displayName } from '../comments/person.js';
 import { ChatRepository, type MemberRow, type MessageRow, type RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, SendMessageInput } from './schemas.js';
+import type { ChatPerson, MessageView } from './message-view.js';
 
 /** Rooms listed by GET /chat/rooms (the most recently active ones). */
 const MAX_ROOMS_LISTED = 100;
 /** Rooms a /chat socket joins automatically on connect. */
 const MAX_ROOMS_AUTO_JOINED = 500;
-
-interface ChatPerson {
-  userId: string;
-  name: string;
-  picture: string | null;
-}
 
 interface RoomView {
   roomId: string;
@@ -29,17 +24,6 @@ interface RoomView {
   direct: boolean;
   createdAt: string;
   lastMessageAt: string | null;
-}
-
-/** SPEC 2.9 message. */
-export interface MessageView {
-  _id: string;
-  roomId: string;
-  msg: string;
-  sender: ChatPerson;
-  attachments: { type: string; fileName: string; url: string; downloadable: boolean }[];
-  reactions: unknown[];
-  createdAt: string;
 }
 
 const roomNotFound = () => notFound('chat.error.room_not_found', 'Chat room not found', { field: 'roomId', constraint: 'must name an existing chat room' });
@@ -115,7 +99,7 @@ export class ChatService {
     await this.assertMember(caller, input.roomId);
     const row = await this.repository.insertMessage({ id: newId(), roomId: input.roomId, senderId: caller.userId, msg, attachments });
     const message = this.toMessageView(row);
-    this.app.events.publish('chat.message', { roomId: input.roomId, message: { ...message } });
+    this.app.events.publish('chat.message', { roomId: input.roomId, message });
     return message;
   }
 

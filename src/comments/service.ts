@@ -13,19 +13,7 @@ import { CommentRepository, type CommentHead, type CommentRow } from './comment-
 import { ContentRepository } from '../content/repository.js';
 import { mayViewContent } from '../content/service.js';
 import type { CreateCommentInput } from './schemas.js';
-
-/** SPEC 2.8 comment, plus `parentId` (null for top-level comments). */
-export interface CommentView {
-  _id: string;
-  contentId: string;
-  parentId: string | null;
-  msg: string;
-  author: { userId: string; name: string; avatarUrl: string | null };
-  reactions: { author: { userId: string; name: string }; emoji: string }[];
-  replyCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { CommentView } from './comment-view.js';
 
 interface CommentPage {
   comments: CommentView[];
@@ -69,7 +57,7 @@ export class CommentService {
     const id = newId();
     await this.repository.insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
     const comment = await this.view(id);
-    this.app.events.publish('comment.created', { comment: { ...comment }, parentAuthorId });
+    this.app.events.publish('comment.created', { comment, parentAuthorId });
     return comment;
   }
 

@@ -1,8 +1,19 @@
 // The video object of SPEC 2.2 (video events), with URLs, from the stored one.
 import type { Config } from '../config.js';
 import type { StoredVideo } from '../content/repository.js';
-import type { VideoSummary } from '../shared/events.js';
 import { mediaUrl } from '../shared/media-url.js';
+
+/** The video object of SPEC 2.2 as clients see it (content answers, `video:completed`). */
+export interface VideoSummary {
+  resolution: string | null;
+  size: number | null;
+  duration: number | null;
+  original_name: string | null;
+  thumbnail_url: string | null;
+  status: string;
+  content_url: string | null;
+  url: string | null;
+}
 
 export function videoSummary(config: Config, video: StoredVideo): VideoSummary {
   const url = (p: string | null | undefined) => (p ? mediaUrl(config, p) : null);

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
-import type { DomainEvents } from '../../src/shared/events.js';
+import type { DomainEvents } from '../../src/events.js';
 import { AUTH, avatarForm, makeImage, putAvatar } from './fixtures.js';
 
 const server = useTestServer();
