@@ -2,8 +2,7 @@
 // CONTRACT §6 and §12). Decisions are in docs/campaigns.md.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { readIdempotencyKey } from '../../src/payments/idempotency.js';
-import { topUpBodySchema } from '../../src/payments/schemas.js';
+import { idempotencyHeader, topUpBodySchema } from '../../src/payments/schemas.js';
 import { withoutRawCardData } from '../../src/payments/raw-card-data.js';
 import {
   boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema,
@@ -41,8 +40,9 @@ export const campaignRoutes: RouteModule = (_app, services) => {
       method: 'POST', path: `${base}/campaigns/create`, tag, auth: 'user', permission: 'create:campaign', rateLimits: ['payments'],
       summary: 'Create and pay a campaign from an estimation (Idempotency-Key honoured); it starts at once',
       body: createCampaignBodySchema, successStatus: 201, errorStatuses: [400, 401, 402, 403, 404, 409, 422, 429],
+      headers: idempotencyHeader,
       handler: async ({ body, caller, headers }) => {
-        const answer = await campaigns.create(caller.userId, body, readIdempotencyKey(headers));
+        const answer = await campaigns.create(caller.userId, body, headers['idempotency-key']);
         return { status: answer.status, message: 'Campaign created and launched', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -82,8 +82,9 @@ export const campaignRoutes: RouteModule = (_app, services) => {
       method: 'POST', path: `${base}/posts/:postId/boost`, tag, auth: 'user', permission: 'create:campaign', rateLimits: ['payments'],
       summary: 'Boost one of your posts: estimate, create and pay a campaign from your balance in one step',
       params: postParams, body: boostBodySchema, successStatus: 201, errorStatuses: [400, 401, 402, 403, 404, 409, 429],
+      headers: idempotencyHeader,
       handler: async ({ params, body, caller, headers }) => {
-        const answer = await campaigns.boost(caller.userId, params.postId, body, readIdempotencyKey(headers));
+        const answer = await campaigns.boost(caller.userId, params.postId, body, headers['idempotency-key']);
         return { status: answer.status, message: 'Post boosted', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -92,8 +93,9 @@ export const campaignRoutes: RouteModule = (_app, services) => {
       method: 'POST', path: `${base}/payments/process`, tag, auth: 'user', permission: 'process:payment', rateLimits: ['payments'],
       summary: 'Pay extra budget into one of your running campaigns (amount includes the 5% fee); answer has no success/message',
       body: processPaymentBodySchema, errorStatuses: [400, 401, 402, 403, 404, 409, 429],
+      headers: idempotencyHeader,
       handler: async ({ body, caller, headers }) => {
-        const answer = await campaigns.payIntoCampaign(caller.userId, body, readIdempotencyKey(headers));
+        const answer = await campaigns.payIntoCampaign(caller.userId, body, headers['idempotency-key']);
         return { status: answer.status, raw: { data: answer.data }, headers: replayHeaders(answer.replayed) };
       },
     }),
@@ -114,8 +116,9 @@ export const campaignRoutes: RouteModule = (_app, services) => {
       method: 'POST', path: `${base}/users/balance/top-up`, tag, auth: 'user', permission: 'process:payment', rateLimits: ['payments'],
       summary: 'Add money to your balance with a provider token (Idempotency-Key honoured)',
       body: withoutRawCardData(topUpBodySchema), errorStatuses: [400, 401, 402, 403, 409, 429],
+      headers: idempotencyHeader,
       handler: async ({ body, caller, headers }) => {
-        const answer = await payments.topUp(caller.userId, body, readIdempotencyKey(headers));
+        const answer = await payments.topUp(caller.userId, body, headers['idempotency-key']);
         return { status: answer.status, message: 'Balance topped up', data: answer.data, headers: replayHeaders(answer.replayed) };
       },
     }),

@@ -5,7 +5,6 @@
 // docs/publishing.md.
 import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
-import { parseHeaders } from '../headers.js';
 import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 import { PublishingService } from '../../src/publishing/service.js';
 import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
@@ -52,24 +51,22 @@ export const publishingRoutes: RouteModule = (app, services) => {
       summary: 'Publish a completed content video to the linked TikTok account (direct post, file upload); header x-user-id required',
       body: tiktokUploadBody,
       responseData: z.object({ publication_id: z.string(), publish_id: z.string(), status: z.string() }),
-      errorStatuses: [400, 401, 403, 404, 409, 429, 502],
-      handler: async ({ caller, headers, body }) => {
-        const h = parseHeaders(identityHeaders, headers);
-        PublishingService.checkIdentityHeader(caller.userId, h['x-user-id']);
-        return { message: 'Video sent to TikTok', data: await publishing.publishToTikTok(caller.userId, body) };
-      },
+      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      handler: async ({ caller, headers, body }) => ({
+        message: 'Video sent to TikTok',
+        data: await publishing.publishToTikTok(caller, headers['x-user-id'], body),
+      }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/youtube/upload`, tag, auth: 'user', permission, rateLimits: ['uploads'],
       summary: 'Publish a completed content video to the linked YouTube channel (resumable upload); header x-user-id required',
       body: youtubeUploadBody,
       responseData: z.object({ publication_id: z.string(), video_id: z.string(), url: z.string(), status: z.string() }),
-      errorStatuses: [400, 401, 403, 404, 409, 429, 502],
-      handler: async ({ caller, headers, body }) => {
-        const h = parseHeaders(identityHeaders, headers);
-        PublishingService.checkIdentityHeader(caller.userId, h['x-user-id']);
-        return { message: 'Video uploaded to YouTube', data: await publishing.publishToYouTube(caller.userId, body) };
-      },
+      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      handler: async ({ caller, headers, body }) => ({
+        message: 'Video uploaded to YouTube',
+        data: await publishing.publishToYouTube(caller, headers['x-user-id'], body),
+      }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/social/accounts`, tag, auth: 'user', permission,

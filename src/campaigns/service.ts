@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
 import { ContentRepository } from '../content/repository.js';
-import { withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
+import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
 import type { PaymentService } from '../payments/service.js';
 import { now } from '../shared/clock.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
@@ -206,7 +206,8 @@ export class CampaignService {
   }
 
   /** Buys a campaign from an estimation; it starts at once. Without an Idempotency-Key a retry still cannot pay twice, since an estimation buys one campaign. */
-  async create(userId: string, body: CreateCampaignBody, idempotencyKey: string | null): Promise<ServiceAnswer<CampaignCreated>> {
+  async create(userId: string, body: CreateCampaignBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<CampaignCreated>> {
+    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
     const config = body.campaign_config;
     // Checks that need no storage come first.
     assertCampaignCurrency(config.budget.currency, 'campaign_config.budget.currency');
@@ -351,7 +352,8 @@ export class CampaignService {
    * `payment.error.insufficient_funds` when the balance is short, nothing written). Locations are
    * names or ids (none: the whole country).
    */
-  async boost(userId: string, postId: string, body: BoostBody, idempotencyKey: string | null): Promise<ServiceAnswer<BoostResult>> {
+  async boost(userId: string, postId: string, body: BoostBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<BoostResult>> {
+    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
     const budget = boostBudget(body.boostType, body.budget);
     const fee = platformFee(budget);
     const boostType = body.boostType.toLowerCase();
@@ -426,7 +428,8 @@ export class CampaignService {
    * 5% platform fee included: the budget grows by amount / 1.05 (1,050,000 charged → 1,000,000
    * budget + 50,000 fee). A completed or ended campaign takes no more money (409).
    */
-  async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | null): Promise<ServiceAnswer<PaymentResult>> {
+  async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
+    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
     return this.database.transaction((tx) =>

@@ -11,12 +11,10 @@ import { badRequest, conflict } from '../shared/errors.js';
 import { sha256 } from '../shared/ids.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
 
-const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** The header's value, validated: printable ASCII, 1-255 characters. Missing → null. */
-export function readIdempotencyKey(headers: Record<string, string>): string | null {
-  const value = headers[IDEMPOTENCY_HEADER];
+/** The Idempotency-Key header's value, validated: printable ASCII, 1-255 characters. Missing → null. */
+export function idempotencyKeyOf(value: string | undefined): string | null {
   if (value === undefined || value === '') return null;
   if (!KEY_PATTERN.test(value)) {
     throw badRequest('idempotency.error.invalid_key', 'Idempotency-Key must be 1-255 printable ASCII characters', {

@@ -17,3 +17,6 @@ export const topUpBodySchema = z.strictObject({
   currency: z.string().max(8).optional(),
 });
 export type TopUpBody = z.infer<typeof topUpBodySchema>;
+
+/** Idempotency-Key (CONTRACT §6): optional; its format is checked by the payment rules. */
+export const idempotencyHeader = z.object({ 'idempotency-key': z.string().optional() });

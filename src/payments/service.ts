@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId, randomToken } from '../shared/ids.js';
-import { withIdempotency, type ServiceAnswer } from './idempotency.js';
+import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from './idempotency.js';
 import { LedgerRepository, type LedgerEntry } from './ledger-repository.js';
 import { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
@@ -198,7 +198,8 @@ export class PaymentService {
   }
 
   /** Adds money to the balance: the provider charges the token, one ledger row (+amount) and one payment row record it. */
-  async topUp(userId: string, body: TopUpBody, idempotencyKey: string | null): Promise<ServiceAnswer<TopUpResult>> {
+  async topUp(userId: string, body: TopUpBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<TopUpResult>> {
+    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
     if (body.currency !== undefined && body.currency.toUpperCase() !== BALANCE_CURRENCY) {
       throw badRequest('payment.error.unsupported_currency', 'Only VND is supported', { field: 'currency', constraint: 'VND' });
     }

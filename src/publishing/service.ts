@@ -7,8 +7,9 @@
 // (refreshing the access token first when it has expired), recording each publication.
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { requireSameIdentity, type Caller } from '../auth/caller.js';
 import { ContentRepository } from '../content/repository.js';
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
+import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
@@ -132,14 +133,10 @@ export class PublishingService {
     if (!(await accounts.unlink(userId, platform))) throw notFound('publishing.error.account_not_linked', 'No such linked account');
   }
 
-  /** SPEC §5.6: the x-user-id header must name the caller. */
-  static checkIdentityHeader(callerId: string, headerUserId: string): void {
-    if (headerUserId.trim().toLowerCase() !== callerId.toLowerCase()) {
-      throw unauthorized('auth.error.user_mismatch', 'The x-user-id header does not match the authenticated user');
-    }
-  }
-
-  async publishToTikTok(userId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
+  /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
+  async publishToTikTok(caller: Caller, claimedUserId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
+    requireSameIdentity(caller, { userId: claimedUserId.trim() });
+    const { userId } = caller;
     const caption = [body.title, body.description, body.tags.map((t) => `#${t.replace(/^#+/, '').replace(/\s+/g, '')}`).join(' ')].filter(Boolean).join('\n');
     if (caption.length > TIKTOK_CAPTION_MAX) {
       throw badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` });
@@ -165,7 +162,10 @@ export class PublishingService {
     }
   }
 
-  async publishToYouTube(userId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
+  /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
+  async publishToYouTube(caller: Caller, claimedUserId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
+    requireSameIdentity(caller, { userId: claimedUserId.trim() });
+    const { userId } = caller;
     const tagsLength = body.tags.reduce((n, t) => n + t.length + (t.includes(' ') ? 2 : 0), 0) + Math.max(0, body.tags.length - 1);
     if (tagsLength > YOUTUBE_TAGS_MAX) {
       throw badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` });

@@ -82,6 +82,15 @@ describe('GET /api/v1/users/balance and POST /api/v1/users/balance/top-up', () =
     expect(Date.parse(after.last_updated)).not.toBeNaN();
   });
 
+  it('should fail with 400 invalid_key for an Idempotency-Key that is not 1-255 printable ASCII characters, charging nothing', async () => {
+    const user = await registerAndLogin(server);
+    const body = { amount: 100_000, payment_token: 'tok_visa', method: 'card' };
+    const refused = await user.api.post('/api/v1/users/balance/top-up', body, idem('has spaces in it'));
+    const err = expectErrorEnvelope(refused, 400, 'idempotency.error.invalid_key');
+    expect(err.details?.field).toBe('Idempotency-Key');
+    expect((await balance(user)).current_balance).toBe(0);
+  });
+
   it('should replay a top-up with the same key once, and fail with 409 key_reused for another body', async () => {
     const user = await registerAndLogin(server);
     const body = { amount: 100_000, payment_token: 'tok_visa', method: 'card' };

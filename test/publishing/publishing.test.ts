@@ -112,12 +112,12 @@ describe('POST /tiktok/upload and /youtube/upload: refusals', () => {
       expect(expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok()), 400).details?.field).toBe('x-user-id');
     });
 
-    it('should fail with 401 user_mismatch when x-user-id names another user', async () => {
-      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), withUserId(bob)), 401, 'auth.error.user_mismatch');
+    it('should fail with 401 identity_mismatch when x-user-id names another user', async () => {
+      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), withUserId(bob)), 401, 'auth.error.identity_mismatch');
     });
 
-    it('should fail with 401 user_mismatch when x-user-id names no user', async () => {
-      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), { headers: { 'x-user-id': 'nobody' } }), 401, 'auth.error.user_mismatch');
+    it('should fail with 401 identity_mismatch when x-user-id names no user', async () => {
+      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), { headers: { 'x-user-id': 'nobody' } }), 401, 'auth.error.identity_mismatch');
     });
 
     it.each([
