@@ -11,7 +11,6 @@
 // Prints requests/s, p50 and p99. Not part of `npm test`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +24,7 @@ import { createLogger } from '../src/shared/logger.js';
 import { foldForSearch } from '../src/content/values.js';
 import { textArray } from '../src/content/repository.js';
 import { COUNT_CAP } from '../src/content/listing-repository.js';
+import { freePort, postJson, waitFor } from './bench-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -32,36 +32,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const items = Number(process.env.BENCH_ITEMS ?? 100_000);
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const modes = (process.env.BENCH_MODES ?? 'embedded,server').split(',');
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-
-async function waitFor(url: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer in time`);
-}
-
-async function postJson(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 // Project names (accented, as users write them) and their folded search text.
 const NAMES = [

@@ -18,14 +18,13 @@
 // refused sends, lost chat messages). Not part of `npm test`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
+import { freePort, runOnServer, sleep, waitFor } from './bench-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -41,43 +40,10 @@ const DELIVERY_GRACE_MS = 10_000;
 const serverDatabase = process.env.BENCH_DATABASE_URL;
 const serverRedis = process.env.BENCH_REDIS_URL;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
-async function onServer(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverDatabase });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(200);
-  }
-  throw new Error(`${url} did not answer in time`);
-}
 
 async function call(base: string, method: string, urlPath: string, body?: unknown, token?: string): Promise<any> {
   const headers: Record<string, string> = {};
@@ -172,7 +138,7 @@ async function main() {
   const scratch = `revs_soak_${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {};
   if (serverDatabase) {
-    await onServer(`CREATE DATABASE ${scratch}`);
+    await runOnServer(serverDatabase!, `CREATE DATABASE ${scratch}`);
     env.DATABASE_URL = Object.assign(new URL(serverDatabase), { pathname: `/${scratch}` }).toString();
   }
   if (serverRedis) {
@@ -200,7 +166,7 @@ async function main() {
 
   const sockets: Socket[] = [];
   try {
-    await waitFor(`${base}/readyz`, child);
+    await waitFor(`${base}/readyz`, { child });
     const mode = serverDatabase ? `PostgreSQL server${serverRedis ? ' + Redis' : ''}` : 'embedded PGlite';
     console.log(`soak: ${MINUTES} min, ${mode}, ${SOCKETS} sockets in rooms of ${ROOM_SIZE} (one message per room every ${ROOM_INTERVAL_MS} ms), REST capped at ${RPS}/s over ${CONNECTIONS} connections`);
 
@@ -372,7 +338,7 @@ async function main() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (serverDatabase) await onServer(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
+    if (serverDatabase) await runOnServer(serverDatabase!, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
   }
 }
 

@@ -11,13 +11,12 @@
 // Prints requests/s, p50 and p99 latency of each and their ratio. Not part of `npm test`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freePort, postJson, runOnServer, waitFor } from './bench-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -25,26 +24,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const children: ChildProcess[] = [];
 const serverDatabase = process.env.BENCH_DATABASE_URL;
 
-async function onServer(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverDatabase });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, {
@@ -63,25 +43,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer in time`);
-}
 
-async function postJson(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Registers, verifies (reading the code from the outbox file) and logs in one user. */
 async function accessToken(base: string, dataDir: string): Promise<string> {
@@ -138,7 +100,7 @@ async function main() {
   const scratch = `revs_bench_${randomBytes(4).toString('hex')}`;
   const databaseEnv: Record<string, string> = {};
   if (serverDatabase) {
-    await onServer(`CREATE DATABASE ${scratch}`);
+    await runOnServer(serverDatabase!, `CREATE DATABASE ${scratch}`);
     databaseEnv.DATABASE_URL = Object.assign(new URL(serverDatabase), { pathname: `/${scratch}` }).toString();
   }
   try {
@@ -167,7 +129,7 @@ async function main() {
   } finally {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (serverDatabase) await onServer(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
+    if (serverDatabase) await runOnServer(serverDatabase!, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
   }
 
   const cpus = os.cpus();
