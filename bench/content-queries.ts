@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { foldForSearch } from '../src/content/values.js';
-import { textArray } from '../src/content/repository.js';
+import { textArray } from '../src/content/content-repository.js';
 import { COUNT_CAP } from '../src/content/listing-repository.js';
 import { freePort, postJson, waitFor } from './bench-helpers.js';
 

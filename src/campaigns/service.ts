@@ -5,7 +5,7 @@
 // payment leaves no campaign and no balance movement behind. Decisions are in docs/campaigns.md.
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
 import type { PaymentService } from '../payments/service.js';
 import { now } from '../shared/clock.js';

@@ -10,7 +10,7 @@ import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
 import { avatarUrl, displayName } from './person.js';
 import { CommentRepository, type CommentHead, type CommentRow } from './comment-repository.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { mayViewContent } from '../content/service.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';

@@ -3,7 +3,7 @@
 // fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
-import { CONTENT_COLUMNS, textArray, type ContentRow } from './repository.js';
+import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
 import type { Viewport } from './viewport.js';

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
-import type { ContentRow, StoredVideo } from './repository.js';
+import type { ContentRow, StoredVideo } from './content-repository.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
 
 export interface Viewer {

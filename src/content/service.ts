@@ -7,7 +7,7 @@ import { badRequest, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
-import { ContentRepository, type ContentEdit, type ContentRow, type StoredImage, type StoredVideo } from './repository.js';
+import { ContentRepository, type ContentEdit, type ContentRow, type StoredImage, type StoredVideo } from './content-repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
 import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { randomToken } from '../shared/ids.js';
 import { mediaPath } from '../shared/media-url.js';
 import { contentDirRel } from './storage.js';

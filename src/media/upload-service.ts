@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { mayManageContent } from '../content/service.js';
 import { UploadedFileRepository, type NewUploadedFile } from './uploaded-file-repository.js';
 import { VideoJobRepository } from './video-job-repository.js';

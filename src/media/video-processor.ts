@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { mediaPath } from '../shared/media-url.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { videoSummary } from './video-summary.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';

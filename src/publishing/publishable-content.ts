@@ -2,7 +2,7 @@
 // file present under MEDIA_DIR (CONTRACT: contents.video.original_path).
 import fs from 'node:fs';
 import type { Config } from '../config.js';
-import type { ContentRepository } from '../content/repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { conflict, forbidden, notFound } from '../shared/errors.js';
 import { mediaPath } from '../shared/media-url.js';
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
-import { ContentRepository } from '../content/repository.js';
+import { ContentRepository } from '../content/content-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';

@@ -8,7 +8,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT, createContent, fullBody, publish, uploadFlowBody } from './fixtures.js';
-import { textArray } from '../../src/content/repository.js';
+import { textArray } from '../../src/content/content-repository.js';
 
 const booted = useTestServer();
 let server: TestServer;
