@@ -21,7 +21,7 @@ type Sink = (chunk: Buffer, isLast: boolean) => void;
  * answer (and the connection stays usable); a body of unknown length (chunked) is read here up to
  * these bounds before the answer, and the connection is closed if they are passed.
  */
-export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
+const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
 const DISCARD_MAX_MS = 10_000;
 const DISCARD_IDLE_MS = 1_000;
 

@@ -41,7 +41,7 @@ const UNIQUE_NAME = /[0-9a-f]{8}/i;
  * (uploads, content images, thumbnails: their names carry a uuid or a per-run token) never change:
  * a year, immutable. Anything else (the original video at a fixed name): an hour.
  */
-export function cacheControlFor(file: string): string {
+function cacheControlFor(file: string): string {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.m3u8') return 'public, max-age=10';
   if (ext === '.ts' || ext === '.m4s') return IMMUTABLE;
@@ -50,7 +50,7 @@ export function cacheControlFor(file: string): string {
 }
 
 /** The absolute file for a request path, or null for anything that could leave MEDIA_DIR or is hidden. */
-export function resolveMediaPath(mediaDir: string, url: string): string | null {
+function resolveMediaPath(mediaDir: string, url: string): string | null {
   const prefix = '/media/';
   if (!url.startsWith(prefix)) return null;
   const segments = url.slice(prefix.length).split('/');
@@ -74,7 +74,7 @@ export function resolveMediaPath(mediaDir: string, url: string): string | null {
 type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
 
 /** One `bytes=` range; null when absent, malformed or multi-range (then the whole file is sent). */
-export function parseRange(header: string | undefined, size: number): ByteRange {
+function parseRange(header: string | undefined, size: number): ByteRange {
   if (!header) return null;
   const m = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return null;

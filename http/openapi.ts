@@ -26,7 +26,7 @@ function jsonSchema(schema: z.ZodType | undefined, io: 'input' | 'output'): Json
 }
 
 /** `/users/:userId/follow` → `/users/{userId}/follow`. */
-export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
 
@@ -145,7 +145,7 @@ function operation(route: AnyRoute): Record<string, unknown> {
   };
 }
 
-export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): Record<string, unknown> {
+function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const sorted = [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
   for (const route of sorted) {

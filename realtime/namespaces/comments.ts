@@ -8,7 +8,7 @@ import { withAck } from '../ack.js';
 import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
 
 /** Content items one socket may follow at once. */
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
+const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
 export function registerCommentsNamespace(nsp: RealtimeNamespace, app: AppContext, comments: CommentService): () => void {
   nsp.on('connection', (socket: RealtimeSocket) => {

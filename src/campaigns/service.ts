@@ -8,7 +8,6 @@ import type { DatabaseHandle, Queryable } from '../db/client.js';
 import { ContentRepository } from '../content/content-repository.js';
 import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
 import type { PaymentService } from '../payments/service.js';
-import { now } from '../shared/clock.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { searchLocations, SUPPORTED_COUNTRIES } from '../targeting/locations.js';
@@ -185,7 +184,7 @@ export class CampaignService {
     const targeting = resolveLocationRefs(body.targeting.locations, 'targeting.locations');
     const audience = normaliseAudience(body.targeting.audience);
     await this.assertOwnVideo(this.database, userId, body.video_id);
-    const start = now();
+    const start = new Date();
     const estimate = estimateCampaign({ budget: body.budget.amount, durationDays: body.duration_days, population: targeting.population, audience, start });
     const id = newId();
     const expiresAt = new Date(start.getTime() + ESTIMATION_TTL_MS);
@@ -241,7 +240,7 @@ export class CampaignService {
           audience: config.targeting?.audience ? normaliseAudience(config.targeting.audience) : estimation.targeting.audience,
           population: chosenLocations?.population ?? estimation.targeting.population,
         };
-        const launchTime = now();
+        const launchTime = new Date();
         const campaign = await new CampaignRepository(tx).insert({
           userId,
           videoId: body.video_id,
@@ -331,7 +330,7 @@ export class CampaignService {
     return this.database.transaction(async (tx) => {
       const campaigns = new CampaignRepository(tx);
       const row = await this.lockOwnCampaign(campaigns, userId, campaignId, 'id');
-      const at = now();
+      const at = new Date();
       if (row.status === 'completed') throw invalidTransition('completed', action === 'pause' ? 'paused' : 'resumed');
       if (hasEnded(row, at)) {
         const completed = await campaigns.setStatus(row.id, 'completed', at);
@@ -363,7 +362,7 @@ export class CampaignService {
     const outcome = await this.database.transaction((tx) =>
       withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
         await this.assertOwnVideo(tx, userId, postId, 'postId');
-        const launch = now();
+        const launch = new Date();
         const estimate = estimateCampaign({ budget, durationDays: body.duration, population: targeting.population, audience, start: launch });
         const campaign = await new CampaignRepository(tx).insert({
           userId,
@@ -436,7 +435,7 @@ export class CampaignService {
       withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
         const campaigns = new CampaignRepository(tx);
         const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
-        if (campaign.status === 'completed' || hasEnded(campaign, now())) {
+        if (campaign.status === 'completed' || hasEnded(campaign, new Date())) {
           throw conflict('campaign.error.invalid_state', 'This campaign has ended and takes no more payments', { field: 'campaign_id', constraint: 'active or paused' });
         }
         const payment = await this.payments.takePayment(tx, {
@@ -505,7 +504,7 @@ export class CampaignService {
     if (!row) throw missing();
     if (row.user_id !== userId) throw forbidden('campaign.error.estimation_forbidden', 'This estimation belongs to another user');
     if (row.used_at) throw conflict('campaign.error.estimation_used', 'This estimation was already used for a campaign', { field: 'estimation_id', constraint: 'unused' });
-    if (row.expires_at.getTime() <= now().getTime()) {
+    if (row.expires_at.getTime() <= new Date().getTime()) {
       throw unprocessable('campaign.error.estimation_expired', 'This estimation has expired: request a new one', { field: 'estimation_id', constraint: 'not expired' });
     }
     if (row.video_id !== videoId) {

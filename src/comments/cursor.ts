@@ -9,7 +9,7 @@ export interface KeysetPosition {
   id: string;
 }
 
-export function encodeCursor(position: KeysetPosition): string {
+function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
 }
 

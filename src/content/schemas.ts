@@ -184,7 +184,7 @@ const dateBound = (edge: 'start' | 'end') =>
     }),
   );
 
-export const SORT_COLUMNS = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const;
+const SORT_COLUMNS = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const;
 
 export const listAllQuery = z.object({
   page,

@@ -48,7 +48,7 @@ function queryableOver(run: (text: string, params: unknown[]) => Promise<{ rows:
   };
 }
 
-export class DataDirLockedError extends Error {}
+class DataDirLockedError extends Error {}
 
 function acquireDataDirLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from './client.js';
 import type { Logger } from '../shared/logger.js';
 
-export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Advisory lock key that serialises migrations and start-up seeding across nodes. */
 export const STARTUP_LOCK_KEY = 7_100_001;
 

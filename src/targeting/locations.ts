@@ -35,7 +35,7 @@ const datasetSchema = z.object({
 });
 
 /** Lower-case, accents and punctuation removed, spaces collapsed: `TP. Hồ Chí Minh` → `tp ho chi minh`. */
-export function foldForSearch(text: string): string {
+function foldForSearch(text: string): string {
   return text
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
