@@ -5,8 +5,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 
 const UPLOAD = '/file-processing/api/v1/upload';
@@ -76,16 +77,16 @@ function expectEnvelope(res: RawResponse, status: number, code?: string) {
 }
 
 describe('hostile HTTP input', () => {
+  const booted = useTestServer();
   let server: TestServer;
   let port: number;
   let user: TestUser;
 
   beforeAll(async () => {
-    server = await bootServer();
+    server = booted.current;
     port = Number(new URL(server.url).port);
     user = await registerAndLogin(server);
   });
-  afterAll(() => server?.close());
 
   async function expectNodeServing() {
     const health = await fetch(`${server.url}/healthz`);

@@ -1,19 +1,19 @@
 // The HTTP facade as a client meets it: body limits, content types, malformed input, unknown
 // paths, CORS, security headers and request ids (CONTRACT §10, SPEC §7).
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import fs from 'node:fs';
 import { ApiClient, expectErrorEnvelope, registerAndLogin } from '../helpers/api.js';
+
+const booted = useTestServer();
 
 let server: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   api = new ApiClient(server.url);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 interface RawResponse {

@@ -1,19 +1,19 @@
 // GET /api/v1/openapi.json: an OpenAPI 3.1 document that lists every declared route.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient } from '../helpers/api.js';
+
+const booted = useTestServer();
 
 let server: TestServer;
 let doc: any;
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   const res = await new ApiClient(server.url).get('/api/v1/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   doc = JSON.parse(res.text);
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 describe('OpenAPI document', () => {

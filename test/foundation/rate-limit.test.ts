@@ -1,16 +1,16 @@
 // The `general` limit (SPEC §8: 100 per minute) scaled down by RATE_LIMIT_SCALE so a test can
 // exceed it: the headers count down, then 429 comes with the error envelope and Retry-After.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope } from '../helpers/api.js';
+
+const booted = useTestServer({ RATE_LIMIT_SCALE: '0.05' });
 
 let server: TestServer;
 beforeAll(async () => {
   // general: ceil(100 × 0.05) = 5 requests per minute.
-  server = await bootServer({ RATE_LIMIT_SCALE: '0.05' });
-});
-afterAll(async () => {
-  await server?.close();
+  server = booted.current;
 });
 
 describe('general rate limit', () => {

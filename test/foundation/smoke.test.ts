@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin } from '../helpers/api.js';
+
+const booted = useTestServer();
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await bootServer();
-});
-afterAll(async () => {
-  await server?.close();
+  server = booted.current;
 });
 
 describe('foundation smoke', () => {

@@ -14,8 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, login, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { KnownValues } from './arbitraries.js';
 import { NoAnswer, sendRaw, type RawResponse } from './raw-http.js';
@@ -41,6 +42,8 @@ const SESSION_ENDING = new Set([
 
 const ERROR_CODE = /^[a-z_]+\.error\.[a-z_]+$/;
 
+const booted = useTestServer({ RATE_LIMIT_SCALE: '10000' });
+
 let server: TestServer;
 let host: string;
 let user: TestUser;
@@ -55,7 +58,7 @@ let hangups = 0;
 const statuses = new Map<string, Map<number | 'none', number>>();
 
 beforeAll(async () => {
-  server = await bootServer({ RATE_LIMIT_SCALE: '10000' });
+  server = booted.current;
   host = new URL(server.url).host;
   user = await registerAndLogin(server);
   other = await registerAndLogin(server);
@@ -97,10 +100,6 @@ beforeAll(async () => {
     }
   }
 }, 120_000);
-
-afterAll(async () => {
-  await server?.close();
-});
 
 /** The bearer token a case is sent with (a fresh throwaway session for session-ending operations). */
 async function bearerFor(op: Operation, c: FuzzCase): Promise<string | null> {

@@ -1,13 +1,16 @@
 // Socket.IO over the real server, with websocket-only and polling-only clients: handshake auth
 // (missing, bad, revoked), revocation of a connected session, and every event of CONTRACT §7.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { registerAndLogin, login, type TestUser } from '../helpers/api.js';
 import { createContent } from '../sns/fixtures.js';
 import { closeAll, connect, disconnected, emitAck, nextEvent, refusal, type Transport } from './socket-client.js';
 
 const SNS = '/sns/api/v1';
+
+const booted = useTestServer();
 
 let server: TestServer;
 let alice: TestUser;
@@ -16,14 +19,13 @@ let carol: TestUser;
 let contentId: string;
 
 beforeAll(async () => {
-  server = await bootServer();
+  server = booted.current;
   alice = await registerAndLogin(server, { given_name: 'Alice', family_name: 'Nguyen' });
   bob = await registerAndLogin(server, { given_name: 'Bob', family_name: 'Tran' });
   carol = await registerAndLogin(server, { given_name: 'Carol', family_name: 'Le' });
   contentId = await createContent(server, alice);
 });
 afterEach(() => closeAll());
-afterAll(() => server?.close());
 
 describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {
   describe('handshake', () => {

@@ -1,9 +1,12 @@
 // Socket actions count against the same `general` limit as REST requests (SPEC §8), so a client
 // cannot get around the limits by sending chat messages over the socket instead of REST.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, emitAck } from './socket-client.js';
+
+const booted = useTestServer({ RATE_LIMIT_SCALE: '0.2', TRUST_PROXY: '1' });
 
 let server: TestServer;
 let alice: TestUser;
@@ -12,12 +15,11 @@ let bob: TestUser;
 beforeAll(async () => {
   // general: 100 × 0.2 = 20 per minute per user. The scale also leaves `auth` at 1 per IP, so with
   // TRUST_PROXY each registration step comes from its own address.
-  server = await bootServer({ RATE_LIMIT_SCALE: '0.2', TRUST_PROXY: '1' });
+  server = booted.current;
   alice = await registerVia(server, '198.51.100.1');
   bob = await registerVia(server, '198.51.100.2');
 });
 afterEach(() => closeAll());
-afterAll(() => server?.close());
 
 /** Registers, verifies and logs in with each step from a fresh client address (auth limit is per IP). */
 async function registerVia(s: TestServer, prefix: string): Promise<TestUser> {
