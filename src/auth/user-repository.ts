@@ -72,6 +72,13 @@ export class UserRepository {
       values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.givenName}, ${user.familyName}, ${user.role})`);
   }
 
+  /** Which of `ids` name a user. */
+  async existingIds(ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+    return new Set(rows.map((r) => r.id));
+  }
+
   async exists(id: string): Promise<boolean> {
     const rows = await this.db.rows<{ id: string }>(sql`select id from users where id = ${id}`);
     return rows.length > 0;

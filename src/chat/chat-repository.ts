@@ -42,12 +42,6 @@ export class ChatRepository {
   constructor(private readonly db: Queryable) {}
 
   /** Which of the ids name a user (members must exist; the room lists them by these rows). */
-  async existingUserIds(ids: string[]): Promise<Set<string>> {
-    if (!ids.length) return new Set();
-    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${list(ids)})`);
-    return new Set(rows.map((r) => r.id));
-  }
-
   async findRoomByDirectKey(directKey: string): Promise<RoomRow | null> {
     const [row] = await this.db.rows<RoomRow>(sql`
       select id, name, direct_key, created_at, last_message_at from chat_rooms where direct_key = ${directKey}`);

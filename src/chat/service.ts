@@ -7,6 +7,7 @@ import { badRequest, forbidden, notFound, isUniqueViolation } from '../shared/er
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
 import { avatarUrl, displayName } from '../comments/person.js';
+import { UserRepository } from '../auth/user-repository.js';
 import { ChatRepository, type MemberRow, type MessageRow, type RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, SendMessageInput } from './schemas.js';
 import type { ChatPerson, MessageView } from './message-view.js';
@@ -31,9 +32,11 @@ const notMember = () => forbidden('chat.error.not_member', 'You are not a member
 
 export class ChatService {
   private readonly repository: ChatRepository;
+  private readonly users: UserRepository;
 
   constructor(private readonly app: AppContext) {
     this.repository = new ChatRepository(app.database);
+    this.users = new UserRepository(app.database);
   }
 
   /**
@@ -44,7 +47,7 @@ export class ChatService {
     requirePermission(caller, 'create:chat');
     const others = [...new Set(input.memberIds)].filter((id) => id !== caller.userId);
     const unknown = others.find((id) => !isUuid(id));
-    const existing = await this.repository.existingUserIds(others.filter(isUuid));
+    const existing = await this.users.existingIds(others.filter(isUuid));
     const missing = unknown ?? others.find((id) => !existing.has(id));
     if (missing !== undefined) {
       throw notFound('chat.error.user_not_found', `User ${missing} not found`, { field: 'memberIds', constraint: 'every member must be an existing user' });
