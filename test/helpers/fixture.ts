@@ -28,10 +28,14 @@ export class BootedServer {
   }
 }
 
-/** Boots a server for the enclosing file or describe block (with optional env overrides). */
-export function useTestServer(overrides: Record<string, string> = {}): BootedServer {
+/**
+ * Boots a server for the enclosing file or describe block, with optional env overrides; a
+ * function is read when the server boots, after the hooks registered before it (a stand-in
+ * service whose port the server must be given, say).
+ */
+export function useTestServer(overrides: Record<string, string> | (() => Record<string, string>) = {}): BootedServer {
   const booted = new BootedServer();
-  beforeAll(() => booted.boot(overrides));
+  beforeAll(() => booted.boot(typeof overrides === 'function' ? overrides() : overrides));
   afterAll(() => booted.close());
   return booted;
 }

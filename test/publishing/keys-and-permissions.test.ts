@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { loadConfig } from '../../src/config.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
@@ -11,16 +12,18 @@ import { TokenCipher } from '../../src/shared/token-cipher.js';
 import { PlatformStandIn } from './platform-stand-in.js';
 import { createContent, linkAccount, rows } from './fixtures.js';
 
-let standIn: PlatformStandIn;
+// The stand-in platform starts first: the server is given its address.
+const standIn = new PlatformStandIn();
+beforeAll(async () => {
+  await standIn.start();
+});
+afterAll(() => standIn.stop());
+const booted = useTestServer(() => standIn.env());
+
 let server: TestServer;
 
 beforeAll(async () => {
-  standIn = await new PlatformStandIn().start();
-  server = await bootServer(standIn.env());
-});
-afterAll(async () => {
-  await server?.close();
-  await standIn?.stop();
+  server = booted.current;
 });
 
 describe('publishing keys', () => {

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
@@ -17,16 +18,18 @@ const base = '/content/api/v1';
 const PLATFORMS = ['tiktok', 'youtube'] as const;
 type Platform = (typeof PLATFORMS)[number];
 
-let standIn: PlatformStandIn;
+// The stand-in platform starts first: the server is given its address.
+const standIn = new PlatformStandIn();
+beforeAll(async () => {
+  await standIn.start();
+});
+afterAll(() => standIn.stop());
+const booted = useTestServer(() => ({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY }));
+
 let server: TestServer;
 
 beforeAll(async () => {
-  standIn = await new PlatformStandIn().start();
-  server = await bootServer({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY });
-});
-afterAll(async () => {
-  await server?.close();
-  await standIn?.stop();
+  server = booted.current;
 });
 
 /** A state as the service would sign it (tests hold the configured master key). */

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
-import { bootServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
@@ -16,19 +17,21 @@ const MASTER_KEY = '7f'.repeat(32);
 const keys = deriveKeys(decodeMasterKey(MASTER_KEY));
 const base = '/content/api/v1';
 
-let standIn: PlatformStandIn;
+// The stand-in platform starts first: the server is given its address.
+const standIn = new PlatformStandIn();
+beforeAll(async () => {
+  await standIn.start();
+});
+afterAll(() => standIn.stop());
+const booted = useTestServer(() => ({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY }));
+
 let server: TestServer;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  standIn = await new PlatformStandIn().start();
-  server = await bootServer({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY });
+  server = booted.current;
   [alice, bob] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
-});
-afterAll(async () => {
-  await server?.close();
-  await standIn?.stop();
 });
 
 const withUserId = (user: TestUser) => ({ headers: { 'x-user-id': user.userId } });
