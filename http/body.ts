@@ -32,7 +32,11 @@ export class IncomingBody {
   private sink: Sink | null = null;
   private failure: AppError | null = null;
   private onFailure: ((err: AppError) => void) | null = null;
-  private lastSeen = false;
+  /** The last chunk arrived, or the client left: nothing more will come. */
+  private inputOver = false;
+  // uWS's resume() on a socket that is not paused stalls the next request on the connection, so
+  // pausing and resuming both go through pauseSocket/resumeSocket, which track the state.
+  private socketPaused = false;
   private discarding = false;
   private discarded = 0;
   private onDiscardChunk: (() => void) | null = null;
@@ -40,7 +44,8 @@ export class IncomingBody {
   constructor(
     private readonly res: HttpResponse,
     private readonly limit: number,
-    private readonly paused: boolean,
+    /** Uploads start paused: nothing is read before the caller is authenticated. */
+    paused: boolean,
     /** Content-Length, or null for a chunked body. */
     private readonly declaredLength: number | null,
   ) {
@@ -48,21 +53,10 @@ export class IncomingBody {
     if (paused) this.pauseSocket();
   }
 
-  // uWS's resume() on a socket that is not paused breaks the next request on the connection, so
-  // both go through here.
-  private socketPaused = false;
   private pauseSocket(): void {
     if (this.socketPaused) return;
     this.socketPaused = true;
     this.res.pause();
-  }
-  /**
-   * Lets the connection be read again (an upload is paused until its caller is authenticated). A
-   * request refused after its whole small body arrived would otherwise leave the keep-alive
-   * connection paused, and the client's next request on it unread.
-   */
-  release(): void {
-    this.resumeSocket();
   }
 
   private resumeSocket(): void {
@@ -71,13 +65,8 @@ export class IncomingBody {
     this.res.resume();
   }
 
-  /** True once the last chunk arrived (the connection can be reused after responding). */
-  isComplete(): boolean {
-    return this.ended && !this.failure;
-  }
-
   private receive(ab: ArrayBuffer, isLast: boolean): void {
-    if (isLast) this.lastSeen = true;
+    if (isLast) this.inputOver = true;
     if (this.discarding) {
       this.discarded += ab.byteLength;
       this.onDiscardChunk?.();
@@ -102,7 +91,7 @@ export class IncomingBody {
    * partial uploads are removed.
    */
   abort(): void {
-    this.lastSeen = true;
+    this.inputOver = true;
     this.onDiscardChunk?.();
     if (this.failure || this.ended) return;
     this.failure = new AppError(400, 'request.error.aborted', 'The client closed the connection before the body ended');
@@ -110,13 +99,17 @@ export class IncomingBody {
   }
 
   /**
-   * Readies the connection for an answer sent before the body was read to its end: from now on the
-   * rest is dropped. Resolves with whether the connection must close after the answer (the rest
-   * could not be read within bounds); a chunked body is read here first, up to the bounds.
+   * Readies the connection for an answer sent before the body was read (to its end, or at all):
+   * the socket is read again and the rest is dropped. Resolves with whether the connection must
+   * close after the answer (the rest could not be read within bounds); a chunked body is read
+   * here first, up to the bounds. A body that already arrived whole only has its socket resumed
+   * (an upload refused before reading would otherwise leave the keep-alive connection paused).
    */
   async dropRest(): Promise<{ close: boolean }> {
-    if (this.lastSeen) return { close: false };
-    this.failure ??= new AppError(400, 'request.error.refused', 'The request was refused before its body was read');
+    if (this.inputOver) {
+      this.resumeSocket();
+      return { close: false };
+    }
     this.queue = [];
     this.discarding = true;
     this.discarded = this.received;
@@ -136,7 +129,7 @@ export class IncomingBody {
         resolve(ended);
       };
       this.onDiscardChunk = () => {
-        if (this.lastSeen) settle(true);
+        if (this.inputOver) settle(true);
         else if (this.discarded > DISCARD_MAX_BYTES) settle(false);
         else {
           clearTimeout(idle);
@@ -160,7 +153,7 @@ export class IncomingBody {
     this.queue = [];
     queued.forEach((chunk, i) => sink(chunk, this.ended && i === queued.length - 1));
     if (this.ended && queued.length === 0) sink(Buffer.alloc(0), true);
-    if (this.paused) this.resumeSocket();
+    this.resumeSocket();
   }
 
   /** The whole body (bounded by the limit). */

@@ -48,7 +48,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const cors = new CorsPolicy(config.CORS_ORIGINS);
   const settings: ExchangeSettings = { cors, inFlight, log: app.log, trustProxy: config.TRUST_PROXY };
   const openExchange: OpenExchange = (res, req) => new Exchange(res, req, settings);
-  const pipelines = new Map<AnyRoute, Step[]>(deps.routes.map((route) => [route, pipelineFor(route, { callers, rateLimits, tmpDir: config.tmpDir })]));
+  const pipelineDeps = { callers, rateLimits, tmpDir: config.tmpDir };
+  const pipelines = new Map<AnyRoute, Step[]>(deps.routes.map((route) => [route, pipelineFor(route, pipelineDeps)]));
 
   deps.registerRaw?.(uws, openExchange);
 
@@ -112,12 +113,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       body?.abort();
       removeTemporaryFiles(state.files);
     });
-    void runPipeline(pipelines.get(route) ?? pipelineFor(route, { callers, rateLimits, tmpDir: config.tmpDir }), state)
+    // The router only matches routes of deps.routes, each of which has its pipeline.
+    void runPipeline(pipelines.get(route) ?? pipelineFor(route, pipelineDeps), state)
       .catch(async (error: unknown) => {
         // A body not read to its end (an upload refused before reading, a body over its limit) is
         // read and dropped first, within bounds, so the client still reads this answer.
-        const { close } = body && !body.isComplete() ? await body.dropRest() : { close: false };
-        body?.release();
+        const { close } = body ? await body.dropRest() : { close: false };
         exchange.sendError(error, state.rateHeaders, close);
       })
       .finally(() => removeTemporaryFiles(state.files));

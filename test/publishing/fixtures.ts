@@ -7,7 +7,22 @@ import { randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
 import type { ApiResponse, TestUser } from '../helpers/api.js';
-import type { PlatformStandIn } from './platform-stand-in.js';
+import { afterAll, beforeAll } from 'vitest';
+import { useTestServer, type BootedServer } from '../helpers/fixture.js';
+import { PlatformStandIn } from './platform-stand-in.js';
+
+/**
+ * The local platform stand-in and a server pointed at it, for the enclosing file: the stand-in
+ * starts first (the server is given its address) and stops after the server.
+ */
+export function usePublishingServer(env: Record<string, string> = {}): { standIn: PlatformStandIn; booted: BootedServer } {
+  const standIn = new PlatformStandIn();
+  beforeAll(async () => {
+    await standIn.start();
+  });
+  afterAll(() => standIn.stop());
+  return { standIn, booted: useTestServer(() => ({ ...standIn.env(), ...env })) };
+}
 
 export const rows = <T = Record<string, any>>(server: TestServer, query: SQL) => server.service.app.database.rows<T>(query);
 

@@ -1,24 +1,16 @@
 // Publishing without PUBLISHING_SECRET_KEY (a key generated once and kept in service_secrets),
 // the key's validation at start-up, and the publish:social permission.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
-import { useTestServer } from '../helpers/fixture.js';
 import { expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { loadConfig } from '../../src/config.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
-import { PlatformStandIn } from './platform-stand-in.js';
-import { createContent, linkAccount, rows } from './fixtures.js';
+import { createContent, linkAccount, rows, usePublishingServer } from './fixtures.js';
 
-// The stand-in platform starts first: the server is given its address.
-const standIn = new PlatformStandIn();
-beforeAll(async () => {
-  await standIn.start();
-});
-afterAll(() => standIn.stop());
-const booted = useTestServer(() => standIn.env());
+const { standIn, booted } = usePublishingServer();
 
 let server: TestServer;
 

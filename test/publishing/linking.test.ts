@@ -1,16 +1,14 @@
 // Linking a TikTok / YouTube account (CONTRACT §19): the public callback only hands the code and
 // state to the app; the link completes in POST /{platform}/link, authenticated as the user who
 // started it. Runs over the real server with the local platform stand-in.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
-import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
-import { PlatformStandIn } from './platform-stand-in.js';
-import { followRedirect, grantOf, linkAccount, rows } from './fixtures.js';
+import { followRedirect, grantOf, linkAccount, rows, usePublishingServer } from './fixtures.js';
 
 const MASTER_KEY = '5c'.repeat(32);
 const keys = deriveKeys(decodeMasterKey(MASTER_KEY));
@@ -18,13 +16,7 @@ const base = '/content/api/v1';
 const PLATFORMS = ['tiktok', 'youtube'] as const;
 type Platform = (typeof PLATFORMS)[number];
 
-// The stand-in platform starts first: the server is given its address.
-const standIn = new PlatformStandIn();
-beforeAll(async () => {
-  await standIn.start();
-});
-afterAll(() => standIn.stop());
-const booted = useTestServer(() => ({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY }));
+const { standIn, booted } = usePublishingServer({ PUBLISHING_SECRET_KEY: MASTER_KEY });
 
 let server: TestServer;
 

@@ -1,29 +1,22 @@
 // Social publishing over the real server, with a local stand-in playing TikTok and Google/YouTube.
 // Completing a link (callback, POST /{platform}/link) is tested in linking.test.ts.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
-import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
-import { GOOGLE_CLIENT_ID, PlatformStandIn, TIKTOK_CLIENT_KEY } from './platform-stand-in.js';
-import { createContent, linkAccount, rows, type ContentFixture } from './fixtures.js';
+import { GOOGLE_CLIENT_ID, TIKTOK_CLIENT_KEY } from './platform-stand-in.js';
+import { createContent, linkAccount, rows, type ContentFixture, usePublishingServer } from './fixtures.js';
 import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 
 const MASTER_KEY = '7f'.repeat(32);
 const keys = deriveKeys(decodeMasterKey(MASTER_KEY));
 const base = '/content/api/v1';
 
-// The stand-in platform starts first: the server is given its address.
-const standIn = new PlatformStandIn();
-beforeAll(async () => {
-  await standIn.start();
-});
-afterAll(() => standIn.stop());
-const booted = useTestServer(() => ({ ...standIn.env(), PUBLISHING_SECRET_KEY: MASTER_KEY }));
+const { standIn, booted } = usePublishingServer({ PUBLISHING_SECRET_KEY: MASTER_KEY });
 
 let server: TestServer;
 let alice: TestUser;
