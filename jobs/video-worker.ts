@@ -6,8 +6,8 @@
 // restarted node takes them up at once. A node that dies without stopping leaves its jobs with a
 // lease that runs out, after which any node takes them up again.
 // The processor ends an attempt at VIDEO_JOB_TIMEOUT_SECONDS; as a backstop (a run stuck outside
-// ffmpeg) the heartbeat stops renewing the lease one lease later and aborts the work, so no
-// runaway attempt holds a job or a worker for ever.
+// ffmpeg) the heartbeat stops renewing the lease one lease later and aborts the work, so the job
+// goes back to the queue for another node even if this attempt never returns.
 import os from 'node:os';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
@@ -61,10 +61,14 @@ export function startVideoWorkers(app: AppContext, services: Pick<Services, 'vid
     const entry: RunningJob = { job, controller, stopping: false };
     running.set(workerId, entry);
     const giveUpAt = Date.now() + (app.config.VIDEO_JOB_TIMEOUT_SECONDS + leaseSeconds) * 1000;
+    let timer: NodeJS.Timeout | undefined;
     const heartbeat = async () => {
       if (Date.now() > giveUpAt) {
-        log.warn({ jobId: job.id, workerId }, 'video job ran past its time limit; no longer renewing its lease');
-        controller.abort();
+        if (!controller.signal.aborted) {
+          log.warn({ jobId: job.id, workerId }, 'video job ran past its time limit; no longer renewing its lease');
+          controller.abort();
+        }
+        clearInterval(timer);
         return false;
       }
       try {
@@ -79,7 +83,7 @@ export function startVideoWorkers(app: AppContext, services: Pick<Services, 'vid
         return true;
       }
     };
-    const timer = setInterval(() => void heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3));
+    timer = setInterval(() => void heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3));
     try {
       await processor.process({ job, workerId, signal: controller.signal, stillOwned: heartbeat });
     } catch (err) {

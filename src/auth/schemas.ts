@@ -33,13 +33,8 @@ export const loginBody = z.object({
 
 export const refreshBody = z.object({ refresh_token: z.string().min(1).max(512) });
 
-/** The client's user agent, for the sessions list (a long one is cut, never refused). */
-export const userAgentHeader = z.object({
-  'user-agent': z
-    .string()
-    .optional()
-    .transform((value) => (value ?? '').slice(0, 512)),
-});
+/** The client's user agent, for the sessions list (never refused; SessionService keeps 512 characters). */
+export const userAgentHeader = z.object({ 'user-agent': z.string().default('') });
 
 export const sessionHeaders = z.object({
   'x-user-username': z.string().min(1, 'required').max(64),

@@ -1,7 +1,7 @@
 // Following a user: one record per (follower, followed) pair, never oneself. A new follow is
 // announced as `follow.created` (the followed user's notification) once it is stored.
 import type { AppContext } from '../context.js';
-import { badRequest, notFound } from '../shared/errors.js';
+import { badRequest, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
@@ -13,12 +13,6 @@ interface FollowRecord {
   follower_id: string;
   following_id: string;
   created_at: string;
-}
-
-/** The row the follow was to reference is gone (PostgreSQL foreign_key_violation). */
-function isForeignKeyViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } } | undefined;
-  return e?.code === '23503' || e?.cause?.code === '23503';
 }
 
 const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });

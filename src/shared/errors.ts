@@ -34,8 +34,10 @@ export const unprocessable = (code: string, message: string, details?: ErrorDeta
 export const tooManyRequests = (code: string, message: string, headers?: Record<string, string>) =>
   new AppError(429, code, message, undefined, headers);
 
-/** Postgres unique-violation, from either driver. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } } | undefined;
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
+const hasSqlState = (error: unknown, code: string): boolean => (error as { code?: unknown } | undefined)?.code === code;
+
+/** PostgreSQL unique_violation (same code from either driver). */
+export const isUniqueViolation = (error: unknown): boolean => hasSqlState(error, '23505');
+
+/** PostgreSQL foreign_key_violation: the row a write was to reference is gone. */
+export const isForeignKeyViolation = (error: unknown): boolean => hasSqlState(error, '23503');

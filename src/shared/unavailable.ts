@@ -24,7 +24,7 @@ const UNAVAILABLE_MESSAGES = [
   /Reached the max retries per request limit/, // ioredis
 ];
 
-/** True when `error` (or an error it wraps, as drizzle does) says a dependency cannot be reached. */
+/** True when `error` (or an error it wraps in `cause`) says a dependency cannot be reached. */
 export function isUnavailableError(error: unknown): boolean {
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown };

@@ -2,10 +2,10 @@
 // from daily_stats; later days (today always) are counted live from the source tables.
 // reactions_total is the running total of reactions received up to the end of each day;
 // each *_growth is the sum of that column over the range.
-import { can, type Caller } from '../auth/caller.js';
+import { requirePermission, type Caller } from '../auth/caller.js';
 import { UserRepository } from '../auth/user-repository.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { badRequest, forbidden, notFound } from '../shared/errors.js';
+import { badRequest, notFound } from '../shared/errors.js';
 import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
 import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';
 import { StatsRepository, type DayCounts } from './stats-repository.js';
@@ -24,9 +24,7 @@ export class StatsService {
   /** The statistics of `userId` (the caller's own when absent); another user's need read:any_stats. */
   async byDay(caller: Caller, userId: string | undefined, startDate: string, endDate: string): Promise<StatsByDay> {
     const subjectId = userId ?? caller.userId;
-    if (subjectId !== caller.userId && !can(caller, 'read:any_stats')) {
-      throw forbidden('authorization.error.forbidden', 'Permission read:any_stats is required for another user\'s statistics');
-    }
+    if (subjectId !== caller.userId) requirePermission(caller, 'read:any_stats');
     if (endDate < startDate) {
       throw badRequest('stats.error.invalid_range', 'end_date must not be before start_date', { field: 'end_date', constraint: '>= start_date' });
     }

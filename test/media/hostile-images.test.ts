@@ -11,6 +11,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser, type ApiResponse } from '../helpers/api.js';
 import { UPLOAD, createContent, form, onServer } from './media-helpers.js';
+import { makeBmp } from '../accounts/fixtures.js';
 
 const AVATAR = '/auth/api/v1/user/avatar';
 const MAX_PIXELS = 25_000_000;
@@ -50,36 +51,11 @@ async function pngDeclaring(width: number, height: number): Promise<Buffer> {
   return png;
 }
 
-/** A 24-bit BMP (bottom-up rows padded to 4 bytes); `rows` = false leaves the pixel data out. */
-function bmp24(width: number, height: number, rows = true): Buffer {
-  const rowSize = Math.ceil((width * 3) / 4) * 4;
-  const header = Buffer.alloc(54);
-  header.write('BM', 0, 'latin1');
-  header.writeUInt32LE(54 + rowSize * height, 2);
-  header.writeUInt32LE(54, 10);
-  header.writeUInt32LE(40, 14);
-  header.writeInt32LE(width, 18);
-  header.writeInt32LE(height, 22);
-  header.writeUInt16LE(1, 26);
-  header.writeUInt16LE(24, 28);
-  header.writeUInt32LE(rowSize * height, 34);
-  if (!rows) return Buffer.concat([header, Buffer.alloc(64)]);
-  const pixels = Buffer.alloc(rowSize * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const o = y * rowSize + x * 3;
-      pixels[o] = 220; // blue
-      pixels[o + 1] = (x * 7 + y) & 0xff; // green
-      pixels[o + 2] = 30; // red
-    }
-  }
-  return Buffer.concat([header, pixels]);
-}
-
-/** An 8-bit palette BMP (blue, green varying), the most pixels per byte a plain BMP holds. */
-function bmp8(width: number, height: number): Buffer {
-  const rowSize = Math.ceil(width / 4) * 4;
-  const header = Buffer.alloc(54 + 256 * 4);
+/** A BMP's file and info headers (and for 8 bits a 256-colour palette); rows are padded to 4 bytes. */
+function bmpHeader(width: number, height: number, bitsPerPixel: 8 | 24): { header: Buffer; rowSize: number } {
+  const rowSize = Math.ceil((width * bitsPerPixel) / 32) * 4;
+  const palette = bitsPerPixel === 8 ? 256 : 0;
+  const header = Buffer.alloc(54 + palette * 4);
   header.write('BM', 0, 'latin1');
   header.writeUInt32LE(header.length + rowSize * height, 2);
   header.writeUInt32LE(header.length, 10);
@@ -87,10 +63,19 @@ function bmp8(width: number, height: number): Buffer {
   header.writeInt32LE(width, 18);
   header.writeInt32LE(height, 22);
   header.writeUInt16LE(1, 26);
-  header.writeUInt16LE(8, 28);
+  header.writeUInt16LE(bitsPerPixel, 28);
   header.writeUInt32LE(rowSize * height, 34);
-  header.writeUInt32LE(256, 46);
-  for (let i = 0; i < 256; i++) header.set([220, i, 30, 0], 54 + i * 4); // B, G, R, reserved
+  header.writeUInt32LE(palette, 46);
+  for (let i = 0; i < palette; i++) header.set([220, i, 30, 0], 54 + i * 4); // B, G, R, reserved
+  return { header, rowSize };
+}
+
+/** A 24-bit BMP header that declares width × height pixels, without the pixels. */
+const bmpHeaderOnly = (width: number, height: number) => Buffer.concat([bmpHeader(width, height, 24).header, Buffer.alloc(64)]);
+
+/** An 8-bit palette BMP (blue, green varying), the most pixels per byte a plain BMP holds. */
+function bmp8(width: number, height: number): Buffer {
+  const { header, rowSize } = bmpHeader(width, height, 8);
   const pixels = Buffer.alloc(rowSize * height);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels[y * rowSize + x] = (x * 7 + y) & 0xff;
   return Buffer.concat([header, pixels]);
@@ -190,7 +175,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
   });
 
   it('should fail with a BMP avatar whose header declares 40 megapixels, without decoding it', async () => {
-    const bomb = bmp24(40_000, 1_000, false);
+    const bomb = bmpHeaderOnly(40_000, 1_000);
     const started = Date.now();
     expectImageTooLarge(await putAvatar(bomb, 'huge.bmp'), 'avatar');
     expect(Date.now() - started).toBeLessThan(2000);
@@ -279,7 +264,7 @@ describe('re-encoded and stripped of metadata', () => {
 
 describe('BMP avatars are decoded off the event loop', () => {
   it('should fail with a BMP whose pixel data is cut short as undecodable, and keep serving', async () => {
-    const cut = bmp24(300, 200).subarray(0, 54 + 1000);
+    const cut = makeBmp(300, 200).subarray(0, 54 + 1000);
     expectErrorEnvelope(await putAvatar(cut, 'cut.bmp'), 400, 'file.error.invalid_image');
     expect((await new ApiClient(server.url).get('/healthz')).status).toBe(200);
   });
