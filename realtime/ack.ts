@@ -2,20 +2,16 @@
 // domain operation, and answers `{ok:true[, data]}` or `{ok:false, error_code, message}`.
 // Unexpected errors are logged and answered as `server.error.internal` (no internals leak).
 import type { z } from 'zod';
-import { AppError } from '../src/shared/errors.js';
 import { storableText } from '../src/shared/storable-text.js';
-import { isUnavailableError, serviceUnavailable } from '../src/shared/unavailable.js';
 import type { Logger } from '../src/shared/logger.js';
-import { validationError } from '../http/envelope.js';
+import { toAppError, validationError } from '../http/envelope.js';
 import type { Ack, AckError } from './events.js';
 
+/** The same mapping as REST answers (http/envelope.ts): an AppError as it is, an outage as 503, the rest as 500. */
 function toAckError(err: unknown, log: Logger): AckError {
-  if (!(err instanceof AppError) && isUnavailableError(err)) err = serviceUnavailable();
-  if (err instanceof AppError) {
-    return { ok: false, error_code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-  }
-  log.error({ err }, 'socket event failed');
-  return { ok: false, error_code: 'server.error.internal', message: 'An unexpected error occurred' };
+  const appError = toAppError(err);
+  if (appError.status >= 500) log.error({ err }, 'socket event failed');
+  return { ok: false, error_code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
 }
 
 export function withAck<S extends z.ZodType, T>(log: Logger, schema: S, run: (payload: z.infer<S>) => Promise<T>) {

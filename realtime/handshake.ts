@@ -28,7 +28,7 @@ export function handshakeAuth(callers: CallerResolver, log: Logger) {
     } catch (err) {
       if (err instanceof AppError && err.status === 401) return next(refuse('unauthorized', err.code));
       log.warn({ err: (err as Error).message }, 'socket handshake failed');
-      return next(refuse('unavailable', 'server.error.unavailable'));
+      return next(refuse('unavailable', 'service.error.unavailable'));
     }
     // Joined before `connection` fires, so a revocation published from now on reaches it.
     socket.join([rooms.user(socket.data.caller.userId), rooms.session(socket.data.caller.sessionId)]);

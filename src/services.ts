@@ -6,6 +6,7 @@ import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
 import { CallerResolver } from './auth/caller.js';
 import { PasswordService } from './auth/password-reset.js';
+import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
 import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
@@ -21,7 +22,7 @@ import { ContentService } from './content/service.js';
 import { FollowService } from './follows/service.js';
 import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
-import { VideoJobs } from './media/video-jobs.js';
+import { VideoJobRepository } from './media/video-job-repository.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { createPaymentProvider } from './payments/provider.js';
 import { PaymentService } from './payments/service.js';
@@ -31,14 +32,12 @@ import { StatsService } from './stats/service.js';
 import { TwoFactorService } from './twofactor/service.js';
 
 export interface Services {
-  tokens: TokenService;
   sessions: SessionService;
   accounts: AccountService;
   passwords: PasswordService;
   profiles: ProfileService;
   avatars: AvatarService;
   follows: FollowService;
-  rolePermissions: RolePermissions;
   roles: RoleService;
   callers: CallerResolver;
   twoFactor: TwoFactorService;
@@ -48,7 +47,7 @@ export interface Services {
   feed: ContentFeed;
   mediaRemoval: MediaRemoval;
   uploads: UploadService;
-  videoJobs: VideoJobs;
+  videoJobs: VideoJobRepository;
   videoProcessor: VideoProcessor;
   comments: CommentService;
   chat: ChatService;
@@ -63,21 +62,20 @@ export async function createServices(app: AppContext): Promise<Services> {
   const sessions = new SessionService(app);
   const rolePermissions = new RolePermissions(app.database);
   const twoFactor = new TwoFactorService(app);
-  const accounts = new AccountService(app, tokens, sessions, twoFactor);
+  const otp = new OtpService(app);
+  const accounts = new AccountService(app, tokens, sessions, twoFactor, otp);
   const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
   const content = new ContentService(app, contentSerialiser, mediaRemoval);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
-    tokens,
     sessions,
     accounts,
-    passwords: new PasswordService(app, accounts, sessions),
+    passwords: new PasswordService(app, accounts, sessions, otp),
     profiles: new ProfileService(app),
     avatars: new AvatarService(app),
     follows: new FollowService(app),
-    rolePermissions,
     roles: new RoleService(app.database, rolePermissions),
     callers,
     twoFactor,
@@ -87,7 +85,7 @@ export async function createServices(app: AppContext): Promise<Services> {
     feed: new ContentFeed(app, contentSerialiser),
     mediaRemoval,
     uploads: new UploadService(app),
-    videoJobs: new VideoJobs(app.database),
+    videoJobs: new VideoJobRepository(app.database),
     videoProcessor: new VideoProcessor(app),
     comments: new CommentService(app),
     chat: new ChatService(app),

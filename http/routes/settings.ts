@@ -45,14 +45,7 @@ export const settingsRoutes: RouteModule = (_app, services) => {
         otpauth_url: z.string().optional(),
         secret: z.string().optional(),
       }),
-      handler: async ({ caller, body }) => {
-        if (body.action === 'enable') {
-          const data = await services.twoFactor.enable(caller.userId, { current_password: body.current_password, phone_number: body.phone_number! });
-          return { message: 'Two-factor authentication enabled; keep the backup codes somewhere safe', data };
-        }
-        const data = await services.twoFactor.disable(caller.userId, { current_password: body.current_password, verification_code: body.verification_code! });
-        return { message: 'Two-factor authentication disabled', data };
-      },
+      handler: async ({ caller, body }) => services.twoFactor.toggle(caller.userId, body),
     }),
     defineRoute({
       method: 'GET', path: `${base}/user/sessions`, tag, auth: 'user', permission: 'manage:settings',

@@ -32,7 +32,8 @@ export const validate: Step = {
       optionalCaller: caller,
       ip: exchange.ip,
       requestId: exchange.requestId,
-      files: state.files,
+      // A file's name is client text too (it is stored as the upload's display name).
+      files: state.files.map((file) => ({ ...file, filename: String(storableText(file.filename, 'body', [file.field, 'filename'])) })),
       fields: storableText(state.fields, 'body') as Record<string, string>,
       app: state.app,
     };

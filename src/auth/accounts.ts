@@ -34,7 +34,6 @@ const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', 10);
 export const fullName = (given: string, family: string): string => [given, family].filter(Boolean).join(' ');
 
 export class AccountService {
-  readonly otp: OtpService;
   private readonly users: UserRepository;
 
   constructor(
@@ -42,8 +41,8 @@ export class AccountService {
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorCheck,
+    private readonly otp: OtpService,
   ) {
-    this.otp = new OtpService(app);
     this.users = new UserRepository(app.database);
   }
 

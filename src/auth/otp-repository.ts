@@ -2,6 +2,7 @@
 // with the database's now(), so every node agrees on them.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { sqlList } from '../db/sql-fragments.js';
 
 interface NewOtpCode {
   id: string;
@@ -49,10 +50,9 @@ export class OtpRepository {
 
   /** The newest code for the number among `purposes`. */
   async findLatest(phoneNumber: string, purposes: string[]): Promise<LatestCodeRow | undefined> {
-    const purposeList = sql.join(purposes.map((p) => sql`${p}`), sql`, `);
     const [row] = await this.db.rows<LatestCodeRow>(sql`
       select id, code_hash, expires_at < now() as expired, consumed_at is not null as consumed
-      from otp_codes where phone_number = ${phoneNumber} and purpose in (${purposeList})
+      from otp_codes where phone_number = ${phoneNumber} and purpose in (${sqlList(purposes)})
       order by created_at desc limit 1`);
     return row;
   }

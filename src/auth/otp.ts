@@ -43,10 +43,10 @@ export class OtpService {
     }
     // Per-hour limits alone let a patient guesser try 5 codes x 5 tries every hour forever: a daily
     // cap over every purpose bounds the guesses a number can be made to face (CONTRACT §19).
-    const today = await this.codes.countLastDay(phoneNumber);
-    if (today.n >= this.app.config.OTP_DAILY_LIMIT) {
-      throw tooManyRequests('auth.error.daily_code_limit', 'Too many codes sent to this number today; try again tomorrow', {
-        'Retry-After': String(Math.max(1, today.retry_after ?? 86_400)),
+    const lastDay = await this.codes.countLastDay(phoneNumber);
+    if (lastDay.n >= this.app.config.OTP_DAILY_LIMIT) {
+      throw tooManyRequests('auth.error.daily_code_limit', 'Too many codes sent to this number in the last 24 hours; try again later', {
+        'Retry-After': String(Math.max(1, lastDay.retry_after ?? 86_400)),
       });
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');

@@ -4,6 +4,7 @@
 // caller's own after a change.
 import bcrypt from 'bcryptjs';
 import type { AppContext } from '../context.js';
+import type { OtpService } from './otp.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import type { AccountService } from './accounts.js';
 import type { CodeDeliveryDetails } from './otp.js';
@@ -17,6 +18,7 @@ export class PasswordService {
     private readonly app: AppContext,
     private readonly accounts: AccountService,
     private readonly sessions: SessionService,
+    private readonly otp: OtpService,
   ) {
     this.users = new UserRepository(app.database);
   }
@@ -25,7 +27,7 @@ export class PasswordService {
   async forgotPassword(phoneInput: string): Promise<CodeDeliveryDetails> {
     const phone = this.accounts.phone(phoneInput);
     await this.accounts.requireUserIdByPhone(phone);
-    return this.accounts.otp.issue(phone, 'forgot-password');
+    return this.otp.issue(phone, 'forgot-password');
   }
 
   /**
@@ -35,7 +37,7 @@ export class PasswordService {
   async confirmForgotPassword(phoneInput: string, code: string, newPassword: string): Promise<void> {
     const phone = this.accounts.phone(phoneInput);
     const userId = await this.accounts.requireUserIdByPhone(phone);
-    await this.accounts.otp.consume(phone, ['forgot-password'], code, 'confirmation_code');
+    await this.otp.consume(phone, ['forgot-password'], code, 'confirmation_code');
     const hash = await bcrypt.hash(newPassword, this.app.config.BCRYPT_ROUNDS);
     await this.users.setPasswordHashAndVerifyPhone(userId, hash);
     await this.sessions.revokeAllExcept(userId, null);

@@ -1,6 +1,8 @@
-// Queries on the `users` table (migration 0001) made by the account, profile, avatar and follow rules.
+// The `users` table (migration 0001): its one owner. Accounts, profiles, avatars, follows,
+// two-factor, settings, statistics, chat and the start-up seeding read and write users through it.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { sqlList } from '../db/sql-fragments.js';
 
 interface NewUser {
   id: string;
@@ -10,6 +12,8 @@ interface NewUser {
   givenName: string;
   familyName: string;
   role: string;
+  /** True only where the number was proven some other way (the operator's administrator). */
+  phoneVerified?: boolean;
 }
 
 /** What login checks and answers. */
@@ -68,14 +72,14 @@ export class UserRepository {
   /** Throws the driver's unique violation when the username or phone number is taken. */
   async insert(user: NewUser): Promise<void> {
     await this.db.rows(sql`
-      insert into users (id, username, password_hash, phone_number, given_name, family_name, role)
-      values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.givenName}, ${user.familyName}, ${user.role})`);
+      insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name, role)
+      values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.phoneVerified ?? false}, ${user.givenName}, ${user.familyName}, ${user.role})`);
   }
 
   /** Which of `ids` name a user. */
   async existingIds(ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${sqlList(ids)})`);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -164,13 +168,16 @@ export class UserRepository {
     return rows.length > 0;
   }
 
-  // Used by two-factor (src/twofactor) and start-up seeding (src/authorization/seed.ts).
-
   /** What enabling or disabling two-factor checks. */
   async findForTwoFactor(id: string): Promise<TwoFactorUserRow | undefined> {
     const [row] = await this.db.rows<TwoFactorUserRow>(sql`
       select username, phone_number, password_hash, two_factor_enabled from users where id = ${id}`);
     return row;
+  }
+
+  async twoFactorEnabled(id: string): Promise<boolean> {
+    const [row] = await this.db.rows<{ two_factor_enabled: boolean }>(sql`select two_factor_enabled from users where id = ${id}`);
+    return row?.two_factor_enabled ?? false;
   }
 
   /** Flips the two-factor switch; false when it already had that value (two concurrent enables: one winner). */

@@ -2,6 +2,7 @@
 // role_permissions). Constructed on the database or on a transaction.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { sqlList } from '../db/sql-fragments.js';
 import { newId } from '../shared/ids.js';
 
 export interface PermissionRow {
@@ -41,13 +42,12 @@ export class RolesRepository {
   /** Active permissions granted to any of the given active roles (what those roles can do). */
   async permissionsOfRoles(roleNames: string[]): Promise<PermissionRow[]> {
     if (roleNames.length === 0) return [];
-    const names = sql.join(roleNames.map((n) => sql`${n}`), sql`, `);
     return this.db.rows<PermissionRow>(sql`
       select distinct p.id, p.name, p.description, p.is_active, p.created_at
       from permissions p
       join role_permissions rp on rp.permission_id = p.id
       join roles r on r.id = rp.role_id
-      where r.name in (${names}) and r.is_active and p.is_active
+      where r.name in (${sqlList(roleNames)}) and r.is_active and p.is_active
       order by p.name`);
   }
 

@@ -14,11 +14,6 @@ interface PermissionListing {
 }
 
 /** `a, b,,c` → `['a', 'b', 'c']` (duplicates dropped). */
-function parseRoleNames(value: string | undefined): string[] {
-  if (!value) return [];
-  return [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 100);
-}
-
 const toPermission = (r: PermissionRow): PermissionView => ({
   _id: r.id,
   name: r.name,
@@ -58,8 +53,8 @@ export class RoleService {
   }
 
   /** Every permission, or (with role names, comma-separated) the active permissions those active roles grant. */
-  async listPermissions(roleNamesParam: string | undefined): Promise<PermissionListing> {
-    const roleNames = parseRoleNames(roleNamesParam);
+  /** The permissions of the named roles, or all of them when none is named. */
+  async listPermissions(roleNames: string[]): Promise<PermissionListing> {
     const rows = roleNames.length ? await this.repository.permissionsOfRoles(roleNames) : await this.repository.allPermissions();
     const permissions = rows.map(toPermission);
     return { permission_names: permissions.map((p) => p.name), permissions };

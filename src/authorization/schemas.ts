@@ -30,8 +30,12 @@ export const createRoleBody = z.strictObject({
 });
 
 export const listPermissionsQuery = z.object({
-  /** Comma-separated role names; absent or empty means every permission. */
-  role_names: z.string().max(2000).optional(),
+  /** Comma-separated role names (trimmed, without repeats, at most 100); none means every permission. */
+  role_names: z
+    .string()
+    .max(2000)
+    .optional()
+    .transform((value) => [...new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 100)),
 });
 
 export type CreatePermissionInput = z.infer<typeof createPermissionBody>;

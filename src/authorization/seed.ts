@@ -41,13 +41,8 @@ export async function ensureAdministrator(app: AppContext): Promise<void> {
   }
   const username = await freeAdministratorUsername(users);
   const passwordHash = await bcrypt.hash(ADMIN_PASSWORD, app.config.BCRYPT_ROUNDS);
-  const id = newId();
   // The operator chose the number, so it counts as verified from the start.
-  await app.database.transaction(async (tx) => {
-    const inserting = new UserRepository(tx);
-    await inserting.insert({ id, username, passwordHash, phoneNumber: phone, givenName: 'Admin', familyName: '', role: ADMIN_ROLE });
-    await inserting.markPhoneVerified(id);
-  });
+  await users.insert({ id: newId(), username, passwordHash, phoneNumber: phone, phoneVerified: true, givenName: 'Admin', familyName: '', role: ADMIN_ROLE });
   app.log.info({ username }, 'administrator account created');
 }
 

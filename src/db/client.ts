@@ -48,8 +48,6 @@ function queryableOver(run: (text: string, params: unknown[]) => Promise<{ rows:
   };
 }
 
-class DataDirLockedError extends Error {}
-
 function acquireDataDirLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockFile = path.join(dataDir, 'service.lock');
@@ -74,39 +72,17 @@ function acquireDataDirLock(dataDir: string): () => void {
         alive = (err as NodeJS.ErrnoException).code === 'EPERM';
       }
     }
-    if (alive) throw new DataDirLockedError(`DATA_DIR ${dataDir} is in use by process ${holder}`);
+    if (alive) throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
     fs.rmSync(lockFile, { force: true });
-    if (!tryCreate()) throw new DataDirLockedError(`DATA_DIR ${dataDir} is in use`);
+    if (!tryCreate()) throw new Error(`DATA_DIR ${dataDir} is in use`);
   }
   return () => fs.rmSync(lockFile, { force: true });
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * PGlite's serializers wrapped to replace lone UTF-16 surrogates with U+FFFD, as node-postgres
- * does when it encodes a parameter. Without this PGlite mis-encodes a lone surrogate followed by a
- * non-ASCII character (`'한\udfe0한'`) and PostgreSQL refuses the bytes, so a JSON body with such a
- * string was a 500 in embedded mode only. The extra type ids are text-like types PGlite has no
- * serializer for (it falls back to toString()).
- */
-function wellFormedSerializers(defaults: Record<number | string, (x: any) => string>): Record<number, (x: any) => string> {
-  const out: Record<number, (x: any) => string> = {};
-  const ids = new Set([...Object.keys(defaults).map(Number).filter(Number.isInteger), 19, 705, 1009, 1015, 199, 3807]);
-  for (const id of ids) {
-    const serialize = defaults[id] ?? ((x: any) => x.toString());
-    out[id] = (x) => {
-      const s = serialize(x);
-      return typeof s === 'string' ? s.replace(LONE_SURROGATE, '\ufffd') : s;
-    };
-  }
-  return out;
 }
 
 async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle> {
   const releaseLock = acquireDataDirLock(config.dataDir);
   try {
-    const { PGlite, types } = await import('@electric-sql/pglite');
+    const { PGlite } = await import('@electric-sql/pglite');
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
     const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
     const { cube } = await import('@electric-sql/pglite/contrib/cube');
@@ -114,7 +90,6 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const client = await PGlite.create({
       dataDir: path.join(config.dataDir, 'pgdata'),
       extensions: { pg_trgm, unaccent, cube, earthdistance },
-      serializers: wellFormedSerializers(types.serializers),
     });
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
     // One process owns the directory, so "advisory locks" only need to exclude this process's
@@ -131,9 +106,6 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     };
     const handle: DatabaseHandle = {
       mode: 'embedded',
-      // Straight to PGlite with its default type parsers (drizzle's execute() passes per-query
-      // parser overrides that more than double the cost of a small query, and would hand back
-      // timestamps as strings where node-postgres gives Date objects).
       ...queryableOver((text, params) => client.query(text, params)),
       transaction: (fn) => client.transaction((tx) => fn(queryableOver((text, params) => tx.query(text, params)))),
       withAdvisoryLock: async (key, fn) => {

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 
-export interface JobRunRow {
+interface JobRunRow {
   job_name: string;
   last_success_at: Date | null;
 }

@@ -38,7 +38,7 @@ export class SettingsService {
   }
 
   async get(userId: string): Promise<SettingsTree> {
-    const [overrides, user] = await Promise.all([this.repository.findOverrides(userId), this.users.findForTwoFactor(userId)]);
+    const [overrides, twoFactorEnabled] = await Promise.all([this.repository.findOverrides(userId), this.users.twoFactorEnabled(userId)]);
     const tree = structuredClone(DEFAULT_SETTINGS);
     for (const [path, value] of Object.entries(overrides ?? {})) {
       // A stored path that no longer exists, or changed type, falls back to its default.
@@ -46,7 +46,7 @@ export class SettingsService {
       if (fallback === undefined || READ_ONLY_PATHS.has(path) || typeof value !== typeof fallback) continue;
       setPath(tree, path, value);
     }
-    setPath(tree, 'privacy.two_factor_enabled', user?.two_factor_enabled ?? false);
+    setPath(tree, 'privacy.two_factor_enabled', twoFactorEnabled);
     return tree;
   }
 

@@ -1,7 +1,8 @@
 // Text that PostgreSQL can store, checked where input enters (HTTP bodies, query strings, path
-// parameters, socket payloads): a NUL character (U+0000) cannot be stored in text or jsonb at all,
-// so input holding one is refused with a 400 naming the field; a lone UTF-16 surrogate has no
-// UTF-8 form, so it becomes U+FFFD (what node-postgres does to a parameter), in both storage modes.
+// parameters, file names, socket payloads), so no driver sees anything else: a NUL character
+// (U+0000) cannot be stored in text or jsonb at all, so input holding one is refused with a 400
+// naming the field; a lone UTF-16 surrogate has no UTF-8 form (PGlite mis-encoded one, and jsonb
+// refuses its JSON escape in both modes), so it becomes U+FFFD.
 import { AppError } from './errors.js';
 
 const NUL = '\u0000';

@@ -24,7 +24,7 @@ export async function rollUpThrough(database: DatabaseHandle, lastDay: string): 
       from = dayOf(first);
     }
     if (from > lastDay) return null;
-    await stats.rollUp(from, lastDay, addDays(lastDay, 1));
+    await stats.rollUp(from, lastDay);
     await stats.setRolledThrough(lastDay);
     return { from, to: lastDay };
   });

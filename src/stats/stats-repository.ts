@@ -13,6 +13,7 @@
 // Days are UTC calendar days, `YYYY-MM-DD`.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { addDays } from './days.js';
 
 export interface DayCounts {
   posts: number;
@@ -82,12 +83,12 @@ export class StatsRepository {
   }
 
   /** Counts the days fromDay..lastDay (both included) into daily_stats, replacing what was there. */
-  async rollUp(fromDay: string, lastDay: string, dayAfterLast: string): Promise<void> {
+  async rollUp(fromDay: string, lastDay: string): Promise<void> {
     await this.db.rows(sql`delete from daily_stats where day >= ${fromDay}::date and day <= ${lastDay}::date`);
     await this.db.rows(sql`
       insert into daily_stats (user_id, day, posts, followers, following, reactions)
       select e.user_id, e.day, sum(e.posts), sum(e.followers), sum(e.following), sum(e.reactions)
-      from (${activityEvents(fromDay, dayAfterLast, null)}) e
+      from (${activityEvents(fromDay, addDays(lastDay, 1), null)}) e
       group by e.user_id, e.day`);
   }
 

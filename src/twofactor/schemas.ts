@@ -18,3 +18,5 @@ export const toggleTwoFactorBody = z
       ctx.addIssue({ code: 'custom', path: ['verification_code'], message: 'required to disable two-factor' });
     }
   });
+
+export type ToggleTwoFactorInput = z.infer<typeof toggleTwoFactorBody>;

@@ -11,6 +11,7 @@ import { normalisePhoneNumber } from '../auth/phone.js';
 import { UserRepository, type TwoFactorUserRow } from '../auth/user-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { TwoFactorKeys } from './keys.js';
+import type { ToggleTwoFactorInput } from './schemas.js';
 import { TwoFactorRepository } from './two-factor-repository.js';
 import { generateBackupCodes, looksLikeBackupCode, normaliseBackupCode } from './backup-codes.js';
 
@@ -43,7 +44,18 @@ export class TwoFactorService implements TwoFactorCheck {
     this.users = new UserRepository(app.database);
   }
 
-  async enable(userId: string, input: { current_password: string; phone_number: string }): Promise<TwoFactorEnabled> {
+  /** The toggle of SPEC §4.7: the action's answer and the message that goes with it. */
+  async toggle(userId: string, input: ToggleTwoFactorInput): Promise<{ message: string; data: TwoFactorEnabled | { two_factor_enabled: false } }> {
+    // The body schema requires phone_number to enable and verification_code to disable.
+    if (input.action === 'enable') {
+      const data = await this.enable(userId, { current_password: input.current_password, phone_number: input.phone_number ?? '' });
+      return { message: 'Two-factor authentication enabled; keep the backup codes somewhere safe', data };
+    }
+    const data = await this.disable(userId, { current_password: input.current_password, verification_code: input.verification_code ?? '' });
+    return { message: 'Two-factor authentication disabled', data };
+  }
+
+  private async enable(userId: string, input: { current_password: string; phone_number: string }): Promise<TwoFactorEnabled> {
     const user = await this.requireUserWithPassword(userId, input.current_password);
     const phone = normalisePhoneNumber(input.phone_number, this.app.config.DEFAULT_PHONE_REGION);
     if (phone !== user.phone_number) {
@@ -68,7 +80,7 @@ export class TwoFactorService implements TwoFactorCheck {
     return { two_factor_enabled: true, backup_codes: backupCodes, qr_code: qrCode, otpauth_url: otpauthUrl, secret };
   }
 
-  async disable(userId: string, input: { current_password: string; verification_code: string }): Promise<{ two_factor_enabled: false }> {
+  private async disable(userId: string, input: { current_password: string; verification_code: string }): Promise<{ two_factor_enabled: false }> {
     const user = await this.requireUserWithPassword(userId, input.current_password);
     if (!user.two_factor_enabled) {
       throw conflict('auth.error.two_factor_not_enabled', 'Two-factor authentication is not enabled', {
