@@ -1,5 +1,5 @@
 // Durable video-processing workers: VIDEO_WORKERS loops per node, each claiming one job at a time
-// from video_jobs (see src/media/video-jobs.ts), polling about once a second and woken at once
+// from video_jobs (see src/media/video-job-repository.ts), polling about once a second and woken at once
 // when a job is queued on this node. While a job runs its lease is extended every third of
 // JOB_LEASE_SECONDS; a lost claim aborts the work. stop(timeout) stops claiming, waits for running
 // jobs up to the timeout, then kills their ffmpeg and gives the jobs back to the queue so a
@@ -72,7 +72,7 @@ export function startVideoWorkers(app: AppContext, services: Pick<Services, 'vid
         return false;
       }
       try {
-        if (!(await jobs.heartbeat(job.id, workerId, leaseSeconds))) {
+        if (!(await jobs.extendLease(job.id, workerId, leaseSeconds))) {
           log.warn({ jobId: job.id, workerId }, 'video job claim lost; abandoning it');
           controller.abort();
           return false;
@@ -94,7 +94,7 @@ export function startVideoWorkers(app: AppContext, services: Pick<Services, 'vid
         }
       } else {
         log.error({ err, jobId: job.id }, 'video job crashed');
-        await jobs.retryLater(job.id, workerId, (err as Error).message.slice(0, 500), 10).catch(() => undefined);
+        await jobs.requeue(job.id, workerId, (err as Error).message.slice(0, 500), 10).catch(() => undefined);
       }
     } finally {
       clearInterval(timer);

@@ -5,7 +5,7 @@
 // docs/publishing.md.
 import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
-import { PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
+import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
 import { PublishingService } from '../../src/publishing/service.js';
 import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
 
@@ -22,30 +22,33 @@ const callbackHeaders = { 'cache-control': 'no-store', 'referrer-policy': 'no-re
 export const publishingRoutes: RouteModule = (app, services) => {
   const { publishing } = services;
 
-  const linkRoutes = (platform: Platform, name: string): AnyRoute[] => [
-    defineRoute({
-      method: 'GET', path: `${base}/${platform}/auth`, tag, auth: 'user', permission,
-      summary: `${name} authorization URL (OAuth 2.0 with PKCE; the state is signed, single use, valid 10 minutes)`,
-      responseData: authData, errorStatuses: [401, 403, 429, 500],
-      handler: async ({ caller }) => ({ message: `Open the URL to link a ${name} account`, data: await publishing.authorizationUrl(caller.userId, platform) }),
-    }),
-    defineRoute({
-      method: 'GET', path: `${base}/${platform}/callback`, tag, auth: 'public',
-      summary: `${name} OAuth redirect target: links nothing, hands code and state (or the platform's error) to the app, which finishes with POST ${base}/${platform}/link`,
-      query: callbackQuery, responseData: callbackData, errorStatuses: [400, 429],
-      handler: async ({ query }) => ({ ...PublishingService.callbackResult(platform, query), headers: callbackHeaders }),
-    }),
-    defineRoute({
-      method: 'POST', path: `${base}/${platform}/link`, tag, auth: 'user', permission,
-      summary: `Finish linking a ${name} account: code and state from the callback, sent by the user who started the linking (another user's state: 403, left usable)`,
-      body: linkBody, responseData: linkData, errorStatuses: [400, 401, 403, 429, 502],
-      handler: async ({ caller, body }) => ({ message: `${name} account linked`, data: await publishing.link(caller.userId, platform, body) }),
-    }),
-  ];
+  const linkRoutes = (platform: Platform): AnyRoute[] => {
+    const name = PLATFORM_NAMES[platform];
+    return [
+      defineRoute({
+        method: 'GET', path: `${base}/${platform}/auth`, tag, auth: 'user', permission,
+        summary: `${name} authorization URL (OAuth 2.0 with PKCE; the state is signed, single use, valid 10 minutes)`,
+        responseData: authData, errorStatuses: [401, 403, 429, 500],
+        handler: async ({ caller }) => ({ message: `Open the URL to link a ${name} account`, data: await publishing.authorizationUrl(caller.userId, platform) }),
+      }),
+      defineRoute({
+        method: 'GET', path: `${base}/${platform}/callback`, tag, auth: 'public',
+        summary: `${name} OAuth redirect target: links nothing, hands code and state (or the platform's error) to the app, which finishes with POST ${base}/${platform}/link`,
+        query: callbackQuery, responseData: callbackData, errorStatuses: [400, 429],
+        handler: async ({ query }) => ({ ...PublishingService.callbackResult(platform, query), headers: callbackHeaders }),
+      }),
+      defineRoute({
+        method: 'POST', path: `${base}/${platform}/link`, tag, auth: 'user', permission,
+        summary: `Finish linking a ${name} account: code and state from the callback, sent by the user who started the linking (another user's state: 403, left usable)`,
+        body: linkBody, responseData: linkData, errorStatuses: [400, 401, 403, 429, 502],
+        handler: async ({ caller, body }) => ({ message: `${name} account linked`, data: await publishing.link(caller.userId, platform, body) }),
+      }),
+    ];
+  };
 
   return [
-    ...linkRoutes('tiktok', 'TikTok'),
-    ...linkRoutes('youtube', 'YouTube'),
+    ...linkRoutes('tiktok'),
+    ...linkRoutes('youtube'),
     defineRoute({
       method: 'POST', path: `${base}/tiktok/upload`, tag, auth: 'user', permission, rateLimits: ['uploads'],
       summary: 'Publish a completed content video to the linked TikTok account (direct post, file upload); header x-user-id required',

@@ -1,6 +1,7 @@
 // The campaigns table.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb } from '../db/sql-fragments.js';
 import { newId } from '../shared/ids.js';
 import type { Estimate } from './estimate-model.js';
 import type { CampaignStatus } from './schemas.js';
@@ -58,8 +59,8 @@ export class CampaignRepository {
                                  platform_fee, currency, duration_days, targeting, estimate, launch_time, ends_at)
           values (${newId()}, ${campaign.userId}, ${campaign.videoId}, ${campaign.estimationId}, ${campaign.name},
                   ${campaign.source}, ${campaign.boostType}, 'active', ${campaign.budget}, ${campaign.platformFee},
-                  ${campaign.currency}, ${campaign.durationDays}, ${JSON.stringify(campaign.targeting)}::jsonb,
-                  ${JSON.stringify(campaign.estimate)}::jsonb, ${campaign.launchTime}, ${campaign.endsAt})
+                  ${campaign.currency}, ${campaign.durationDays}, ${jsonb(campaign.targeting)},
+                  ${jsonb(campaign.estimate)}, ${campaign.launchTime}, ${campaign.endsAt})
           returning *`,
     );
     return row;

@@ -1,6 +1,7 @@
 // The campaign_estimations table: the priced forecasts campaigns are bought from.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb } from '../db/sql-fragments.js';
 import type { EstimationView } from './estimate-model.js';
 import type { StoredTargeting } from './targeting.js';
 
@@ -35,7 +36,7 @@ export class EstimationRepository {
     await this.db.rows(
       sql`insert into campaign_estimations (id, user_id, video_id, budget_amount, currency, duration_days, targeting, result, expires_at)
           values (${e.id}, ${e.userId}, ${e.videoId}, ${e.budget}, ${e.currency}, ${e.durationDays},
-                  ${JSON.stringify(e.targeting)}::jsonb, ${JSON.stringify(e.result)}::jsonb, ${e.expiresAt})`,
+                  ${jsonb(e.targeting)}, ${jsonb(e.result)}, ${e.expiresAt})`,
     );
   }
 

@@ -6,8 +6,9 @@
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
 import { ContentRepository } from '../content/content-repository.js';
-import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
-import type { PaymentService } from '../payments/service.js';
+import { findManageableContent } from '../content/service.js';
+import { withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
+import type { PaymentLinkView, PaymentService, PaymentView } from '../payments/service.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { searchLocations, SUPPORTED_COUNTRIES } from '../targeting/locations.js';
@@ -81,7 +82,7 @@ interface CampaignCreated {
   launch_time: string;
   end_time: string;
   tracking_url: string;
-  payment: { transaction_id: string; status: 'completed'; amount_charged: number; payment_method: string; receipt_url: string };
+  payment: PaymentLinkView;
 }
 
 interface BoostResult {
@@ -95,16 +96,11 @@ interface BoostResult {
   tracking_url: string;
   budget: { amount: number; platform_fee: number; total_amount: number; currency: string };
   estimate: Pick<Estimate, 'performance' | 'metrics' | 'timeline'>;
-  payment: { transaction_id: string; status: 'completed'; amount_charged: number; payment_method: 'balance'; receipt_url: string };
+  payment: PaymentLinkView;
   balance: { current_balance: number; currency: string };
 }
 
-interface PaymentResult {
-  transaction_id: string;
-  status: 'completed';
-  amount_charged: number;
-  payment_method: string;
-  receipt: { id: string; url: string; email_sent: boolean };
+interface PaymentResult extends PaymentView {
   campaign_status: string;
 }
 
@@ -113,6 +109,20 @@ const campaignForbidden = () => forbidden('campaign.error.forbidden', 'This camp
 const invalidTransition = (from: string, action: string) =>
   conflict('campaign.error.invalid_transition', `A ${from} campaign cannot be ${action}`, { field: 'status', constraint: `not ${from}` });
 const hasEnded = (row: CampaignRow, at: Date) => row.ends_at.getTime() <= at.getTime();
+
+/** The caller's campaign as `load` finds it (plain or locked): 404 unknown, 403 another user's. */
+async function ownCampaign(
+  userId: string,
+  campaignId: string,
+  field: string,
+  load: (id: string) => Promise<CampaignRow | undefined>,
+): Promise<CampaignRow> {
+  if (!isUuid(campaignId)) throw campaignNotFound(field);
+  const row = await load(campaignId);
+  if (!row) throw campaignNotFound(field);
+  if (row.user_id !== userId) throw campaignForbidden();
+  return row;
+}
 
 function amountMismatch(expected: number, field: string) {
   return badRequest('payment.error.amount_mismatch', `The amount must be the budget plus the 5% platform fee: ${expected}`, {
@@ -205,8 +215,7 @@ export class CampaignService {
   }
 
   /** Buys a campaign from an estimation; it starts at once. Without an Idempotency-Key a retry still cannot pay twice, since an estimation buys one campaign. */
-  async create(userId: string, body: CreateCampaignBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<CampaignCreated>> {
-    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
+  async create(userId: string, body: CreateCampaignBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<CampaignCreated>> {
     const config = body.campaign_config;
     // Checks that need no storage come first.
     assertCampaignCurrency(config.budget.currency, 'campaign_config.budget.currency');
@@ -279,13 +288,7 @@ export class CampaignService {
           launch_time: view.launch_time,
           end_time: view.end_time,
           tracking_url: view.tracking_url,
-          payment: {
-            transaction_id: payment.transactionId,
-            status: payment.status,
-            amount_charged: payment.amount,
-            payment_method: payment.method,
-            receipt_url: this.payments.receiptUrl(payment.transactionId),
-          },
+          payment: this.payments.paymentLinkView(payment),
         };
         return { status: 201, data };
       }),
@@ -306,11 +309,8 @@ export class CampaignService {
 
   /** One of the caller's campaigns: 404 unknown, 403 another user's. */
   async get(userId: string, campaignId: string): Promise<CampaignView> {
-    if (!isUuid(campaignId)) throw campaignNotFound('id');
-    const row = await new CampaignRepository(this.database).findById(campaignId);
-    if (!row) throw campaignNotFound('id');
-    if (row.user_id !== userId) throw campaignForbidden();
-    return this.view(row);
+    const campaigns = new CampaignRepository(this.database);
+    return this.view(await ownCampaign(userId, campaignId, 'id', (id) => campaigns.findById(id)));
   }
 
   pause(userId: string, campaignId: string): Promise<StateChange> {
@@ -351,10 +351,10 @@ export class CampaignService {
    * `payment.error.insufficient_funds` when the balance is short, nothing written). Locations are
    * names or ids (none: the whole country).
    */
-  async boost(userId: string, postId: string, body: BoostBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<BoostResult>> {
-    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
+  async boost(userId: string, postId: string, body: BoostBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<BoostResult>> {
     const budget = boostBudget(body.boostType, body.budget);
     const fee = platformFee(budget);
+    const total = totalWithFee(budget);
     const boostType = body.boostType.toLowerCase();
     const targeting = resolveLocationNames(body.targetAudience?.location ?? [], 'targetAudience.location', true);
     const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
@@ -384,7 +384,7 @@ export class CampaignService {
           userId,
           method: 'balance',
           token: null,
-          amount: budget + fee,
+          amount: total,
           budgetAmount: budget,
           platformFee: fee,
           currency: CAMPAIGN_CURRENCY,
@@ -403,15 +403,9 @@ export class CampaignService {
           end_time: view.end_time,
           duration_days: view.duration_days,
           tracking_url: view.tracking_url,
-          budget: { amount: budget, platform_fee: fee, total_amount: budget + fee, currency: CAMPAIGN_CURRENCY },
+          budget: { amount: budget, platform_fee: fee, total_amount: total, currency: CAMPAIGN_CURRENCY },
           estimate: { performance: estimate.performance, metrics: estimate.metrics, timeline: estimate.timeline },
-          payment: {
-            transaction_id: payment.transactionId,
-            status: payment.status,
-            amount_charged: payment.amount,
-            payment_method: 'balance',
-            receipt_url: this.payments.receiptUrl(payment.transactionId),
-          },
+          payment: this.payments.paymentLinkView(payment),
           // Filled in after commit with the balance as it is then.
           balance: { current_balance: 0, currency: CAMPAIGN_CURRENCY },
         };
@@ -427,8 +421,7 @@ export class CampaignService {
    * 5% platform fee included: the budget grows by amount / 1.05 (1,050,000 charged → 1,000,000
    * budget + 50,000 fee). A completed or ended campaign takes no more money (409).
    */
-  async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
-    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
+  async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
     return this.database.transaction((tx) =>
@@ -453,15 +446,7 @@ export class CampaignService {
           tokenField: 'payment_details.card_token',
         });
         const updated = await campaigns.addBudget(campaign.id, budget, fee);
-        const data: PaymentResult = {
-          transaction_id: payment.transactionId,
-          status: payment.status,
-          amount_charged: payment.amount,
-          payment_method: payment.method,
-          receipt: { id: payment.receiptId, url: this.payments.receiptUrl(payment.transactionId), email_sent: false },
-          campaign_status: updated.status,
-        };
-        return { status: 200, data };
+        return { status: 200, data: { ...this.payments.paymentView(payment), campaign_status: updated.status } };
       }),
     );
   }
@@ -476,21 +461,16 @@ export class CampaignService {
   }
 
   /** The caller's campaign, locked for a change: 404 unknown, 403 another user's. */
-  private async lockOwnCampaign(campaigns: CampaignRepository, userId: string, campaignId: string, field: string): Promise<CampaignRow> {
-    if (!isUuid(campaignId)) throw campaignNotFound(field);
-    const row = await campaigns.findByIdForUpdate(campaignId);
-    if (!row) throw campaignNotFound(field);
-    if (row.user_id !== userId) throw campaignForbidden();
-    return row;
+  private lockOwnCampaign(campaigns: CampaignRepository, userId: string, campaignId: string, field: string): Promise<CampaignRow> {
+    return ownCampaign(userId, campaignId, field, (id) => campaigns.findByIdForUpdate(id));
   }
 
   /** The post a campaign promotes: an existing, non-deleted content item owned by the caller. */
   private async assertOwnVideo(db: Queryable, userId: string, videoId: string, field = 'video_id'): Promise<void> {
-    const missing = () => notFound('campaign.error.video_not_found', 'No such video', { field, constraint: 'an existing content id' });
-    if (!isUuid(videoId)) throw missing();
-    const content = await new ContentRepository(db).findMedia(videoId);
-    if (!content) throw missing();
-    if (content.uploader_id !== userId) throw forbidden('campaign.error.video_forbidden', 'Only the owner of a video can promote it');
+    await findManageableContent(new ContentRepository(db), userId, videoId, {
+      missing: () => notFound('campaign.error.video_not_found', 'No such video', { field, constraint: 'an existing content id' }),
+      notAllowed: () => forbidden('campaign.error.video_forbidden', 'Only the owner of a video can promote it'),
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 // The chat queries: rooms, membership, messages.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb, sqlList } from '../db/sql-fragments.js';
 import type { KeysetPosition } from '../comments/cursor.js';
 import type { AttachmentInput } from './schemas.js';
 
@@ -36,12 +37,9 @@ export interface MessageRow {
 
 type RoomAccess = 'missing' | 'not_member' | 'member';
 
-const list = (values: string[]): SQL => sql.join(values.map((v) => sql`${v}`), sql`, `);
-
 export class ChatRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** Which of the ids name a user (members must exist; the room lists them by these rows). */
   async findRoomByDirectKey(directKey: string): Promise<RoomRow | null> {
     const [row] = await this.db.rows<RoomRow>(sql`
       select id, name, direct_key, created_at, last_message_at from chat_rooms where direct_key = ${directKey}`);
@@ -80,7 +78,7 @@ export class ChatRepository {
     return this.db.rows<MemberRow>(sql`
       select m.room_id, u.id as user_id, u.username, u.given_name, u.family_name, u.picture
       from chat_room_members m join users u on u.id = m.user_id
-      where m.room_id in (${list(roomIds)})
+      where m.room_id in (${sqlList(roomIds)})
       order by m.joined_at, u.id`);
   }
 
@@ -104,7 +102,7 @@ export class ChatRepository {
     const [row] = await this.db.rows<MessageRow>(sql`
       with inserted as (
         insert into chat_messages (id, room_id, sender_id, msg, attachments, created_at)
-        values (${m.id}, ${m.roomId}, ${m.senderId}, ${m.msg}, ${JSON.stringify(m.attachments)}::jsonb, ${at}::timestamptz)
+        values (${m.id}, ${m.roomId}, ${m.senderId}, ${m.msg}, ${jsonb(m.attachments)}, ${at}::timestamptz)
         returning id, room_id, sender_id, msg, attachments, created_at
       ), touched as (
         update chat_rooms set last_message_at = ${at}::timestamptz where id = ${m.roomId}

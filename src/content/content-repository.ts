@@ -3,6 +3,7 @@
 // and feed queries live in listing-repository.ts.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb } from '../db/sql-fragments.js';
 import type { DerivedColumns, LanguageBlock, RealEstateInfo } from './derived-columns.js';
 
 /** contents.video as stored (paths relative to MEDIA_DIR). */
@@ -74,7 +75,6 @@ export const CONTENT_COLUMNS = sql`
 
 const MEDIA_COLUMNS = sql`id, uploader_id, status, video, images`;
 
-const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
 /**
  * A text[] parameter (drizzle would expand a JS array into a list of parameters), sent as one
  * bound array literal (`{"a","b\"c"}`: every element quoted, `"` and `\` backslash-escaped).

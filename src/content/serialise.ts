@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
+import { videoSummary } from '../media/video-summary.js';
 import type { ContentRow, StoredVideo } from './content-repository.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
 
@@ -19,17 +20,7 @@ export class ContentSerialiser {
   }
 
   video(v: StoredVideo) {
-    return {
-      original_name: v.original_name,
-      size: v.size,
-      resolution: v.resolution,
-      duration: v.duration,
-      status: v.status,
-      thumbnail_url: this.url(v.thumbnail_path),
-      content_url: this.url(v.original_path),
-      url: this.url(v.playlist_path),
-      error: v.error ?? null,
-    };
+    return { ...videoSummary(this.config, v), error: v.error };
   }
 
   images(row: ContentRow) {

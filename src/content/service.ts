@@ -3,11 +3,11 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
-import { badRequest, notFound, unauthorized } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
+import { badRequest, notFound, unauthorized, type AppError } from '../shared/errors.js';
+import { isUuid, newId } from '../shared/ids.js';
 import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
-import { ContentRepository, type ContentEdit, type ContentRow, type StoredImage, type StoredVideo } from './content-repository.js';
+import { ContentRepository, type ContentEdit, type ContentMediaRow, type ContentRow, type StoredImage, type StoredVideo } from './content-repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
 import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
@@ -20,6 +20,35 @@ export const viewerOf = (caller: Caller | null): Viewer => ({ canReadContact: !!
 /** Whether the caller may change an item and its media: its uploader and administrators may. */
 export const mayManageContent = (caller: Caller, row: Pick<ContentRow, 'uploader_id'>): boolean =>
   row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
+
+export const contentNotFound = () => notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+
+/** The answers of findManageableContent: each feature names its refusals in its own codes. */
+export interface ContentAccessErrors {
+  missing?: () => AppError;
+  notAllowed: () => AppError;
+}
+
+/**
+ * A live item `who` may act on, with its media. A Caller is judged by mayManageContent (uploader or
+ * administrator); a bare user id must be the uploader, for acts done in the uploader's own name
+ * (publishing to their accounts, promoting with their money).
+ */
+export async function findManageableContent(
+  contents: ContentRepository,
+  who: Caller | string,
+  id: string,
+  errors: ContentAccessErrors,
+): Promise<ContentMediaRow> {
+  const missing = errors.missing ?? contentNotFound;
+  // A malformed id names no item; the query would fail on it rather than find nothing.
+  if (!isUuid(id)) throw missing();
+  const row = await contents.findMedia(id);
+  if (!row) throw missing();
+  const allowed = typeof who === 'string' ? row.uploader_id === who : mayManageContent(who, row);
+  if (!allowed) throw errors.notAllowed();
+  return row;
+}
 
 /**
  * Whether the caller may see a live item, and so comment on it, react to it and read its comments:
@@ -122,10 +151,10 @@ export class ContentService {
    */
   async findVisible(caller: Caller | null, id: string): Promise<ContentRow> {
     const row = await this.repository.findLive(id);
-    if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    if (!row) throw contentNotFound();
     if (!mayViewContent(caller, row)) {
       if (!caller) throw unauthorized('content.error.restricted', 'This content is not published yet');
-      throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+      throw contentNotFound();
     }
     return row;
   }
@@ -140,9 +169,9 @@ export class ContentService {
    */
   async remove(caller: Caller, id: string): Promise<void> {
     const row = await this.repository.findLive(id);
-    if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    if (!row) throw contentNotFound();
     if (!mayManageContent(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
-    if (!(await this.repository.softDelete(id))) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
+    if (!(await this.repository.softDelete(id))) throw contentNotFound();
     try {
       await this.mediaRemoval.withdraw(id);
     } catch (err) {
@@ -188,23 +217,23 @@ export class ContentService {
         images: input.images ? this.keptImages(current.images, input.images) : current.images,
       };
     });
-    if (!updated) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'exists' });
-    const row = await this.repository.findLive(id);
-    return this.serialiser.detail(row!, viewerOf(caller));
+    if (!updated) throw contentNotFound();
+    return this.serialiser.detail(updated, viewerOf(caller));
   }
 
   /**
    * Applies an edit computed by `build` from the current row, holding the row lock so a
    * concurrent upload (which appends images) cannot be lost. `build` may throw to refuse.
-   * False when the item is gone.
+   * Returns the edited row, read under the same lock (a delete cannot come between); null when
+   * the item is gone.
    */
-  private updateLocked(id: string, build: (current: ContentRow) => ContentEdit): Promise<boolean> {
+  private updateLocked(id: string, build: (current: ContentRow) => ContentEdit): Promise<ContentRow | null> {
     return this.app.database.transaction(async (tx) => {
       const contents = new ContentRepository(tx);
       const current = await contents.findLiveForUpdate(id);
-      if (!current) return false;
+      if (!current) return null;
       await contents.applyEdit(id, build(current));
-      return true;
+      return contents.findLive(id);
     });
   }
 

@@ -9,8 +9,6 @@ import { CONTAINERS, CONTAINER_ORDER, InvalidMediaError, ProcessingAbortedError,
 export interface VideoProbe {
   /** The demuxer every later run on this file must use. */
   container: Container;
-  /** ffprobe's format_name (one of CONTAINERS' formatName). */
-  formatName: string;
   /** Seconds. */
   duration: number;
   /** Display size (rotation applied) of the video stream that is processed. */
@@ -22,7 +20,6 @@ export interface VideoProbe {
   largestLongSide: number;
   largestShortSide: number;
   hasAudio: boolean;
-  videoCodec: string;
 }
 
 export interface VideoLimits {
@@ -76,7 +73,6 @@ const PROBE_MAX_OUTPUT = 4 * 1024 * 1024;
 interface ProbeStream {
   index: number;
   codec_type?: string;
-  codec_name?: string;
   width?: number;
   height?: number;
   duration?: string;
@@ -149,7 +145,6 @@ function describe(container: Container, data: ProbeOutput): VideoProbe {
   const [width, height] = rotation === 90 ? [video.height!, video.width!] : [video.width!, video.height!];
   return {
     container,
-    formatName: CONTAINERS[container].formatName,
     duration: Math.round(duration * 1000) / 1000,
     width,
     height,
@@ -157,7 +152,6 @@ function describe(container: Container, data: ProbeOutput): VideoProbe {
     largestLongSide: Math.max(...videos.map((s) => Math.max(s.width!, s.height!))),
     largestShortSide: Math.max(...videos.map((s) => Math.min(s.width!, s.height!))),
     hasAudio: streams.some((s) => s.codec_type === 'audio'),
-    videoCodec: video.codec_name ?? 'unknown',
   };
 }
 

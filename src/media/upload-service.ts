@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import type { Caller } from '../auth/caller.js';
-import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
+import { AppError, badRequest, forbidden } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
 import { z } from 'zod';
@@ -14,7 +14,7 @@ import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, t
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
 import { ContentRepository } from '../content/content-repository.js';
-import { mayManageContent } from '../content/service.js';
+import { contentNotFound, findManageableContent } from '../content/service.js';
 import { UploadedFileRepository, type NewUploadedFile } from './uploaded-file-repository.js';
 import { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
@@ -66,7 +66,6 @@ const invalidType = (field: string, kind: UploadKind) =>
     constraint: acceptedMimeTypes(kind).join(', '),
   });
 
-/** The client's file name, reduced to a plain name (it is shown, never used as a path). */
 function parseKind(value: string | undefined): UploadKind {
   const parsed = z.enum(UPLOAD_KINDS).safeParse(value);
   if (!parsed.success) {
@@ -92,6 +91,7 @@ function parseClientMetadata(value: string | undefined): Record<string, unknown>
   return parsed as Record<string, unknown>;
 }
 
+/** The client's file name, reduced to a plain name (it is shown, never used as a path). */
 function displayName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
@@ -231,12 +231,9 @@ export class UploadService {
 
   private async ownedContent(caller: Caller, contentId: string) {
     if (!isUuid(contentId)) throw badRequest('file.error.invalid_content_id', 'id must be a content id (uuid)', { field: 'id', constraint: 'uuid' });
-    const content = await this.contents.findMedia(contentId);
-    if (!content) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
-    if (!mayManageContent(caller, content)) {
-      throw forbidden('file.error.not_owner', 'Only the owner of the content may upload its media');
-    }
-    return content;
+    return findManageableContent(this.contents, caller, contentId, {
+      notAllowed: () => forbidden('file.error.not_owner', 'Only the owner of the content may upload its media'),
+    });
   }
 
   /** Attached form, main video: stored as the item's original and queued for processing. */
@@ -257,7 +254,7 @@ export class UploadService {
       const contents = new ContentRepository(tx);
       const jobs = new VideoJobRepository(tx);
       const locked = await contents.findMediaForUpdate(contentId);
-      if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+      if (!locked) throw contentNotFound();
       await contents.markVideoProcessing(contentId, rel, displayName(file.filename), file.size);
       // The new upload supersedes the file a live job of the item was working on.
       await jobs.failLiveJobs(contentId, 'superseded by a new upload');
@@ -277,7 +274,7 @@ export class UploadService {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOTDIR' || code === 'EEXIST') {
-        throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+        throw contentNotFound();
       }
       throw err;
     }
@@ -312,7 +309,7 @@ export class UploadService {
       await this.app.database.transaction(async (tx) => {
         const contents = new ContentRepository(tx);
         const locked = await contents.findMediaForUpdate(contentId);
-        if (!locked) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
+        if (!locked) throw contentNotFound();
         const held = locked.images?.length ?? 0;
         if (held + images.length > MAX_IMAGES_PER_CONTENT) throw tooMany(held);
         await contents.appendImages(contentId, images);

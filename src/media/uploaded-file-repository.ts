@@ -1,6 +1,7 @@
 // The queries on uploaded_files: files of the general upload form, kept for their uploader.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb } from '../db/sql-fragments.js';
 import type { UploadKind } from './file-kinds.js';
 
 export interface NewUploadedFile {
@@ -24,6 +25,6 @@ export class UploadedFileRepository {
     await this.db.rows(sql`
       insert into uploaded_files (id, user_id, kind, path, mime_type, size, original_name, metadata, client_metadata, processing_status)
       values (${f.id}, ${f.userId}, ${f.kind}, ${f.path}, ${f.mimeType}, ${f.size}, ${f.originalName},
-        ${JSON.stringify(f.metadata)}::jsonb, ${JSON.stringify(f.clientMetadata)}::jsonb, 'completed')`);
+        ${jsonb(f.metadata)}, ${jsonb(f.clientMetadata)}, 'completed')`);
   }
 }

@@ -1,6 +1,10 @@
-// The queries on video_jobs, the durable queue of video processing (video-jobs.ts says how it
-// works). Every write after a claim is guarded by `locked_by`, so a worker that lost its claim
-// changes nothing.
+// The durable queue of video-processing jobs (video_jobs), as the workers (jobs/video-worker.ts)
+// use it. Any worker on any node claims the oldest runnable job with FOR UPDATE SKIP LOCKED: a
+// queued job whose time has come, or a running job whose lease ran out (its worker died). The
+// claim is held by extending the lease (heartbeat). Jobs are queued by uploads (upload-service.ts)
+// and finished by the processor (video-processor.ts), each inside its own transaction.
+// Every write after a claim is guarded by `locked_by`, so a worker that lost its claim changes
+// nothing.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 
@@ -53,7 +57,7 @@ export class VideoJobRepository {
     return r ? { id: r.id, contentId: r.content_id, inputPath: r.input_path, attempts: r.attempts, maxAttempts: r.max_attempts } : null;
   }
 
-  /** Extends the lease; false when the claim was lost. */
+  /** Extends the lease; false when the claim was lost (another worker took the job, or it was superseded). */
   async extendLease(jobId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
     const rows = await this.db.rows(sql`
       update video_jobs set lease_until = now() + make_interval(secs => ${leaseSeconds}), heartbeat_at = now(), updated_at = now()
@@ -80,7 +84,7 @@ export class VideoJobRepository {
       where id = ${jobId} and locked_by = ${workerId} and status = 'running'`);
   }
 
-  /** Queues a claimed job again at once, without counting the attempt it was on. */
+  /** Queues a claimed job again at once, without counting the attempt it was on: a clean stop gives it back. */
   async release(jobId: string, workerId: string): Promise<void> {
     await this.db.rows(sql`
       update video_jobs set status = 'queued', locked_by = null, lease_until = null, attempts = greatest(attempts - 1, 0),

@@ -2,6 +2,7 @@
 // once served, its answer.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { jsonb } from '../db/sql-fragments.js';
 
 interface IdempotencyKeyRow {
   request_hash: string;
@@ -33,7 +34,7 @@ export class IdempotencyRepository {
 
   async storeResponse(userId: string, key: string, status: number, body: unknown): Promise<void> {
     await this.db.rows(
-      sql`update idempotency_keys set response_status = ${status}, response_body = ${JSON.stringify(body)}::jsonb
+      sql`update idempotency_keys set response_status = ${status}, response_body = ${jsonb(body)}
           where user_id = ${userId} and key = ${key}`,
     );
   }

@@ -7,23 +7,9 @@
 //   retry with the same key;
 // - the same key with another body (or on another endpoint) is 409 `idempotency.error.key_reused`.
 import type { Queryable } from '../db/client.js';
-import { badRequest, conflict } from '../shared/errors.js';
+import { conflict } from '../shared/errors.js';
 import { sha256 } from '../shared/ids.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
-
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-/** The Idempotency-Key header's value, validated: printable ASCII, 1-255 characters. Missing → null. */
-export function idempotencyKeyOf(value: string | undefined): string | null {
-  if (value === undefined || value === '') return null;
-  if (!KEY_PATTERN.test(value)) {
-    throw badRequest('idempotency.error.invalid_key', 'Idempotency-Key must be 1-255 printable ASCII characters', {
-      field: 'Idempotency-Key',
-      constraint: '1-255 printable ASCII characters',
-    });
-  }
-  return value;
-}
 
 /** JSON with object keys sorted, so two equal bodies hash alike whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -50,8 +36,8 @@ export interface ServiceAnswer<T> extends StoredResponse<T> {
 
 interface IdempotencyClaim {
   userId: string;
-  /** The request's Idempotency-Key; null when it sent none (the work then simply runs). */
-  key: string | null;
+  /** The request's Idempotency-Key (its format checked by the route); undefined when it sent none, and the work then simply runs. */
+  key: string | undefined;
   /** The endpoint (and target), so one key cannot serve two kinds of request. */
   scope: string;
   requestBody: unknown;
@@ -66,7 +52,7 @@ export async function withIdempotency<T>(
   claim: IdempotencyClaim,
   run: () => Promise<StoredResponse<T>>,
 ): Promise<ServiceAnswer<T>> {
-  if (claim.key === null) return { ...(await run()), replayed: false };
+  if (claim.key === undefined) return { ...(await run()), replayed: false };
   const keys = new IdempotencyRepository(tx);
   const hash = sha256(`${claim.scope}\n${canonicalJson(claim.requestBody)}`);
   if (!(await keys.insert(claim.userId, claim.key, claim.scope, hash))) {

@@ -36,16 +36,13 @@ interface NewPayment {
 export class PaymentRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** Records a completed payment; returns when it was stored. */
-  async insertCompleted(p: NewPayment): Promise<Date> {
-    const [row] = await this.db.rows<{ created_at: Date }>(
+  async insertCompleted(p: NewPayment): Promise<void> {
+    await this.db.rows(
       sql`insert into payments (id, user_id, campaign_id, purpose, method, amount, budget_amount, platform_fee, currency,
                                 status, provider, provider_reference, receipt_id)
           values (${p.id}, ${p.userId}, ${p.campaignId}, ${p.purpose}, ${p.method}, ${p.amount}, ${p.budgetAmount},
-                  ${p.platformFee}, ${p.currency}, 'completed', ${p.provider}, ${p.providerReference}, ${p.receiptId})
-          returning created_at`,
+                  ${p.platformFee}, ${p.currency}, 'completed', ${p.provider}, ${p.providerReference}, ${p.receiptId})`,
     );
-    return row.created_at;
   }
 
   async findById(id: string): Promise<PaymentRow | undefined> {

@@ -6,7 +6,6 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 /** Methods a balance can be topped up with (`balance` itself cannot top up a balance). */
 export const TOP_UP_METHODS = ['card', 'paypal', 'crypto'] as const;
 
-export const BALANCE_CURRENCY = 'VND';
 /** Largest single top-up (1 billion VND). */
 const MAX_TOP_UP = 1_000_000_000;
 
@@ -18,5 +17,16 @@ export const topUpBodySchema = z.strictObject({
 });
 export type TopUpBody = z.infer<typeof topUpBodySchema>;
 
-/** Idempotency-Key (CONTRACT §6): optional; its format is checked by the payment rules. */
-export const idempotencyHeader = z.object({ 'idempotency-key': z.string().optional() });
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Idempotency-Key (CONTRACT §6): optional, 1-255 printable ASCII characters. Refused here, before
+ * any work starts, so a malformed key never reaches a service; an empty header means no key.
+ */
+export const idempotencyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .transform((key) => (key === '' ? undefined : key))
+    .pipe(z.string().regex(IDEMPOTENCY_KEY, '1-255 printable ASCII characters').optional()),
+});

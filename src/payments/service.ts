@@ -5,13 +5,15 @@
 // charge, keyed by the same idempotency key).
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
+import { assertCampaignCurrency } from '../campaigns/currency.js';
+import { CAMPAIGN_CURRENCY } from '../campaigns/pricing.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId, randomToken } from '../shared/ids.js';
-import { idempotencyKeyOf, withIdempotency, type ServiceAnswer } from './idempotency.js';
+import { withIdempotency, type ServiceAnswer } from './idempotency.js';
 import { LedgerRepository, type LedgerEntry } from './ledger-repository.js';
 import { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
-import { BALANCE_CURRENCY, TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
+import { TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
 
 type PaymentPurpose = 'campaign_create' | 'campaign_budget' | 'boost' | 'top_up';
 
@@ -27,7 +29,7 @@ interface PaymentRequest {
   currency: string;
   purpose: PaymentPurpose;
   campaignId: string | null;
-  idempotencyKey: string | null;
+  idempotencyKey: string | undefined;
   description: string;
   /** Where the token sits in the request body, for error details. */
   tokenField?: string;
@@ -39,7 +41,23 @@ interface RecordedPayment {
   status: 'completed';
   amount: number;
   method: PaymentMethod;
-  createdAt: string;
+}
+
+interface PaymentFields {
+  transaction_id: string;
+  status: 'completed';
+  amount_charged: number;
+  payment_method: string;
+}
+
+/** The payment part of a top-up or budget payment answer (CONTRACT §6 describes the receipt there). */
+export interface PaymentView extends PaymentFields {
+  receipt: { id: string; url: string; email_sent: boolean };
+}
+
+/** The payment part of a campaign purchase (create, boost): CONTRACT §6 gives only the receipt's address there. */
+export interface PaymentLinkView extends PaymentFields {
+  receipt_url: string;
 }
 
 interface BalanceSummary {
@@ -65,15 +83,7 @@ interface Receipt {
   created_at: string;
 }
 
-interface TopUpPayment {
-  transaction_id: string;
-  status: 'completed';
-  amount_charged: number;
-  payment_method: string;
-  receipt: { id: string; url: string; email_sent: boolean };
-}
-
-interface TopUpResult extends TopUpPayment {
+interface TopUpResult extends PaymentView {
   balance: BalanceSummary;
 }
 
@@ -88,6 +98,19 @@ export class PaymentService {
     return `${this.config.publicBaseUrl}/api/v1/payments/${transactionId}/receipt`;
   }
 
+  paymentView(payment: RecordedPayment): PaymentView {
+    // No receipt e-mail is sent yet; the field is in the contract for when one is.
+    return { ...this.paymentFields(payment), receipt: { id: payment.receiptId, url: this.receiptUrl(payment.transactionId), email_sent: false } };
+  }
+
+  paymentLinkView(payment: RecordedPayment): PaymentLinkView {
+    return { ...this.paymentFields(payment), receipt_url: this.receiptUrl(payment.transactionId) };
+  }
+
+  private paymentFields(payment: RecordedPayment): PaymentFields {
+    return { transaction_id: payment.transactionId, status: payment.status, amount_charged: payment.amount, payment_method: payment.method };
+  }
+
   /** Takes one payment inside `tx`: throws (and writes nothing) when the provider or the balance refuses. */
   async takePayment(tx: Queryable, request: PaymentRequest): Promise<RecordedPayment> {
     const transactionId = newId();
@@ -98,7 +121,7 @@ export class PaymentService {
       reference = await this.charge(request, request.method, transactionId);
       providerName = this.provider.name;
     }
-    const createdAt = await new PaymentRepository(tx).insertCompleted({
+    await new PaymentRepository(tx).insertCompleted({
       id: transactionId,
       userId: request.userId,
       campaignId: request.campaignId,
@@ -124,7 +147,7 @@ export class PaymentService {
         description: request.description,
       });
     }
-    return { transactionId, receiptId, status: 'completed', amount: request.amount, method: request.method, createdAt: createdAt.toISOString() };
+    return { transactionId, receiptId, status: 'completed', amount: request.amount, method: request.method };
   }
 
   /** Charges the request's token with the provider; returns the provider's reference. */
@@ -167,7 +190,7 @@ export class PaymentService {
     const totals = await new LedgerRepository(this.database).totals(userId);
     return {
       current_balance: totals.completed,
-      currency: BALANCE_CURRENCY,
+      currency: CAMPAIGN_CURRENCY,
       pending_amount: totals.pending,
       last_updated: totals.last?.toISOString() ?? null,
       transactions_count: totals.count,
@@ -198,13 +221,11 @@ export class PaymentService {
   }
 
   /** Adds money to the balance: the provider charges the token, one ledger row (+amount) and one payment row record it. */
-  async topUp(userId: string, body: TopUpBody, idempotencyKeyHeader: string | undefined): Promise<ServiceAnswer<TopUpResult>> {
-    const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader);
-    if (body.currency !== undefined && body.currency.toUpperCase() !== BALANCE_CURRENCY) {
-      throw badRequest('payment.error.unsupported_currency', 'Only VND is supported', { field: 'currency', constraint: 'VND' });
-    }
+  async topUp(userId: string, body: TopUpBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<TopUpResult>> {
+    // The balance only ever pays for campaigns, so it is held in their currency.
+    if (body.currency !== undefined) assertCampaignCurrency(body.currency, 'currency');
     const outcome = await this.database.transaction((tx) =>
-      withIdempotency<TopUpPayment>(tx, { userId, key: idempotencyKey, scope: 'balance.top_up', requestBody: body }, async () => {
+      withIdempotency<PaymentView>(tx, { userId, key: idempotencyKey, scope: 'balance.top_up', requestBody: body }, async () => {
         const ledger = new LedgerRepository(tx);
         await ledger.lockUser(userId);
         const payment = await this.takePayment(tx, {
@@ -214,7 +235,7 @@ export class PaymentService {
           amount: body.amount,
           budgetAmount: 0,
           platformFee: 0,
-          currency: BALANCE_CURRENCY,
+          currency: CAMPAIGN_CURRENCY,
           purpose: 'top_up',
           campaignId: null,
           idempotencyKey,
@@ -224,18 +245,11 @@ export class PaymentService {
           userId,
           kind: 'top_up',
           amount: body.amount,
-          currency: BALANCE_CURRENCY,
+          currency: CAMPAIGN_CURRENCY,
           paymentId: payment.transactionId,
           description: 'Balance top-up',
         });
-        const data: TopUpPayment = {
-          transaction_id: payment.transactionId,
-          status: payment.status,
-          amount_charged: payment.amount,
-          payment_method: payment.method,
-          receipt: { id: payment.receiptId, url: this.receiptUrl(payment.transactionId), email_sent: false },
-        };
-        return { status: 200, data };
+        return { status: 200, data: this.paymentView(payment) };
       }),
     );
     // The balance is always read fresh: on a replay it shows the balance now, not then.

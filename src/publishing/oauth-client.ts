@@ -5,10 +5,9 @@
 import type { Config } from '../config.js';
 import type { Platform, PlatformTokens } from './platforms.js';
 import { s256Base64Url, s256Hex } from './pkce.js';
-import { GrantRejectedError, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
+import { tiktokApiUrl } from './tiktok-client.js';
+import { GrantRejectedError, callPlatform, readJson, upstreamError } from './upstream.js';
 import { googleErrorCode } from './youtube-client.js';
-
-type JsonBody = Record<string, any> | null;
 
 interface OAuthPlatform {
   platform: Platform;
@@ -30,19 +29,13 @@ interface OAuthPlatform {
   externalIdField: string | null;
   /** True when an `error` field means failure even beside an access token (TikTok answers errors with 200). */
   errorBesideToken: boolean;
-  /** The platform's error code in a failed token answer. */
-  errorCode: (body: JsonBody, status: number) => string;
 }
-
-/** The OAuth form `{error: 'x'}`; anything else is named by the HTTP status. */
-const oauthErrorCode = (body: JsonBody, status: number): string =>
-  typeof body?.error === 'string' && body.error ? cleanCode(body.error, `http_${status}`) : `http_${status}`;
 
 const oauthPlatforms = (config: Config): Record<Platform, OAuthPlatform> => ({
   tiktok: {
     platform: 'tiktok',
     authorizationUrl: config.TIKTOK_AUTH_URL,
-    tokenUrl: `${config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}/v2/oauth/token/`,
+    tokenUrl: tiktokApiUrl(config, '/v2/oauth/token/'),
     clientIdParam: 'client_key',
     clientId: config.TIKTOK_CLIENT_KEY,
     clientSecret: config.TIKTOK_CLIENT_SECRET,
@@ -54,7 +47,6 @@ const oauthPlatforms = (config: Config): Record<Platform, OAuthPlatform> => ({
     refreshExpiresInField: 'refresh_expires_in',
     externalIdField: 'open_id',
     errorBesideToken: true,
-    errorCode: oauthErrorCode,
   },
   youtube: {
     platform: 'youtube',
@@ -72,7 +64,6 @@ const oauthPlatforms = (config: Config): Record<Platform, OAuthPlatform> => ({
     // The upload-only scope cannot read the channel.
     externalIdField: null,
     errorBesideToken: false,
-    errorCode: googleErrorCode,
   },
 });
 
@@ -124,7 +115,8 @@ export class OAuthClient {
     const hasError = typeof body?.error === 'string' && body.error !== '';
     if (!body || !hasToken || (spec.errorBesideToken && hasError)) {
       if (body?.error === 'invalid_grant') throw new GrantRejectedError(spec.platform, 'invalid_grant');
-      throw upstreamError(spec.platform, spec.errorCode(body, res.status), step);
+      // Google's reading covers TikTok's token errors too: both use the OAuth form `{error: 'x'}`.
+      throw upstreamError(spec.platform, googleErrorCode(body, res.status), step);
     }
     const refreshExpiresIn = body[spec.refreshExpiresInField];
     const externalId = spec.externalIdField ? body[spec.externalIdField] : null;

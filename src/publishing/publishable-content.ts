@@ -3,19 +3,20 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import { conflict, forbidden, notFound } from '../shared/errors.js';
+import { findManageableContent } from '../content/service.js';
+import { conflict, forbidden } from '../shared/errors.js';
 import { mediaPath } from '../shared/media-url.js';
 
-interface PublishableVideo {
+export interface PublishableVideo {
   contentId: string;
   filePath: string;
   size: number;
 }
 
 export async function findPublishableVideo(contents: ContentRepository, config: Config, contentId: string, userId: string): Promise<PublishableVideo> {
-  const row = await contents.findMedia(contentId);
-  if (!row) throw notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
-  if (row.uploader_id !== userId) throw forbidden('publishing.error.not_owner', 'Only the uploader can publish this content');
+  const row = await findManageableContent(contents, userId, contentId, {
+    notAllowed: () => forbidden('publishing.error.not_owner', 'Only the uploader can publish this content'),
+  });
   const notReady = (why: string) => conflict('publishing.error.content_not_ready', `The content cannot be published yet: ${why}`, { field: 'id', constraint: 'completed content with a video' });
   if (row.status !== 'completed') throw notReady(`its status is ${row.status}`);
   const originalPath = row.video?.original_path;

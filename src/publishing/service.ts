@@ -16,7 +16,7 @@ import { PLATFORM_NAMES, type Platform } from './platforms.js';
 import { PublicationRepository } from './publication-repository.js';
 import { OAuthStateRepository } from './oauth-state-repository.js';
 import { SocialAccountRepository } from './social-account-repository.js';
-import { findPublishableVideo } from './publishable-content.js';
+import { findPublishableVideo, type PublishableVideo } from './publishable-content.js';
 import type { CallbackQuery, LinkBody, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
 import { loadPublishingKeys } from './secret-keys.js';
 import { SocialAccounts, type LinkedAccount } from './social-accounts.js';
@@ -35,6 +35,12 @@ const YOUTUBE_TAGS_MAX = 500;
 interface Stores {
   states: OAuthStates;
   accounts: SocialAccounts;
+}
+
+interface PlatformUpload {
+  accessToken: string;
+  video: PublishableVideo;
+  publicationId: string;
 }
 
 export class PublishingService {
@@ -134,48 +140,33 @@ export class PublishingService {
   }
 
   /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
-  async publishToTikTok(caller: Caller, claimedUserId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
-    requireSameIdentity(caller, { userId: claimedUserId.trim() });
-    const { userId } = caller;
+  publishToTikTok(caller: Caller, claimedUserId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
     const caption = [body.title, body.description, body.tags.map((t) => `#${t.replace(/^#+/, '').replace(/\s+/g, '')}`).join(' ')].filter(Boolean).join('\n');
-    if (caption.length > TIKTOK_CAPTION_MAX) {
-      throw badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` });
-    }
-    const video = await findPublishableVideo(this.contents, this.app.config, body.id, userId);
-    const account = await this.usableAccount(userId, 'tiktok');
-    const publicationId = await this.publications.start(userId, video.contentId, 'tiktok');
-    try {
+    const refusal = caption.length > TIKTOK_CAPTION_MAX
+      ? badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` })
+      : null;
+    return this.publish(caller, claimedUserId, 'tiktok', body.id, refusal, async ({ accessToken, video, publicationId }) => {
       const result = await this.tiktok.publishVideo({
-        accessToken: account.accessToken,
+        accessToken,
         filePath: video.filePath,
         size: video.size,
         caption,
         privacyLevel: body.privacy_level,
         onPublishId: (publishId) => this.publications.setRemoteId(publicationId, publishId),
       });
-      await this.publications.finish(publicationId, result.publishId, result.status);
-      this.app.log.info({ userId, contentId: video.contentId, platform: 'tiktok', publicationId }, 'content published');
-      return { publication_id: publicationId, publish_id: result.publishId, status: result.status };
-    } catch (err) {
-      await this.publications.fail(publicationId, err instanceof AppError ? err.message : 'unexpected error');
-      throw err;
-    }
+      return { remoteId: result.publishId, status: result.status, answer: { publish_id: result.publishId, status: result.status } };
+    });
   }
 
   /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
-  async publishToYouTube(caller: Caller, claimedUserId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
-    requireSameIdentity(caller, { userId: claimedUserId.trim() });
-    const { userId } = caller;
+  publishToYouTube(caller: Caller, claimedUserId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
     const tagsLength = body.tags.reduce((n, t) => n + t.length + (t.includes(' ') ? 2 : 0), 0) + Math.max(0, body.tags.length - 1);
-    if (tagsLength > YOUTUBE_TAGS_MAX) {
-      throw badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` });
-    }
-    const video = await findPublishableVideo(this.contents, this.app.config, body.id, userId);
-    const account = await this.usableAccount(userId, 'youtube');
-    const publicationId = await this.publications.start(userId, video.contentId, 'youtube');
-    try {
+    const refusal = tagsLength > YOUTUBE_TAGS_MAX
+      ? badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` })
+      : null;
+    return this.publish(caller, claimedUserId, 'youtube', body.id, refusal, async ({ accessToken, video }) => {
       const result = await this.youtube.uploadVideo({
-        accessToken: account.accessToken,
+        accessToken,
         filePath: video.filePath,
         size: video.size,
         title: body.title,
@@ -184,9 +175,35 @@ export class PublishingService {
         categoryId: body.category_id,
         privacyStatus: body.privacy_status,
       });
-      await this.publications.finish(publicationId, result.videoId, result.status);
-      this.app.log.info({ userId, contentId: video.contentId, platform: 'youtube', publicationId }, 'content published');
-      return { publication_id: publicationId, video_id: result.videoId, url: `https://www.youtube.com/watch?v=${encodeURIComponent(result.videoId)}`, status: result.status };
+      const url = `https://www.youtube.com/watch?v=${encodeURIComponent(result.videoId)}`;
+      return { remoteId: result.videoId, status: result.status, answer: { video_id: result.videoId, url, status: result.status } };
+    });
+  }
+
+  /**
+   * The publishing story every platform shares. `refusal` is the platform's own limit the request
+   * breaks, if any: it is answered after the identity check and before anything is looked up.
+   * Each send is recorded as a publication, marked failed when `send` throws.
+   */
+  private async publish<A extends object>(
+    caller: Caller,
+    claimedUserId: string,
+    platform: Platform,
+    contentId: string,
+    refusal: AppError | null,
+    send: (upload: PlatformUpload) => Promise<{ remoteId: string; status: string; answer: A }>,
+  ): Promise<{ publication_id: string } & A> {
+    requireSameIdentity(caller, { userId: claimedUserId.trim() });
+    if (refusal) throw refusal;
+    const { userId } = caller;
+    const video = await findPublishableVideo(this.contents, this.app.config, contentId, userId);
+    const account = await this.usableAccount(userId, platform);
+    const publicationId = await this.publications.start(userId, video.contentId, platform);
+    try {
+      const result = await send({ accessToken: account.accessToken, video, publicationId });
+      await this.publications.finish(publicationId, result.remoteId, result.status);
+      this.app.log.info({ userId, contentId: video.contentId, platform, publicationId }, 'content published');
+      return { publication_id: publicationId, ...result.answer };
     } catch (err) {
       await this.publications.fail(publicationId, err instanceof AppError ? err.message : 'unexpected error');
       throw err;

@@ -41,11 +41,14 @@ interface TikTokPost {
   onPublishId?: (publishId: string) => Promise<void>;
 }
 
+/** A TikTok API endpoint under the configured base URL (which may end in a slash). */
+export const tiktokApiUrl = (config: Config, path: string): string => `${config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}${path}`;
+
 export class TikTokClient {
   constructor(private readonly config: Config) {}
 
   private api(path: string): string {
-    return `${this.config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}${path}`;
+    return tiktokApiUrl(this.config, path);
   }
 
   /** Direct post: init, send the bytes chunk by chunk (streamed from disk), then ask the status once. */

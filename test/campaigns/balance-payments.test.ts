@@ -82,12 +82,12 @@ describe('GET /api/v1/users/balance and POST /api/v1/users/balance/top-up', () =
     expect(Date.parse(after.last_updated)).not.toBeNaN();
   });
 
-  it('should fail with 400 invalid_key for an Idempotency-Key that is not 1-255 printable ASCII characters, charging nothing', async () => {
+  it('should fail with 400 invalid_headers naming idempotency-key for a key that is not 1-255 printable ASCII characters, charging nothing', async () => {
     const user = await registerAndLogin(server);
     const body = { amount: 100_000, payment_token: 'tok_visa', method: 'card' };
     const refused = await user.api.post('/api/v1/users/balance/top-up', body, idem('has spaces in it'));
-    const err = expectErrorEnvelope(refused, 400, 'idempotency.error.invalid_key');
-    expect(err.details?.field).toBe('Idempotency-Key');
+    const err = expectErrorEnvelope(refused, 400, 'validation.error.invalid_headers');
+    expect(err.details?.field).toBe('idempotency-key');
     expect((await balance(user)).current_balance).toBe(0);
   });
 

@@ -161,8 +161,9 @@ describe('POST /api/v1/campaigns/create', () => {
       expectErrorEnvelope(await postCreate(owner, { ...good, padding: 'x'.repeat(1_100_000) }), 413);
     });
 
-    it('should fail with 400 invalid_key for an Idempotency-Key over 255 characters', async () => {
-      expectErrorEnvelope(await postCreate(owner, good, 'k'.repeat(256)), 400, 'idempotency.error.invalid_key');
+    it('should fail with 400 invalid_headers naming idempotency-key for a key over 255 characters', async () => {
+      const err = expectErrorEnvelope(await postCreate(owner, good, 'k'.repeat(256)), 400, 'validation.error.invalid_headers');
+      expect(err.details?.field).toBe('idempotency-key');
     });
   });
 

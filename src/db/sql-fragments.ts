@@ -1,0 +1,8 @@
+// Small pieces of drizzle `sql` templates that several repositories build the same way.
+import { sql, type SQL } from 'drizzle-orm';
+
+/** The values as comma-separated bound parameters, for `in (...)`; an empty list is the caller's to refuse. */
+export const sqlList = (values: readonly unknown[]): SQL => sql.join(values.map((v) => sql`${v}`), sql`, `);
+
+/** A value stored in a jsonb column: sent as its JSON text and cast, so drivers need no json type mapping. */
+export const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
