@@ -24,12 +24,26 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 
+/** One finished answer, as metrics see it. */
+export interface AnswerRecord {
+  method: string;
+  /** The route's path template (`/api/v1/content/:id`), never the raw URL. */
+  route: string;
+  status: number;
+  seconds: number;
+}
+
+/** The route label of an answer that no route or raw route claimed (404s, preflights of unknown paths). */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
 /** What every exchange of a server shares. */
 export interface ExchangeSettings {
   cors: CorsPolicy;
   inFlight: InFlightRequests;
   log: Logger;
   trustProxy: boolean;
+  /** Told about every finished answer (metrics). */
+  onAnswered?: (answer: AnswerRecord) => void;
 }
 
 /** The caller's address: the socket peer, or with TRUST_PROXY the last X-Forwarded-For entry. */
@@ -58,6 +72,8 @@ export class Exchange {
   readonly ip: string;
   private readonly started = process.hrtime.bigint();
   private readonly baseHeaders: Record<string, string>;
+  /** The path template of the route that answers; set once the route is known. */
+  routeLabel: string = UNMATCHED_ROUTE;
   private abortHandlers: (() => void)[] = [];
   private answered = false;
   private finished = false;
@@ -99,7 +115,7 @@ export class Exchange {
   }
 
   /** Writes a whole answer; `body` null for none. Closes the connection after it when asked. */
-  send(status: number, headers: Record<string, string>, body: string | null, closeConnection = false): void {
+  send(status: number, headers: Record<string, string>, body: string | Buffer | null, closeConnection = false): void {
     if (!this.closed) {
       this.answered = true;
       this.res.cork(() => {
@@ -147,6 +163,7 @@ export class Exchange {
     this.finished = true;
     this.settings.inFlight.leave();
     const ms = Number(process.hrtime.bigint() - this.started) / 1e6;
+    this.settings.onAnswered?.({ method: this.method, route: this.routeLabel, status, seconds: ms / 1000 });
     this.settings.log.info({ requestId: this.requestId, method: this.method, path: this.url, status, ms: Math.round(ms * 10) / 10, ip: this.ip }, 'request');
   }
 }

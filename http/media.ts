@@ -98,11 +98,14 @@ function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
+/** The metrics label of every media answer (one label, not one per file). */
+const MEDIA_ROUTE_LABEL = '/media/*';
+
 export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExchange: OpenExchange): void {
   const { config, log } = app;
 
   const handle = (res: HttpResponse, req: HttpRequest) => {
-    const exchange = openExchange(res, req);
+    const exchange = openExchange(res, req, MEDIA_ROUTE_LABEL);
     const { headers } = exchange;
     let stream: fs.ReadStream | null = null;
     exchange.onAbort(() => {

@@ -25,8 +25,13 @@ export interface RateLimitState {
   reset: number;
 }
 
+/** Where a counted action came from: a REST request or a socket event. */
+export type RateLimitDoor = 'http' | 'socket';
+
 export class RateLimits {
   private readonly limiters = new Map<RateLimitName, RateLimiterAbstract>();
+  /** Told about every refusal (metrics). */
+  onRefused: ((limit: RateLimitName, door: RateLimitDoor) => void) | null = null;
 
   constructor(scale: number, redis: Redis | null, prefix: string) {
     for (const [name, def] of Object.entries(RATE_LIMITS) as [RateLimitName, (typeof RATE_LIMITS)[RateLimitName]][]) {
@@ -50,7 +55,7 @@ export class RateLimits {
    * Counts one request against each named limit for its key. Returns the state of the tightest
    * limit for the X-RateLimit-* headers; throws 429 (with those headers) when any is exceeded.
    */
-  async consume(checks: { name: RateLimitName; key: string }[]): Promise<RateLimitState> {
+  async consume(checks: { name: RateLimitName; key: string }[], door: RateLimitDoor = 'http'): Promise<RateLimitState> {
     let tightest: RateLimitState | null = null;
     let exceeded: RateLimitState | null = null;
     for (const { name, key } of checks) {
@@ -69,7 +74,10 @@ export class RateLimits {
         remaining: Math.max(0, res.remainingPoints),
         reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
       };
-      if (blocked && !exceeded) exceeded = state;
+      if (blocked && !exceeded) {
+        exceeded = state;
+        this.onRefused?.(name, door);
+      }
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }
     if (exceeded) {

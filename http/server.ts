@@ -18,8 +18,11 @@ import type { AnyRoute } from './route.js';
 import { Router } from './router.js';
 import type { RequestState, Step } from './steps/request-state.js';
 
-/** Starts an exchange for a request on a raw route (same headers, log line and drain as the rest). */
-export type OpenExchange = (res: HttpResponse, req: HttpRequest) => Exchange;
+/**
+ * Starts an exchange for a request on a raw route (same headers, log line and drain as the rest);
+ * `routeLabel` is the raw route's pattern, the label its answers get in the metrics.
+ */
+export type OpenExchange = (res: HttpResponse, req: HttpRequest, routeLabel?: string) => Exchange;
 
 export interface HttpServerDeps {
   app: AppContext;
@@ -28,6 +31,8 @@ export interface HttpServerDeps {
   routes: AnyRoute[];
   /** Registers routes that need uWS directly (media files, documents) before the catch-all. */
   registerRaw?: (uws: TemplatedApp, openExchange: OpenExchange) => void;
+  /** Told about every finished answer (metrics). */
+  onAnswered?: ExchangeSettings['onAnswered'];
 }
 
 export interface HttpServer {
@@ -46,8 +51,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const uws = uWS.App();
   const inFlight = new InFlightRequests();
   const cors = new CorsPolicy(config.CORS_ORIGINS);
-  const settings: ExchangeSettings = { cors, inFlight, log: app.log, trustProxy: config.TRUST_PROXY };
-  const openExchange: OpenExchange = (res, req) => new Exchange(res, req, settings);
+  const settings: ExchangeSettings = { cors, inFlight, log: app.log, trustProxy: config.TRUST_PROXY, onAnswered: deps.onAnswered };
+  const openExchange: OpenExchange = (res, req, routeLabel) => {
+    const exchange = new Exchange(res, req, settings);
+    if (routeLabel) exchange.routeLabel = routeLabel;
+    return exchange;
+  };
   const pipelineDeps = { callers, rateLimits, tmpDir: config.tmpDir };
   const pipelines = new Map<AnyRoute, Step[]>(deps.routes.map((route) => [route, pipelineFor(route, pipelineDeps)]));
 
@@ -84,6 +93,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       return;
     }
     const { route, params } = matched.match;
+    exchange.routeLabel = route.path;
 
     // Body limits and content type are checked before anything is read.
     let body: IncomingBody | null = null;

@@ -20,6 +20,16 @@ export interface VideoWorkers {
   stop(timeoutMs: number): Promise<void>;
 }
 
+/**
+ * How one processing attempt ended on this node: `processed` (the processor finished it, completed
+ * or failed), `released` (given back on stop), `abandoned` (claim lost or past its time limit),
+ * `crashed` (an unexpected error; the job is queued again).
+ */
+export type VideoRunOutcome = 'processed' | 'released' | 'abandoned' | 'crashed';
+
+/** Told about every attempt (metrics): how long it ran and how it ended. */
+export type VideoRunObserver = (seconds: number, outcome: VideoRunOutcome) => void;
+
 const POLL_MS = 1000;
 const IDLE_ERROR_BACKOFF_MS = 2000;
 
@@ -29,7 +39,11 @@ interface RunningJob {
   stopping: boolean;
 }
 
-export function startVideoWorkers(app: AppContext, services: Pick<Services, 'videoJobs' | 'videoProcessor'>): VideoWorkers {
+export function startVideoWorkers(
+  app: AppContext,
+  services: Pick<Services, 'videoJobs' | 'videoProcessor'>,
+  observeRun?: VideoRunObserver,
+): VideoWorkers {
   const count = app.config.VIDEO_WORKERS;
   if (count === 0) return { stop: async () => undefined };
   const { log } = app;
@@ -84,21 +98,26 @@ export function startVideoWorkers(app: AppContext, services: Pick<Services, 'vid
       }
     };
     timer = setInterval(() => void heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3));
+    const started = process.hrtime.bigint();
+    let outcome: VideoRunOutcome = 'processed';
     try {
       await processor.process({ job, workerId, signal: controller.signal, stillOwned: heartbeat });
     } catch (err) {
       if (err instanceof ProcessingAbortedError) {
+        outcome = entry.stopping ? 'released' : 'abandoned';
         if (entry.stopping) {
           await jobs.release(job.id, workerId).catch((e) => log.warn({ err: e, jobId: job.id }, 'could not release video job'));
           log.info({ jobId: job.id }, 'video job released on stop');
         }
       } else {
+        outcome = 'crashed';
         log.error({ err, jobId: job.id }, 'video job crashed');
         await jobs.requeue(job.id, workerId, (err as Error).message.slice(0, 500), 10).catch(() => undefined);
       }
     } finally {
       clearInterval(timer);
       running.delete(workerId);
+      observeRun?.(Number(process.hrtime.bigint() - started) / 1e9, outcome);
     }
   };
 

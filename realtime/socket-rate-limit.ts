@@ -7,6 +7,6 @@ export type SocketRateLimit = (userId: string) => Promise<void>;
 export function socketRateLimit(rateLimits: RateLimits | null): SocketRateLimit {
   if (!rateLimits) return async () => undefined;
   return async (userId) => {
-    await rateLimits.consume([{ name: 'general', key: `u:${userId}` }]);
+    await rateLimits.consume([{ name: 'general', key: `u:${userId}` }], 'socket');
   };
 }

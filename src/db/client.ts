@@ -33,18 +33,53 @@ export interface DatabaseHandle extends Queryable {
   execScript(script: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Connections now: for metrics (embedded: the one PGlite connection and the queries queued on it). */
+  usage(): PoolUsage;
   mode: 'embedded' | 'server';
 }
 
+export interface PoolUsage {
+  /** Connections open. */
+  open: number;
+  /** Most connections the pool opens. */
+  max: number;
+  /** Open connections not running anything. */
+  idle: number;
+  /** Queries (or checkouts) waiting for a connection. */
+  waiting: number;
+}
+
+/** Told the duration of every repository query and whether it failed (metrics hook; see service.ts). */
+export type QueryObserver = (seconds: number, failed: boolean) => void;
+
 const dialect = new PgDialect();
 
+type Run = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+
 /** A Queryable over any driver call that takes (text, params) and answers {rows}. */
-function queryableOver(run: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>): Queryable {
+function queryableOver(run: Run): Queryable {
   return {
     rows: async <T>(query: SQL) => {
       const compiled = dialect.sqlToQuery(query);
       return (await run(compiled.sql, compiled.params as unknown[])).rows as T[];
     },
+  };
+}
+
+/** `run`, timed for the observer, counting the queries under way. */
+function observed(run: Run, observe: QueryObserver | undefined, active: { count: number }): Run {
+  return async (text, params) => {
+    const started = process.hrtime.bigint();
+    active.count++;
+    let failed = true;
+    try {
+      const result = await run(text, params);
+      failed = false;
+      return result;
+    } finally {
+      active.count--;
+      observe?.(Number(process.hrtime.bigint() - started) / 1e9, failed);
+    }
   };
 }
 
@@ -79,7 +114,7 @@ function acquireDataDirLock(dataDir: string): () => void {
   return () => fs.rmSync(lockFile, { force: true });
 }
 
-async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle> {
+async function openEmbedded(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
   const releaseLock = acquireDataDirLock(config.dataDir);
   try {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -90,6 +125,10 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
     const client = await PGlite.create({
       dataDir: path.join(config.dataDir, 'pgdata'),
       extensions: { pg_trgm, unaccent, cube, earthdistance },
+      // PGlite's own start parameters plus a smaller buffer cache: at PostgreSQL's default of
+      // 128MB the shared buffers are most of an idle node's resident memory, and in embedded mode
+      // the operating system's file cache holds the data files anyway (docs/operations.md).
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.PGLITE_SHARED_BUFFERS}`],
     });
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
     // One process owns the directory, so "advisory locks" only need to exclude this process's
@@ -104,10 +143,12 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
         held.delete(key);
       }
     };
+    const active = { count: 0 };
     const handle: DatabaseHandle = {
       mode: 'embedded',
-      ...queryableOver((text, params) => client.query(text, params)),
-      transaction: (fn) => client.transaction((tx) => fn(queryableOver((text, params) => tx.query(text, params)))),
+      ...queryableOver(observed((text, params) => client.query(text, params), observe, active)),
+      transaction: (fn) => client.transaction((tx) => fn(queryableOver(observed((text, params) => tx.query(text, params), observe, active)))),
+      usage: () => ({ open: 1, max: 1, idle: active.count === 0 ? 1 : 0, waiting: Math.max(0, active.count - 1) }),
       withAdvisoryLock: async (key, fn) => {
         for (;;) {
           const result = await tryWithAdvisoryLock(key, async () => ({ value: await fn() }));
@@ -143,7 +184,7 @@ async function openEmbedded(config: Config, log: Logger): Promise<DatabaseHandle
   }
 }
 
-async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> {
+async function openServer(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
   const pg = (await import('pg')).default;
   // Return bigint columns (count(*)) as JS numbers; our counts stay far below 2^53.
   pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -177,14 +218,16 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
     }
   };
   log.info('PostgreSQL server pool open');
+  const active = { count: 0 };
   return {
     mode: 'server',
-    ...queryableOver((text, params) => pool.query(text, params)),
+    ...queryableOver(observed((text, params) => pool.query(text, params), observe, active)),
+    usage: () => ({ open: pool.totalCount, max: config.DATABASE_POOL_SIZE, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(queryableOver((text, params) => client.query(text, params)));
+        const result = await fn(queryableOver(observed((text, params) => client.query(text, params), observe, active)));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -216,7 +259,7 @@ async function openServer(config: Config, log: Logger): Promise<DatabaseHandle> 
   };
 }
 
-export async function openDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
-  return config.embeddedDatabase ? openEmbedded(config, log) : openServer(config, log);
+export async function openDatabase(config: Config, log: Logger, observeQuery?: QueryObserver): Promise<DatabaseHandle> {
+  return config.embeddedDatabase ? openEmbedded(config, log, observeQuery) : openServer(config, log, observeQuery);
 }
 

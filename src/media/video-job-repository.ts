@@ -84,6 +84,20 @@ export class VideoJobRepository {
       where id = ${jobId} and locked_by = ${workerId} and status = 'running'`);
   }
 
+  /**
+   * Jobs waiting and being worked on, across all nodes (metrics). `stalled` are running jobs whose
+   * lease ran out (their worker died; another node takes them up). Reads the live rows only (the
+   * partial claim index), so it stays cheap however many finished jobs the table holds.
+   */
+  async countLive(): Promise<{ queued: number; running: number; stalled: number }> {
+    const [row] = await this.db.rows<{ queued: number; running: number; stalled: number }>(sql`
+      select count(*) filter (where status = 'queued')::int as queued,
+             count(*) filter (where status = 'running' and lease_until >= now())::int as running,
+             count(*) filter (where status = 'running' and lease_until < now())::int as stalled
+      from video_jobs where status in ('queued', 'running')`);
+    return row;
+  }
+
   /** Queues a claimed job again at once, without counting the attempt it was on: a clean stop gives it back. */
   async release(jobId: string, workerId: string): Promise<void> {
     await this.db.rows(sql`

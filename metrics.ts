@@ -1,0 +1,98 @@
+// The node's metrics (GET /metrics, docs/operations.md): one prom-client registry per node — not
+// the library's global one, since tests run several nodes in one process — holding the database
+// and transport collectors made here and those each door adds (http/metrics.ts,
+// realtime/metrics.ts, jobs/metrics.ts). Process-wide figures (event-loop delay, heap, CPU, GC)
+// describe the process, not a node, so they are collected once per process in a registry of
+// their own and rendered beside the node's. The domain (src/) knows nothing of this: the database
+// takes a query observer and reports its pool use.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
+import type { Transport } from './http/transport.js';
+
+let processRegistry: Registry | null = null;
+
+/** Event-loop delay, memory, CPU, GC and handles of this process, collected once per process. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    // 10 ms resolution for the event-loop delay histogram (prom-client's default), which the
+    // nodejs_eventloop_lag_* gauges summarise.
+    collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 10 });
+  }
+  return processRegistry;
+}
+
+/** Latency buckets (seconds) shared by the request, query and adapter histograms. */
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  private readonly queryDuration: Histogram<'mode'>;
+  private readonly queryErrors: Counter<'mode'>;
+  private database: DatabaseHandle | null = null;
+
+  constructor(
+    private readonly mode: 'embedded' | 'server',
+    transport: Transport,
+  ) {
+    const registers = [this.registry];
+    processMetrics();
+    new Gauge({
+      name: 'transport_info',
+      help: 'The HTTP/WebSocket transport this node runs (uws-native, or uws-js-fallback: the slow JavaScript fallback)',
+      labelNames: ['transport'],
+      registers,
+    }).set({ transport }, 1);
+    this.queryDuration = new Histogram({
+      name: 'db_query_duration_seconds',
+      help: 'Duration of database queries made by the repositories',
+      labelNames: ['mode'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.queryErrors = new Counter({ name: 'db_query_errors_total', help: 'Database queries that failed', labelNames: ['mode'], registers });
+    const metrics = this;
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database connections by state (embedded mode: the one PGlite connection)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const usage = metrics.database?.usage();
+        if (!usage) return;
+        this.set({ state: 'open' }, usage.open);
+        this.set({ state: 'idle' }, usage.idle);
+        this.set({ state: 'in_use' }, usage.open - usage.idle);
+        this.set({ state: 'max' }, usage.max);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting',
+      help: 'Queries (or transactions) waiting for a database connection',
+      registers,
+      collect() {
+        const usage = metrics.database?.usage();
+        if (usage) this.set(usage.waiting);
+      },
+    });
+  }
+
+  /** The observer the database is opened with (before the handle exists). */
+  readonly observeQuery: QueryObserver = (seconds, failed) => {
+    this.queryDuration.observe({ mode: this.mode }, seconds);
+    if (failed) this.queryErrors.inc({ mode: this.mode });
+  };
+
+  /** The opened database, whose pool use is read on every scrape. */
+  watchDatabase(database: DatabaseHandle): void {
+    this.database = database;
+  }
+
+  readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
+
+  /** The text exposition of this node's metrics and the process's. */
+  async render(): Promise<string> {
+    const [node, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
+    return `${node}\n${process}`;
+  }
+}
