@@ -121,8 +121,12 @@ export interface RouteDefinition<
   successStatus?: number;
   /** Schema of `data` in the success envelope, for the OpenAPI document. */
   responseData?: z.ZodType;
+  /** Schema of the whole body, for a route that answers raw (a shape SPEC gives instead of the envelope). */
+  responseBody?: z.ZodType;
   /** Documented error statuses, for the OpenAPI document. */
   errorStatuses?: number[];
+  /** Example request body for the OpenAPI document; by default one is made from `body`'s schema. */
+  example?: unknown;
   handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>) => Promise<RouteResult>;
 }
 

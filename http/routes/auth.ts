@@ -8,6 +8,9 @@ import {
   avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
   profileQuery, updateProfileBody, userIdParams,
 } from '../../src/auth/profile-schemas.js';
+import {
+  avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema,
+} from '../../src/auth/response-schemas.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';
@@ -22,17 +25,17 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/register`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Register an account; a verification code is sent by SMS',
-      body: registerBody, successStatus: 201, errorStatuses: [400, 429, 500],
+      body: registerBody, responseData: registeredSchema, successStatus: 201, errorStatuses: [400, 429, 500],
       handler: async ({ body }) => ({ status: 201, message: 'User registered; verify the phone number with the code sent by SMS', data: await services.accounts.register(body) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/send-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-      summary: 'Send a phone verification code', body: phoneBody, errorStatuses: [400, 404, 429, 500],
+      summary: 'Send a phone verification code', body: phoneBody, responseData: codeSentSchema, errorStatuses: [400, 404, 429, 500],
       handler: async ({ body }) => ({ message: 'Code sent', data: { CodeDeliveryDetails: await services.accounts.sendOtp(body.phone_number) } }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/verify-otp`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-      summary: 'Verify the phone number with a 6-digit code', body: verifyOtpBody, errorStatuses: [400, 404, 429, 500],
+      summary: 'Verify the phone number with a 6-digit code', body: verifyOtpBody, responseData: messageDataSchema, errorStatuses: [400, 404, 429, 500],
       handler: async ({ body }) => {
         await services.accounts.verifyPhone(body.phone_number, body.otp);
         return { message: 'Account verified', data: { message: 'Account verified' } };
@@ -41,13 +44,13 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
-      body: loginBody, headers: userAgentHeader, errorStatuses: [400, 401, 429, 500],
+      body: loginBody, headers: userAgentHeader, responseData: loginSchema, errorStatuses: [400, 401, 429, 500],
       handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await services.accounts.login(body, headers['user-agent'], ip) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/refresh-token`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'New access token from the refresh token (headers X-User-Username, X-Session-Id)',
-      body: refreshBody, headers: sessionHeaders, errorStatuses: [400, 401, 429, 500],
+      body: refreshBody, headers: sessionHeaders, responseData: refreshedSchema, errorStatuses: [400, 401, 429, 500],
       handler: async ({ body, headers }) => ({
         message: 'Token refreshed',
         data: await services.accounts.refresh(headers['x-session-id'], headers['x-user-username'], body.refresh_token),
@@ -56,7 +59,7 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/logout`, tag, auth: 'user',
       summary: 'End the current session (headers X-User-Username, X-Session-Id)',
-      body: z.unknown(), headers: sessionHeaders, errorStatuses: [400, 401, 500],
+      body: z.unknown(), headers: sessionHeaders, responseData: messageDataSchema, errorStatuses: [400, 401, 500],
       handler: async ({ caller, headers }) => {
         await services.accounts.logout(caller, headers['x-session-id'], headers['x-user-username']);
         return { message: 'Logged out', data: { message: 'Logged out' } };
@@ -64,13 +67,13 @@ export const authRoutes: RouteModule = (app, services) => {
     }),
     defineRoute({
       method: 'POST', path: `${base}/forgot-password`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
-      summary: 'Send a password reset code by SMS', body: phoneBody, errorStatuses: [400, 404, 429, 500],
+      summary: 'Send a password reset code by SMS', body: phoneBody, responseData: codeSentSchema, errorStatuses: [400, 404, 429, 500],
       handler: async ({ body }) => ({ message: 'Password reset code sent', data: { CodeDeliveryDetails: await passwords.forgotPassword(body.phone_number) } }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/confirm-forgot-password`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Set a new password with the reset code; ends every session of the user',
-      body: confirmForgotPasswordBody, errorStatuses: [400, 404, 429, 500],
+      body: confirmForgotPasswordBody, responseData: messageDataSchema, errorStatuses: [400, 404, 429, 500],
       handler: async ({ body }) => {
         await passwords.confirmForgotPassword(body.phone_number, body.confirmation_code, body.new_password);
         return { message: 'Password reset', data: { message: 'Password reset; log in with the new password' } };
@@ -79,12 +82,12 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'GET', path: `${base}/user/me`, tag, auth: 'user', permission: 'read:profile',
       summary: "The caller's profile, or another user's public profile and statistics (query user_id)",
-      query: profileQuery, errorStatuses: [400, 401, 403, 404, 500],
+      query: profileQuery, responseData: profileSchema, errorStatuses: [400, 401, 403, 404, 500],
       handler: async ({ caller, query }) => ({ message: 'Profile', data: await profiles.getProfile(caller.userId, query.user_id) }),
     }),
     defineRoute({
       method: 'PUT', path: `${base}/user/me`, tag, auth: 'user', permission: 'update:profile',
-      summary: 'Update given_name, family_name and/or email', body: updateProfileBody, errorStatuses: [400, 401, 403, 500],
+      summary: 'Update given_name, family_name and/or email', body: updateProfileBody, responseData: messageDataSchema, errorStatuses: [400, 401, 403, 500],
       handler: async ({ caller, body }) => {
         await profiles.updateProfile(caller.userId, body);
         return { message: 'Profile updated', data: { message: 'Profile updated' } };
@@ -94,7 +97,7 @@ export const authRoutes: RouteModule = (app, services) => {
       method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],
       summary: 'Replace the avatar (multipart field avatar: jpeg, png, bmp or webp); headers x-user-id, x-user-username',
       multipart: { maxFileBytes: avatarReadLimit, maxFiles: 1, fileFields: ['avatar'] },
-      headers: avatarHeaders, errorStatuses: [400, 401, 403, 413, 429, 500],
+      headers: avatarHeaders, responseData: avatarSchema, errorStatuses: [400, 401, 403, 413, 429, 500],
       handler: async ({ caller, headers, files }) => {
         const claimed = { userId: headers['x-user-id'], username: headers['x-user-username'] };
         const picture = await avatars.setAvatar(caller, claimed, files.find((f) => f.field === 'avatar'));
@@ -104,7 +107,7 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/user/change_password`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['auth'],
       summary: 'Change the password (old_password, new_password); ends the other sessions',
-      body: changePasswordBody, errorStatuses: [400, 401, 403, 429, 500],
+      body: changePasswordBody, responseData: messageDataSchema, errorStatuses: [400, 401, 403, 429, 500],
       handler: async ({ caller, body }) => {
         await passwords.changePassword(caller, body.old_password, body.new_password);
         return { message: 'Password changed', data: { message: 'Password changed; other sessions were ended' } };
@@ -112,14 +115,14 @@ export const authRoutes: RouteModule = (app, services) => {
     }),
     defineRoute({
       method: 'POST', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
-      summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, headers: followHeaders,
+      summary: 'Follow a user (header X-User-ID = the caller)', params: userIdParams, headers: followHeaders, responseData: followSchema,
       errorStatuses: [400, 401, 403, 404, 429, 500],
       handler: async ({ caller, headers, params }) => ({ message: 'Followed', data: await follows.follow(caller, headers['x-user-id'], params.userId) }),
     }),
     defineRoute({
       method: 'DELETE', path: `${base}/users/:userId/follow`, tag, auth: 'user', permission: 'create:follow',
       summary: 'Unfollow a user (X-User-ID optional; when sent it must be the caller)', params: userIdParams,
-      headers: optionalFollowHeaders, errorStatuses: [400, 401, 403, 404, 429, 500],
+      headers: optionalFollowHeaders, responseData: messageDataSchema, errorStatuses: [400, 401, 403, 404, 429, 500],
       handler: async ({ caller, headers, params }) => {
         await follows.unfollow(caller, headers['x-user-id'], params.userId);
         return { message: 'Unfollowed', data: { message: 'Unfollowed' } };

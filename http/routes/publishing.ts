@@ -16,6 +16,9 @@ const permission = 'publish:social';
 const authData = z.object({ url: z.string(), expires_in: z.number() });
 const callbackData = z.object({ platform: z.enum(PLATFORMS), code: z.string().nullable(), state: z.string(), error: z.string().nullable(), error_description: z.string().nullable() });
 const linkData = z.object({ platform: z.enum(PLATFORMS), linked: z.boolean(), external_id: z.string().nullable(), scope: z.string(), expires_at: z.string().nullable() });
+const linkedAccountsData = z.object({
+  accounts: z.array(z.object({ platform: z.enum(PLATFORMS), external_id: z.string().nullable(), scope: z.string(), linked_at: z.string(), updated_at: z.string() })),
+});
 // The callback's answer carries a live authorization code: no cache or referrer may keep it.
 const callbackHeaders = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
@@ -73,13 +76,13 @@ export const publishingRoutes: RouteModule = (app, services) => {
     }),
     defineRoute({
       method: 'GET', path: `${base}/social/accounts`, tag, auth: 'user', permission,
-      summary: 'The caller\'s linked platform accounts (never the tokens)', errorStatuses: [401, 403, 429],
+      summary: 'The caller\'s linked platform accounts (never the tokens)', responseData: linkedAccountsData, errorStatuses: [401, 403, 429],
       handler: async ({ caller }) => ({ data: { accounts: await publishing.linkedAccounts(caller.userId) } }),
     }),
     defineRoute({
       method: 'DELETE', path: `${base}/social/accounts/:platform`, tag, auth: 'user', permission,
       summary: 'Unlink a platform account (forgets its tokens)', params: z.object({ platform: z.enum(PLATFORMS) }),
-      errorStatuses: [400, 401, 403, 404, 429],
+      successStatus: 204, errorStatuses: [400, 401, 403, 404, 429],
       handler: async ({ caller, params }) => {
         await publishing.unlink(caller.userId, params.platform);
         return { status: 204, empty: true };

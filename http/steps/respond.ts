@@ -1,6 +1,7 @@
 // The handler's result as the answer: the success envelope, a raw JSON body, or 204.
+import type { z } from 'zod';
 import { successBody } from '../envelope.js';
-import type { Step } from './request-state.js';
+import type { RequestState, Step } from './request-state.js';
 
 export const respond: Step = {
   name: 'respond',
@@ -13,6 +14,32 @@ export const respond: Step = {
       return;
     }
     const status = result.status ?? state.route.successStatus ?? 200;
-    state.exchange.sendJson(status, 'raw' in result ? result.raw : successBody(result.data, result.message), headers);
+    // In test runs only: an answer that its route's declaration (which the OpenAPI document and
+    // the typed client are made from) does not describe fails the request, so whichever test
+    // reaches the route shows the wrong declaration. Production never pays for this.
+    const checking = state.app.config.NODE_ENV === 'test';
+    if ('raw' in result) {
+      if (checking) checkDeclared(state, 'responseBody', state.route.responseBody, result.raw);
+      state.exchange.sendJson(status, result.raw, headers);
+      return;
+    }
+    const body = successBody(result.data, result.message);
+    if (checking) checkDeclared(state, 'responseData', state.route.responseData, body.data);
+    state.exchange.sendJson(status, body, headers);
   },
 };
+
+function checkDeclared(state: RequestState, field: string, schema: z.ZodType | undefined, value: unknown): void {
+  if (!schema) return;
+  // What the client reads is the JSON text (dates as strings, undefined fields gone), so that is
+  // what is checked.
+  const sent: unknown = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  const checked = schema.safeParse(sent);
+  if (checked.success) return;
+  const route = `${state.route.method} ${state.route.path}`;
+  const problem = `${route}: the answer does not match the route's ${field}`;
+  state.app.log.error({ route, issues: checked.error.issues }, problem);
+  // Test servers usually log nothing (LOG_LEVEL=silent): the failing test's output still names it.
+  console.error(problem, JSON.stringify(checked.error.issues));
+  throw new Error(problem);
+}

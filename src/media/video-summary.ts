@@ -1,4 +1,5 @@
 // The video object of SPEC 2.2 (video events), with URLs, from the stored one.
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { StoredVideo } from '../content/content-repository.js';
 import { mediaUrl } from '../shared/media-url.js';
@@ -28,3 +29,21 @@ export function videoSummary(config: Config, video: StoredVideo): VideoSummary {
     url: url(video.playlist_path),
   };
 }
+
+// The same shape as a zod schema, for the documents (the `video:completed` event); the check
+// below fails the typecheck when the interface and the schema part ways.
+
+export const videoSummarySchema = z.object({
+  original_name: z.string().nullable(),
+  size: z.number().nullable(),
+  resolution: z.string().nullable(),
+  duration: z.number().nullable(),
+  status: z.string(),
+  thumbnail_url: z.string().nullable(),
+  content_url: z.string().nullable(),
+  url: z.string().nullable(),
+});
+
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const videoSummarySchemaMatches: SameShape<z.output<typeof videoSummarySchema>, VideoSummary> = true;
+void videoSummarySchemaMatches;

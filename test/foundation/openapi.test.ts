@@ -20,7 +20,9 @@ describe('OpenAPI document', () => {
   it('is OpenAPI 3.1 with the bearer scheme and both envelopes', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBeTruthy();
-    expect(doc.servers[0].url).toMatch(/^http:\/\//);
+    // A local PUBLIC_BASE_URL is not listed (Redocly's no-server-example.com); the serving origin always is.
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(doc.info.license.identifier).toBeTruthy();
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.schemas.ErrorEnvelope.required).toEqual(['success', 'error_code', 'message', 'timestamp']);
     expect(doc.components.schemas.ErrorEnvelope.properties.details.properties).toHaveProperty('constraint');
@@ -93,5 +95,29 @@ describe('OpenAPI document', () => {
   it('is served from memory the same way each time', async () => {
     const again = await new ApiClient(server.url).get('/api/v1/openapi.json');
     expect(again.body).toEqual(doc);
+  });
+});
+
+describe('OpenAPI document: completeness for readers and tools', () => {
+  it('describes every tag and lists the documents and pages themselves', () => {
+    for (const tag of doc.tags) expect(tag.description, tag.name).toBeTruthy();
+    for (const p of ['/api/v1/openapi.json', '/api/v1/asyncapi.json', '/docs', '/docs/events']) {
+      expect(doc.paths[p].get.tags).toEqual(['meta']);
+      expect(doc.paths[p].get.responses['4XX'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    }
+  });
+
+  it('makes request-body examples from the schemas, valid for them', () => {
+    const login = doc.paths['/auth/api/v1/login'].post.requestBody.content['application/json'];
+    expect(login.example).toMatchObject({ phone_number: expect.stringMatching(/^\+\d+$/), password: expect.any(String) });
+    const send = doc.paths['/sns/api/v1/chat/messages'].post.requestBody.content['application/json'];
+    expect(send.example.roomId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(send.example.attachments[0].url).toMatch(/^https:\/\//);
+  });
+
+  it('lists a public PUBLIC_BASE_URL as the first server', async () => {
+    const { buildOpenApiDocument } = await import('../../http/openapi.js');
+    const built = buildOpenApiDocument(server.service.http.router.routes(), 'https://api.example.vn') as any;
+    expect(built.servers.map((s: any) => s.url)).toEqual(['https://api.example.vn', '/']);
   });
 });

@@ -1,0 +1,77 @@
+// The `data` of the account, profile and follow answers as zod schemas, for the OpenAPI document
+// and the typed client. The checks at the end fail the typecheck when a service's answer and its
+// schema part ways.
+import { z } from 'zod';
+import type { FollowService } from '../follows/service.js';
+import type { AccountService } from './accounts.js';
+import type { OtpService } from './otp.js';
+import type { ProfileService } from './profile.js';
+
+/** The answers whose only data is a sentence saying what happened (verify, logout, password changes…). */
+export const messageDataSchema = z.object({ message: z.string() });
+
+const codeDelivery = z
+  .object({
+    Destination: z.string().describe('The phone number, masked'),
+    DeliveryMedium: z.literal('SMS'),
+    AttributeName: z.literal('phone_number'),
+  })
+  .describe('Where the code was sent');
+
+/** `send-otp` and `forgot-password`. */
+export const codeSentSchema = z.object({ CodeDeliveryDetails: codeDelivery });
+
+export const registeredSchema = z.object({
+  UserSub: z.string().describe('The new user id'),
+  UserConfirmed: z.literal(false).describe('The phone number is not verified yet'),
+  CodeDeliveryDetails: codeDelivery,
+});
+
+export const loginSchema = z.object({
+  AccessToken: z.string(),
+  RefreshToken: z.string().describe('For POST /refresh-token, with the SessionId'),
+  ExpiresIn: z.number().describe('Seconds the access token lives'),
+  TokenType: z.literal('Bearer'),
+  SessionId: z.string(),
+  user: z.object({ sub: z.string(), username: z.string(), phone_number: z.string(), name: z.string(), role: z.string() }),
+});
+
+export const refreshedSchema = z.object({
+  AccessToken: z.string(),
+  ExpiresIn: z.number().describe('Seconds the access token lives'),
+  TokenType: z.literal('Bearer'),
+  SessionId: z.string(),
+});
+
+export const profileSchema = z.object({
+  sub: z.string(),
+  username: z.string(),
+  email: z.string().nullable().describe("null on another user's profile"),
+  email_verified: z.boolean(),
+  phone_number: z.string().nullable().describe("null on another user's profile"),
+  phone_number_verified: z.boolean(),
+  name: z.string(),
+  given_name: z.string(),
+  family_name: z.string(),
+  picture: z.string().nullable(),
+  role: z.string(),
+  follower_number: z.number(),
+  following_number: z.number(),
+  is_following: z.boolean().describe('Whether the caller follows this user (false on one\'s own profile)'),
+});
+
+export const avatarSchema = z.object({ picture: z.string().describe('URL of the new avatar') });
+
+export const followSchema = z.object({ follower_id: z.string(), following_id: z.string(), created_at: z.string() });
+
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+const checks: [
+  SameShape<z.output<typeof codeDelivery>, Answer<OtpService['issue']>>,
+  SameShape<z.output<typeof registeredSchema>, Answer<AccountService['register']>>,
+  SameShape<z.output<typeof loginSchema>, Answer<AccountService['login']>>,
+  SameShape<z.output<typeof refreshedSchema>, Answer<AccountService['refresh']>>,
+  SameShape<z.output<typeof profileSchema>, Answer<ProfileService['getProfile']>>,
+  SameShape<z.output<typeof followSchema>, Answer<FollowService['follow']>>,
+] = [true, true, true, true, true, true];
+void checks;

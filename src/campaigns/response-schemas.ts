@@ -1,0 +1,176 @@
+// The `data` of the campaign, targeting and balance answers as zod schemas, for the OpenAPI
+// document and the typed client. The checks at the end fail the typecheck when a service's
+// answer and its schema part ways.
+import { z } from 'zod';
+import type { PaymentService } from '../payments/service.js';
+import type { CampaignService } from './service.js';
+
+const range = z.object({ min: z.number(), max: z.number() });
+const performance = z.object({ reach: range, views: range, engagement: range });
+const metrics = z.object({ cpm: z.number(), cpc: z.number(), engagement_rate: z.number() });
+const timeline = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  peak_hours: z.array(z.string()).describe('Hours of the day (HH:MM) when the audience watches most'),
+});
+const audience = z.object({
+  ageRange: z.object({ min: z.number(), max: z.number() }),
+  interests: z.array(z.string()),
+  behaviors: z.array(z.string()),
+});
+
+export const targetLocationsSchema = z.object({
+  locations: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      type: z.string().describe('city or district'),
+      population: z.number(),
+      suggested_budget: z.object({ min: z.number(), max: z.number() }).describe('VND'),
+      parent_id: z.string().nullable().describe('The city of a district'),
+      country: z.string(),
+    }),
+  ),
+});
+
+export const estimationSchema = z.object({
+  estimation_id: z.string().describe('Valid until expires_at; give it to POST /campaigns/create'),
+  video_id: z.string(),
+  performance,
+  metrics,
+  timeline,
+  budget_breakdown: z.object({
+    campaign_budget: z.number(),
+    platform_fee: z.number(),
+    estimated_daily_spend: z.number(),
+    total_amount: z.number().describe('Budget plus the platform fee'),
+  }),
+  audience: z.object({
+    size: z.number(),
+    population: z.number().describe('People living in the targeted places'),
+    age_share: z.number().describe('Share of that population in the age range (0–1)'),
+  }),
+  expires_at: z.string(),
+});
+
+const storedTargeting = z.object({
+  locations: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      type: z.enum(['city', 'district', 'radius']),
+      population: z.number().describe('People counted for this entry'),
+      radius_km: z.number().optional(),
+    }),
+  ),
+  audience,
+  population: z.number(),
+});
+
+export const campaignSchema = z.object({
+  campaign_id: z.string(),
+  name: z.string(),
+  video_id: z.string(),
+  status: z.enum(['active', 'paused', 'completed']),
+  source: z.enum(['create', 'boost']),
+  boost_type: z.string().nullable(),
+  budget: z.object({ amount: z.number(), currency: z.string() }),
+  platform_fee: z.number(),
+  total_amount: z.number(),
+  duration_days: z.number(),
+  targeting: storedTargeting,
+  estimate: z.object({ performance, metrics }).nullable(),
+  launch_time: z.string(),
+  end_time: z.string(),
+  paused_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  tracking_url: z.string(),
+});
+
+export const campaignPageSchema = z.object({
+  campaigns: z.array(campaignSchema),
+  pagination: z.object({ page: z.number(), per_page: z.number(), total: z.number(), total_pages: z.number() }),
+});
+
+const paymentFields = {
+  transaction_id: z.string(),
+  status: z.literal('completed'),
+  amount_charged: z.number(),
+  payment_method: z.string(),
+};
+const paymentLink = z.object({ ...paymentFields, receipt_url: z.string() });
+const paymentView = { ...paymentFields, receipt: z.object({ id: z.string(), url: z.string(), email_sent: z.boolean() }) };
+
+export const campaignCreatedSchema = z.object({
+  campaign_id: z.string(),
+  status: z.string(),
+  launch_time: z.string(),
+  end_time: z.string(),
+  tracking_url: z.string(),
+  payment: paymentLink,
+});
+
+export const boostResultSchema = z.object({
+  campaign_id: z.string(),
+  post_id: z.string(),
+  boost_type: z.string(),
+  status: z.string(),
+  launch_time: z.string(),
+  end_time: z.string(),
+  duration_days: z.number(),
+  tracking_url: z.string(),
+  budget: z.object({ amount: z.number(), platform_fee: z.number(), total_amount: z.number(), currency: z.string() }),
+  estimate: z.object({ performance, metrics, timeline }),
+  payment: paymentLink,
+  balance: z.object({ current_balance: z.number(), currency: z.string() }).describe('After the charge'),
+});
+
+export const balanceSchema = z.object({
+  current_balance: z.number(),
+  currency: z.string(),
+  pending_amount: z.number(),
+  last_updated: z.string().nullable().describe('Time of the last movement; null when there is none'),
+  transactions_count: z.number(),
+  top_up_methods: z.array(z.string()),
+});
+
+export const receiptSchema = z.object({
+  receipt_id: z.string(),
+  transaction_id: z.string(),
+  status: z.string(),
+  purpose: z.string(),
+  payment_method: z.string(),
+  amount_charged: z.number(),
+  campaign_budget: z.number(),
+  platform_fee: z.number(),
+  currency: z.string(),
+  campaign_id: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const topUpResultSchema = z.object({ ...paymentView, balance: balanceSchema });
+
+/** The whole answer of `POST /payments/process`: SPEC gives it without `success` and `message`. */
+export const processedPaymentBodySchema = z.object({
+  data: z.object({ ...paymentView, campaign_status: z.string().describe('The campaign\'s status after the payment') }),
+});
+
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+const checks: [
+  SameShape<z.output<typeof targetLocationsSchema>, ReturnType<CampaignService['targetLocations']>>,
+  SameShape<z.output<typeof estimationSchema>, Answer<CampaignService['estimate']>>,
+  SameShape<z.output<typeof campaignSchema>, Answer<CampaignService['get']>>,
+  SameShape<z.output<typeof campaignSchema>, Answer<CampaignService['pause']>['campaign']>,
+  SameShape<z.output<typeof campaignSchema>, Answer<CampaignService['resume']>['campaign']>,
+  SameShape<z.output<typeof campaignPageSchema>, Answer<CampaignService['list']>>,
+  SameShape<z.output<typeof campaignCreatedSchema>, Answer<CampaignService['create']>['data']>,
+  SameShape<z.output<typeof boostResultSchema>, Answer<CampaignService['boost']>['data']>,
+  SameShape<z.output<typeof balanceSchema>, Answer<PaymentService['balance']>>,
+  SameShape<z.output<typeof receiptSchema>, Answer<PaymentService['receipt']>>,
+  SameShape<z.output<typeof topUpResultSchema>, Answer<PaymentService['topUp']>['data']>,
+  SameShape<z.output<typeof processedPaymentBodySchema>['data'], Answer<CampaignService['payIntoCampaign']>['data']>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
+void checks;

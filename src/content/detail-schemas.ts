@@ -1,0 +1,57 @@
+// The `data` of creating a content item and of its detail (`GET`/`PUT {api}/content/:id`) as zod
+// schemas, for the OpenAPI document and the typed client. The checks at the end fail the
+// typecheck when the service's answers and these schemas part ways.
+import { z } from 'zod';
+import { listingItemSchema } from './response-schemas.js';
+import type { ContentService } from './service.js';
+import type { Language } from './values.js';
+
+export const createdContentSchema = z.object({
+  id: z.string(),
+  price: z.number(),
+  unit_price: z.string().describe('ISO 4217 code'),
+  area: z.number(),
+  unit_area: z.enum(['m2', 'sqft']),
+  status: z.string().describe('processing until the video is transcoded'),
+  created_at: z.string(),
+});
+
+const detailBlock = z.object({
+  project_name: z.string(),
+  description: z.string(),
+  address: z.string(),
+  legal_certificates: z.string().nullable(),
+  apartment_type: z.string().nullable(),
+  project_status: z.string().nullable(),
+  extra_description: z.string().nullable(),
+});
+
+export const contentDetailSchema = listingItemSchema.omit({ video: true, images: true, content_info: true, uploader: true }).extend({
+  video: z.object({
+    thumbnail_url: z.string().nullable(),
+    url: z.string().nullable().describe('HLS playlist; null until transcoded'),
+    duration: z.number().nullable(),
+    resolution: z.string().nullable(),
+    status: z.string(),
+  }),
+  images: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable() })),
+  content_info: z
+    .object({ en: detailBlock.nullable(), vi: detailBlock.nullable(), ko: detailBlock.nullable() })
+    .describe('Keyed by language; null where the item has no block in it'),
+  uploader: z.object({ name: z.string(), phone: z.string().nullable().describe('Only for holders of read:contact') }),
+});
+
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+type Detail = z.output<typeof contentDetailSchema>;
+type DetailAnswer = Answer<ContentService['detail']>;
+// The service builds content_info with Object.fromEntries over LANGUAGES (string keys): its values
+// are compared, and indexing by Language fails the typecheck if a language has no key here.
+const createdMatches: SameShape<z.output<typeof createdContentSchema>, Answer<ContentService['create']>> = true;
+const detailMatches: SameShape<Omit<Detail, 'content_info'>, Omit<DetailAnswer, 'content_info'>> = true;
+const blockMatches: SameShape<Detail['content_info'][Language], DetailAnswer['content_info'][string]> = true;
+const editIsDetail: SameShape<Answer<ContentService['edit']>, DetailAnswer> = true;
+void createdMatches;
+void detailMatches;
+void blockMatches;
+void editIsDetail;
