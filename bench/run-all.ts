@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-// Not benchmarks on their own: child processes of bench/sockets.ts, the preload of bench/soak.ts.
-const helpers = new Set(['run-all.ts', 'bench-helpers.ts', 'socket-clients.ts', 'socket-http-node.ts', 'soak-probe.ts']);
+// Not benchmarks on their own: child processes and shared parts of the socket benches, the preload of bench/soak.ts.
+const helpers = new Set(['run-all.ts', 'bench-helpers.ts', 'socket-cluster.ts', 'socket-clients.ts', 'socket-http-node.ts', 'soak-probe.ts']);
 const filters = process.argv.slice(2);
 const scripts = fs
   .readdirSync(here)

@@ -1,24 +1,46 @@
-// The Socket.IO Redis adapter for several nodes (REDIS_URL set): one publishing and one
-// subscribing ioredis connection, channels under REDIS_PREFIX + "socket.io" (Redis pub/sub
+// The Socket.IO adapters for several nodes (REDIS_URL set), chosen by REALTIME_ADAPTER
+// (docs/realtime.md says why `streams` is the default):
+//   streams  Redis streams (@socket.io/redis-streams-adapter): every node reads one stream per
+//            deployment; a dropped client recovers its missed events on any node.
+//   pubsub   Redis pub/sub (@socket.io/redis-adapter): every node gets every event; no recovery.
+//   sharded  Redis 7 sharded pub/sub (createShardedAdapter, "dynamic" subscriptions): a room's
+//            events reach only the nodes that have members in it; no recovery.
+// Every key, stream and channel name starts with REDIS_PREFIX + "socket.io" (Redis pub/sub
 // ignores the database index, so the prefix is what keeps two deployments apart; the index in
-// REDIS_URL is still honoured for the connections).
+// REDIS_URL is still honoured for the connections, streams and session keys).
 //
-// Redis must never hold up or break REST: the adapter publishes without awaiting, so the
-// publishing connection has no offline queue (while Redis is away a publish fails at once
+// Redis must never hold up or break REST: events are published without the caller awaiting, so
+// the publishing connection has no offline queue (while Redis is away a publish fails at once
 // instead of piling up in memory and replaying stale events later), and every rejected command
-// is caught here (an unhandled rejection would end the process). The subscribing connection
-// keeps its queue and ioredis re-subscribes after a reconnect, so realtime recovers by itself;
-// meanwhile each node still delivers to its own sockets.
+// that an adapter fires without awaiting is caught here (an unhandled rejection would end the
+// process). Meanwhile each node still delivers to its own sockets. Reading connections keep their
+// queue (a blocking stream read or a subscription simply waits for Redis to return) and ioredis
+// re-subscribes after a reconnect, so cross-node delivery comes back by itself.
 import { Redis } from 'ioredis';
-import { createAdapter } from '@socket.io/redis-adapter';
-import type { Server } from 'socket.io';
+import { createAdapter as createPubSubAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
+import { createAdapter as createStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import type { Logger } from '../src/shared/logger.js';
+import type { AdapterFactory } from './recovery.js';
 
-export interface RedisAdapterHandle {
+export type RedisAdapterKind = 'streams' | 'pubsub' | 'sharded';
+
+export interface RedisAdapter {
+  factory: AdapterFactory;
+  /** Whether sessions persisted by one node can be restored by another (connection state recovery). */
+  recovers: boolean;
+  /** Resolves once every command sent so far (persisted sessions, events) has reached Redis (bounded). */
+  flush(): Promise<void>;
   close(): void;
 }
 
-/** Swallows (and logs, at most once per outage) rejections of the commands the adapter fires without awaiting. */
+/**
+ * Entries kept in the stream (approximate trimming). Recovery needs the client's last offset to be
+ * still there: at 100 room messages a second that is more than the two-minute window.
+ */
+const STREAM_MAX_LEN = 20_000;
+const FLUSH_TIMEOUT_MS = 2_000;
+
+/** Swallows (and logs, at most once per outage) rejections of the commands an adapter fires without awaiting. */
 function guardCommands(client: Redis, names: string[], onError: (err: Error) => void): void {
   for (const name of names) {
     const original: (...args: unknown[]) => Promise<unknown> = Reflect.get(client, name).bind(client);
@@ -30,32 +52,98 @@ function guardCommands(client: Redis, names: string[], onError: (err: Error) => 
   }
 }
 
-export function useRedisAdapter(io: Server, redisUrl: string, prefix: string, log: Logger): RedisAdapterHandle {
-  const pub = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'socket.io-pub' });
-  const sub = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'socket.io-sub' });
+/** The connections of one adapter and the one warning per outage. */
+class Connections {
+  private down = false;
+  private closing = false;
+  private readonly all: Redis[] = [];
 
-  let down = false;
-  let closing = false;
-  const warn = (what: string) => (err: Error) => {
-    if (down || closing) return;
-    down = true;
-    log.warn({ err: err.message, what }, 'realtime Redis unavailable: cross-node events paused until it returns');
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+  ) {}
+
+  readonly warn = (what: string) => (err: Error) => {
+    if (this.down || this.closing) return;
+    this.down = true;
+    this.log.warn({ err: err.message, what }, 'realtime Redis unavailable: cross-node events paused until it returns');
   };
-  pub.on('error', warn('pub'));
-  sub.on('error', warn('sub'));
-  pub.on('ready', () => {
-    if (down) log.info('realtime Redis back');
-    down = false;
+
+  /** For commands fired and forgotten: no offline queue, one attempt. */
+  publisher(name: string): Redis {
+    const pub = this.track(new Redis(this.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: name }), name);
+    pub.on('ready', () => {
+      if (this.down) this.log.info('realtime Redis back');
+      this.down = false;
+    });
+    return pub;
+  }
+
+  /** For subscriptions and blocking reads: they wait for Redis to return. */
+  reader(name: string): Redis {
+    return this.track(new Redis(this.url, { maxRetriesPerRequest: null, connectionName: name }), name);
+  }
+
+  close(): void {
+    this.closing = true;
+    for (const client of this.all) client.disconnect();
+  }
+
+  private track(client: Redis, name: string): Redis {
+    client.on('error', this.warn(name));
+    this.all.push(client);
+    return client;
+  }
+}
+
+async function flushed(pub: Redis): Promise<void> {
+  // Commands on one connection are answered in order: once PING is, everything before it was.
+  await Promise.race([pub.ping().catch(() => undefined), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS).unref())]);
+}
+
+function streams(connections: Connections, prefix: string): RedisAdapter {
+  const pub = connections.publisher('socket.io-streams-pub');
+  guardCommands(pub, ['set', 'publish'], connections.warn('publish'));
+  // The adapter opens its stream reader and its subscriber with `duplicate()`; they must keep an
+  // offline queue (a reader without one would spin on failed reads while Redis is away).
+  let readers = 0;
+  Reflect.set(pub, 'duplicate', () => {
+    const reader = connections.reader(`socket.io-streams-read-${++readers}`);
+    guardCommands(reader, ['subscribe'], connections.warn('subscribe'));
+    return reader;
   });
-  guardCommands(pub, ['publish'], warn('publish'));
-  guardCommands(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], warn('subscribe'));
+  const factory = createStreamsAdapter(pub, {
+    streamName: `${prefix}socket.io`,
+    channelPrefix: `${prefix}socket.io`,
+    sessionKeyPrefix: `${prefix}socket.io:session:`,
+    maxLen: STREAM_MAX_LEN,
+    // Every payload we emit is JSON (no binary), so the per-event binary scan is skipped.
+    onlyPlaintext: true,
+  });
+  return { factory, recovers: true, flush: () => flushed(pub), close: () => connections.close() };
+}
 
-  io.adapter(createAdapter(pub, sub, { key: `${prefix}socket.io` }));
-  return {
-    close: () => {
-      closing = true;
-      pub.disconnect();
-      sub.disconnect();
-    },
-  };
+function pubsub(connections: Connections, prefix: string): RedisAdapter {
+  const pub = connections.publisher('socket.io-pub');
+  const sub = connections.reader('socket.io-sub');
+  guardCommands(pub, ['publish'], connections.warn('publish'));
+  guardCommands(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], connections.warn('subscribe'));
+  const factory = createPubSubAdapter(pub, sub, { key: `${prefix}socket.io` });
+  return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
+}
+
+function sharded(connections: Connections, prefix: string): RedisAdapter {
+  const pub = connections.publisher('socket.io-sharded-pub');
+  const sub = connections.reader('socket.io-sharded-sub');
+  guardCommands(pub, ['spublish'], connections.warn('publish'));
+  guardCommands(sub, ['ssubscribe', 'sunsubscribe'], connections.warn('subscribe'));
+  const factory = createShardedAdapter(pub, sub, { channelPrefix: `${prefix}socket.io`, subscriptionMode: 'dynamic' });
+  return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
+}
+
+export function redisAdapter(kind: RedisAdapterKind, redisUrl: string, prefix: string, log: Logger): RedisAdapter {
+  const connections = new Connections(redisUrl, log);
+  if (kind === 'pubsub') return pubsub(connections, prefix);
+  if (kind === 'sharded') return sharded(connections, prefix);
+  return streams(connections, prefix);
 }

@@ -9,8 +9,15 @@
 // Here each server keeps the functions bound to its own app, and the prototype gets small
 // dispatchers that pick the functions of the server the adapter belongs to (or the unpatched
 // originals for a server attached to a plain Node HTTP server).
-import type { TemplatedApp } from 'uWebSockets.js';
-import type { Server } from 'socket.io';
+//
+// Second fix: a socket restored by connection state recovery joins its previous rooms while it is
+// being built, before the namespace knows it, so the patched addAll cannot find it and its
+// websocket is never subscribed to the uWS topics of those rooms: it would get its missed events
+// and then nothing more. Each recovered socket is subscribed here when it connects (or when it
+// upgrades to websocket), before any other connection handler runs.
+import type { EventEmitter } from 'node:events';
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { Namespace, Server, Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
 
 type Patchable = Pick<Adapter, 'addAll' | 'del' | 'broadcast'>;
@@ -36,10 +43,34 @@ function installDispatchers(): void {
   };
 }
 
+/** socket.io's topic names for uWS pub/sub: the namespace, and namespace + \x1f + room. */
+const TOPIC_SEPARATOR = '\x1f';
+
+function subscribeRecovered(nsp: Namespace, socket: Socket): void {
+  const subscribe = () => {
+    // The engine's websocket transport keeps the uWS socket as `socket` (not in the types).
+    const ws = (socket.conn.transport as unknown as { socket: WebSocket<unknown> }).socket;
+    ws.subscribe(nsp.name);
+    for (const room of socket.rooms) ws.subscribe(`${nsp.name}${TOPIC_SEPARATOR}${room}`);
+  };
+  if (socket.conn.transport.name === 'websocket') subscribe();
+  else socket.conn.once('upgrade', subscribe);
+}
+
+function watchRecoveries(nsp: Namespace): void {
+  const onConnection = (socket: Socket) => {
+    if (socket.recovered) subscribeRecovered(nsp, socket);
+  };
+  // First in line, so pushes made by other connection handlers already reach this socket.
+  (nsp as unknown as EventEmitter).prependListener('connection', onConnection);
+}
+
 export function attachToUws(io: Server, app: TemplatedApp): void {
   io.attachApp(app);
   bound.set(io, { addAll: proto.addAll, del: proto.del, broadcast: proto.broadcast });
   installDispatchers();
+  io._nsps.forEach(watchRecoveries);
+  io.on('new_namespace', watchRecoveries);
 }
 
 /** Closes the server (which restores the prototype) and puts the dispatchers back for the others. */

@@ -1,0 +1,235 @@
+// Connection state recovery (CONTRACT §18 "Catching up"): a client whose connection drops for
+// up to two minutes reconnects with its previous session id and last event offset, and gets its
+// rooms back plus every event it missed (`socket.recovered === true`), on this node (in-memory
+// adapter) or any node (Redis streams adapter).
+//
+// Two things are added to what Socket.IO does by itself, per namespace adapter:
+//
+// 1. Only live sessions are restored. Socket.IO skips the handshake middlewares for a recovered
+//    socket, so nothing would notice a session that ended while the client was away. Before a
+//    session is restored the caller's session is checked live in the database and the caller is
+//    rebuilt from it (current role and permissions; a session restored on another node arrives
+//    serialised, which would not keep a permission Set anyway). A session that ended is not
+//    restored: the connection goes through the normal handshake, which refuses it with
+//    `unauthorized`. The check runs before any missed event is written to the client.
+//
+// 2. Nothing is lost or doubled across the restore. The restored socket joins its rooms only
+//    when the restore resolves, and the restore waits on I/O (the check above; with streams, the
+//    reads of the stream). Events dispatched on this node meanwhile would reach nobody, so they
+//    are recorded while a restore is open and appended to the missed events. With streams the
+//    missed events are read with XRANGE while this node's stream reader may lag behind: an event
+//    both read by XRANGE and dispatched after the socket joined would arrive twice, so the
+//    restore waits (bounded) until the reader has passed the last missed offset, and appends only
+//    recorded events newer than it.
+import type { Namespace, Socket } from 'socket.io';
+import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
+import type { Caller, CallerResolver } from '../src/auth/caller.js';
+import type { Logger } from '../src/shared/logger.js';
+import { AppError } from '../src/shared/errors.js';
+
+/** How long a dropped connection may stay away and still recover (CONTRACT §18). */
+export const RECOVERY_WINDOW_MS = 2 * 60_000;
+
+export const connectionStateRecovery = { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: true };
+
+/** How long a restore waits for this node's stream reader to catch up before going on. */
+const READER_CATCH_UP_MS = 2_000;
+
+/** The event that hands a new socket its first offset (its only argument). */
+export const RECOVERY_READY = 'recovery:ready';
+
+/** What `io.adapter()` accepts: it is called with `new`, so a plain function, not an arrow. */
+export type AdapterFactory = (nsp: Namespace) => Adapter;
+
+/** `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids. */
+export type OffsetKind = 'memory' | 'stream';
+
+interface Dispatched {
+  offset: string;
+  data: unknown[];
+  rooms: string[];
+  except: string[];
+}
+
+/** Redis stream ids ("<ms>-<seq>") in order. */
+function compareStreamIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt);
+  const [bm, bs] = b.split('-').map(BigInt);
+  return am === bm ? Number(as - bs) : Number(am - bm);
+}
+
+const STREAM_ID = /^\d+-\d+$/;
+
+/** The rule Socket.IO applies to missed packets: in one of the session's rooms, excluded by none. */
+function reaches(rooms: string[], event: Dispatched): boolean {
+  const included = event.rooms.length === 0 || rooms.some((room) => event.rooms.includes(room));
+  return included && rooms.every((room) => !event.except.includes(room));
+}
+
+/** Records what one namespace adapter dispatches locally while restores are open. */
+class DispatchLog {
+  private readonly open = new Set<Dispatched[]>();
+  /** The newest stream offset this node's reader has dispatched for the namespace. */
+  private readerAt = '0-0';
+  private readerWaiters: { offset: string; resolve: () => void }[] = [];
+
+  constructor(
+    private readonly adapter: Adapter,
+    private readonly kind: OffsetKind,
+  ) {
+    this.recordLocalBroadcasts(adapter);
+    if (kind === 'stream') this.recordStreamDispatches(adapter);
+  }
+
+  /**
+   * Gives a new socket an offset to recover from. socket.io-client only learns offsets from the
+   * events it receives, so a client that had received nothing yet (a quiet /notifications, say)
+   * could not recover, and what was sent while it was away would be lost. `recovery:ready` carries
+   * the newest offset this node knows for the namespace; when it knows none yet, the event goes
+   * through the adapter to the socket alone, which stores it and appends its offset.
+   */
+  announce(nsp: Namespace, socket: Socket): void {
+    const latest = this.latestOffset();
+    if (latest) socket.emit(RECOVERY_READY, latest);
+    else nsp.to(socket.id).emit(RECOVERY_READY);
+  }
+
+  private latestOffset(): string | undefined {
+    if (this.kind === 'stream') return this.readerAt === '0-0' ? undefined : this.readerAt;
+    // SessionAwareAdapter keeps its stored packets, oldest first, in `packets` (not in its types).
+    return (this.adapter as unknown as { packets: { id: string }[] }).packets.at(-1)?.id;
+  }
+
+  /** Starts recording; `stop` must be called. */
+  start(): Dispatched[] {
+    const recorded: Dispatched[] = [];
+    this.open.add(recorded);
+    return recorded;
+  }
+
+  stop(recorded: Dispatched[]): void {
+    this.open.delete(recorded);
+  }
+
+  /** The events to add to a restored session's missed ones, in order. */
+  async newerThanMissed(session: Session, clientOffset: string, recorded: Dispatched[]): Promise<unknown[][]> {
+    const last = session.missedPackets.at(-1)?.at(-1);
+    if (this.kind === 'memory') return recorded.filter((e) => reaches(session.rooms, e)).map((e) => e.data);
+    const after = typeof last === 'string' && STREAM_ID.test(last) ? last : clientOffset;
+    if (compareStreamIds(this.readerAt, after) < 0) await this.readerPassed(await this.marker().catch(() => after));
+    const newer = recorded
+      .filter((e) => STREAM_ID.test(e.offset) && compareStreamIds(e.offset, after) > 0 && reaches(session.rooms, e))
+      .sort((a, b) => compareStreamIds(a.offset, b.offset));
+    // One entry per offset (an event is recorded once, but cheap to be sure).
+    return newer.filter((e, i) => i === 0 || e.offset !== newer[i - 1].offset).map((e) => e.data);
+  }
+
+  private record(event: Dispatched): void {
+    for (const recorded of this.open) recorded.push(event);
+  }
+
+  /** Broadcasts made on this node: the adapter appends the offset to the packet's data. */
+  private recordLocalBroadcasts(adapter: Adapter): void {
+    const broadcast = adapter.broadcast.bind(adapter) as (packet: { type: number; id?: number; data: unknown[] }, opts: BroadcastOptions) => unknown;
+    adapter.broadcast = ((packet: { type: number; id?: number; data: unknown[] }, opts: BroadcastOptions) => {
+      const length = packet.data.length;
+      const done = broadcast(packet, opts);
+      const note = () => {
+        // Only packets the adapter stored for recovery get an offset appended.
+        if (this.open.size === 0 || packet.data.length !== length + 1) return;
+        this.record({ offset: String(packet.data[length]), data: packet.data, rooms: [...opts.rooms], except: [...(opts.except ?? [])] });
+      };
+      // The in-memory adapter dispatches at once; a cluster adapter after its publish.
+      if (done instanceof Promise) return done.then(note);
+      note();
+      return done;
+    }) as Adapter['broadcast'];
+  }
+
+  /** Broadcasts from other nodes, and how far this node's stream reader has got. */
+  private recordStreamDispatches(adapter: Adapter): void {
+    const cluster = this.streamAdapter(adapter);
+    const onMessage = cluster.onMessage.bind(cluster);
+    cluster.onMessage = (message, offset) => {
+      onMessage(message, offset);
+      if (this.open.size === 0 || !offset || message.uid === cluster.uid || message.type !== MessageType.BROADCAST) return;
+      const data = message.data as { requestId?: string; packet: { data: unknown[] }; opts: { rooms: string[]; except: string[] } };
+      if (data.requestId !== undefined) return;
+      this.record({ offset, data: data.packet.data, rooms: data.opts.rooms, except: data.opts.except });
+    };
+    const onRawMessage = cluster.onRawMessage.bind(cluster);
+    cluster.onRawMessage = (raw, offset) => {
+      onRawMessage(raw, offset);
+      if (compareStreamIds(offset, this.readerAt) > 0) this.readerAt = offset;
+      this.readerWaiters = this.readerWaiters.filter((w) => (compareStreamIds(this.readerAt, w.offset) >= 0 ? (w.resolve(), false) : true));
+    };
+  }
+
+  private streamAdapter(adapter: Adapter) {
+    return adapter as unknown as {
+      uid: string;
+      onMessage(message: ClusterMessage, offset?: string): void;
+      onRawMessage(raw: unknown, offset: string): void;
+      publishAndReturnOffset(message: { type: MessageType }): Promise<string>;
+    };
+  }
+
+  /**
+   * Appends a no-op entry for this namespace to the stream and answers its offset: it is newer
+   * than everything the restore read, so once this node's reader has dispatched it, it has
+   * dispatched all of those too. (Other nodes ignore a heartbeat from a plain cluster adapter.)
+   */
+  private marker(): Promise<string> {
+    return this.streamAdapter(this.adapter).publishAndReturnOffset({ type: MessageType.HEARTBEAT });
+  }
+
+  private readerPassed(offset: string): Promise<void> {
+    if (compareStreamIds(this.readerAt, offset) >= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { offset, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.readerWaiters = this.readerWaiters.filter((w) => w !== waiter);
+        resolve();
+      }, READER_CATCH_UP_MS);
+      this.readerWaiters.push(waiter);
+    });
+  }
+}
+
+function persistedCaller(session: Session): { userId: string; sessionId: string } | null {
+  const caller = (session.data as { caller?: Partial<Caller> } | undefined)?.caller;
+  return typeof caller?.userId === 'string' && typeof caller.sessionId === 'string' ? { userId: caller.userId, sessionId: caller.sessionId } : null;
+}
+
+/** Wraps `factory` so that each namespace's adapter restores live sessions only, exactly. */
+export function recoverable(factory: AdapterFactory, kind: OffsetKind, callers: CallerResolver, log: Logger): AdapterFactory {
+  return function (nsp: Namespace): Adapter {
+    const adapter = factory(nsp);
+    const dispatched = new DispatchLog(adapter, kind);
+    nsp.on('connection', (socket: Socket) => {
+      if (!socket.recovered) dispatched.announce(nsp, socket);
+    });
+    const restore = adapter.restoreSession.bind(adapter);
+    adapter.restoreSession = (async (pid: string, offset: string): Promise<Session | null> => {
+      const recorded = dispatched.start();
+      try {
+        const session = await restore(pid, offset);
+        if (!session) return session;
+        const who = persistedCaller(session);
+        if (!who) return null;
+        let caller: Caller;
+        try {
+          caller = await callers.resume(who.userId, who.sessionId);
+        } catch (err) {
+          if (!(err instanceof AppError && err.status === 401)) log.warn({ err: (err as Error).message }, 'socket recovery check failed');
+          return null;
+        }
+        const later = await dispatched.newerThanMissed(session, offset, recorded);
+        return { ...session, data: { ...(session.data as object), caller }, missedPackets: [...session.missedPackets, ...later] };
+      } finally {
+        dispatched.stop(recorded);
+      }
+    }) as Adapter['restoreSession'];
+    return adapter;
+  };
+}
