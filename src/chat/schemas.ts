@@ -1,5 +1,6 @@
 // Request shapes of the chat endpoints and of the /chat socket namespace (same schemas for both).
 import { z } from 'zod';
+import { pageQuery } from '../comments/cursor.js';
 
 const MESSAGE_MAX_LENGTH = 4000;
 const MAX_ATTACHMENTS = 10;
@@ -48,3 +49,25 @@ export type CreateRoomInput = z.infer<typeof createRoomBody>;
 
 export const roomIdParams = z.strictObject({ roomId: id });
 export const joinRoomPayload = z.strictObject({ roomId: id });
+export const messageIdParams = z.strictObject({ id: id.describe('Message id') });
+
+/** Rooms listed per page: up to 100, and 100 by default so a client that sends no limit sees what it saw before paging. */
+export const roomsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(100).describe('Rooms per page (1-100, default 100)'),
+  cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),
+});
+export type RoomsQuery = z.infer<typeof roomsQuery>;
+
+/** History: newest first with `cursor`, or what came after a message (oldest first) with `after`. */
+export const messagesQuery = pageQuery.extend({
+  after: id.optional().describe('A message id: list the messages after it, oldest first (not with cursor)'),
+});
+export type MessagesQuery = z.infer<typeof messagesQuery>;
+
+export const editMessageBody = z.strictObject({
+  msg: z.string().trim().max(MESSAGE_MAX_LENGTH, `at most ${MESSAGE_MAX_LENGTH} characters`).describe('The new text (may be empty only when the message has attachments)'),
+});
+
+export const readBody = z.strictObject({ messageId: id.describe('The last message the caller has read') });
+export const roomReadPayload = z.strictObject({ roomId: id, messageId: id });
+export const typingPayload = z.strictObject({ roomId: id });

@@ -1,0 +1,59 @@
+// Typing indicators on /chat (CONTRACT §18): never stored; each socket keeps a timer per room it
+// is typing in. A `typing:start` not renewed within 6 s ends by itself (the others get
+// `typing: false`), as does every indicator of a socket that disconnects. The push goes to the
+// others in the room on every node (the adapter), never to the typist's own sockets.
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { tooManyRequests } from '../../src/shared/errors.js';
+import { rooms, type RealtimeSocket } from '../events.js';
+
+/** A start not renewed within this long ends by itself (CONTRACT §18). */
+export const TYPING_EXPIRY_MS = 6_000;
+/** Typing events one socket may send per TYPING_WINDOW_SECONDS (times RATE_LIMIT_SCALE). */
+const TYPING_EVENTS_PER_WINDOW = 10;
+const TYPING_WINDOW_SECONDS = 10;
+
+export interface SocketTyping {
+  start(roomId: string): void;
+  stop(roomId: string): void;
+  stopAll(): void;
+}
+
+/** Counts typing events per socket (in memory: a socket lives on one node). */
+export function typingRateLimit(scale: number): (socketId: string) => Promise<void> {
+  const limiter = new RateLimiterMemory({ points: Math.max(1, Math.ceil(TYPING_EVENTS_PER_WINDOW * scale)), duration: TYPING_WINDOW_SECONDS, keyPrefix: 'typing' });
+  return async (socketId) => {
+    try {
+      await limiter.consume(socketId, 1);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw tooManyRequests('rate_limit.error.exceeded', 'Too many typing events, slow down');
+      throw rejection;
+    }
+  };
+}
+
+export function socketTyping(socket: RealtimeSocket): SocketTyping {
+  const { userId } = socket.data.caller;
+  const timers = new Map<string, NodeJS.Timeout>();
+  const push = (roomId: string, typing: boolean) => {
+    socket.to(rooms.chat(roomId)).except(rooms.user(userId)).emit('typing', { roomId, userId, typing });
+  };
+  const stop = (roomId: string) => {
+    const timer = timers.get(roomId);
+    if (!timer) return;
+    clearTimeout(timer);
+    timers.delete(roomId);
+    push(roomId, false);
+  };
+  return {
+    start(roomId) {
+      const running = timers.get(roomId);
+      if (running) clearTimeout(running);
+      else push(roomId, true);
+      timers.set(roomId, setTimeout(() => stop(roomId), TYPING_EXPIRY_MS));
+    },
+    stop,
+    stopAll() {
+      for (const roomId of [...timers.keys()]) stop(roomId);
+    },
+  };
+}
