@@ -121,7 +121,8 @@ export class AccountService {
         throw unauthorized('auth.error.invalid_two_factor_code', 'The two-factor code is not correct');
       }
     }
-    const { sessionId, refreshToken } = await this.sessions.open(user.id, userAgent, ip);
+    const { sessionId, refreshToken, newDevice } = await this.sessions.open(user.id, userAgent, ip);
+    if (newDevice) await this.alertNewDevice(phone, userAgent);
     const accessToken = await this.tokens.signAccessToken({ userId: user.id, sessionId, username: user.username });
     return {
       AccessToken: accessToken,
@@ -131,6 +132,21 @@ export class AccountService {
       SessionId: sessionId,
       user: { sub: user.id, username: user.username, phone_number: phone, name: fullName(user.given_name, user.family_name), role: user.role },
     };
+  }
+
+  /** The SMS of a login from a new device (privacy.login_notifications): no code, no token, only the agent. */
+  private async alertNewDevice(phone: string, userAgent: string): Promise<void> {
+    const agent = userAgent.replace(/[^\x20-\x7e]/g, '').slice(0, 80) || 'an unknown device';
+    try {
+      await this.app.sms.send({
+        to: phone,
+        purpose: 'login-alert',
+        body: `New sign-in to your account from ${agent}. If this was not you, change your password and end your other sessions.`,
+      });
+    } catch (err) {
+      // The login stands; the inbox has the notification.
+      this.app.log.error({ err }, 'login alert SMS failed');
+    }
   }
 
   async refresh(sessionId: string, username: string, refreshToken: string) {

@@ -32,13 +32,14 @@ export function requireSameIdentity(caller: Caller, claimed: { userId: string; u
   }
 }
 
-/** Touch last_seen_at at most this often per session (avoids a write per request). */
-const LAST_SEEN_RESOLUTION_MS = 60_000;
 /**
  * How long a checked live session (and its user's role) is trusted without asking the database
  * again, in embedded mode: as long as role permissions are cached (RolePermissions).
  */
 const SESSION_CACHE_MS = 5_000;
+
+/** A session ended by privacy.session_timeout answers this from then on (not session_revoked). */
+const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Session ended after being idle longer than its timeout');
 const SESSION_CACHE_MAX = 50_000;
 
 interface CachedSession {
@@ -63,33 +64,52 @@ export class CallerResolver {
     database: DatabaseHandle,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
-    events: DomainEventBus,
+    private readonly events: DomainEventBus,
   ) {
     this.sessions = new SessionRepository(database);
     this.sessionCache = database.mode === 'embedded' ? new Map() : null;
     if (this.sessionCache) {
       const cache = this.sessionCache;
-      events.subscribe('session.revoked', ({ sessionId }) => cache.delete(sessionId));
+      this.events.subscribe('session.revoked', ({ sessionId }) => cache.delete(sessionId));
     }
   }
 
   async resolve(accessToken: string): Promise<Caller> {
     const claims = await this.tokens.verifyAccessToken(accessToken);
-    const cached = this.sessionCache?.get(claims.sessionId);
-    if (cached && cached.userId === claims.userId && Date.now() - cached.checkedAt < SESSION_CACHE_MS) {
-      return this.caller(claims.userId, claims.sessionId, cached.username, cached.role);
+    return this.live(claims.userId, claims.sessionId);
+  }
+
+  /**
+   * The caller of a connection that continues without presenting its token again (a Socket.IO
+   * connection recovered after a short drop): the same live-session check as `resolve`, and the
+   * role's permissions as they are now.
+   */
+  resume(userId: string, sessionId: string): Promise<Caller> {
+    return this.live(userId, sessionId);
+  }
+
+  private async live(userId: string, sessionId: string): Promise<Caller> {
+    const cached = this.sessionCache?.get(sessionId);
+    if (cached && cached.userId === userId && Date.now() - cached.checkedAt < SESSION_CACHE_MS) {
+      return this.caller(userId, sessionId, cached.username, cached.role);
     }
-    const row = await this.sessions.findForCaller(claims.sessionId, claims.userId);
+    const row = await this.sessions.findForCaller(sessionId, userId);
     if (!row) throw unauthorized('auth.error.invalid_token', 'Session not found');
+    if (row.revoked && row.ended_idle) throw sessionTimedOut();
     if (row.revoked) throw unauthorized('auth.error.session_revoked', 'Session has ended');
-    if (row.last_seen_ms > LAST_SEEN_RESOLUTION_MS) {
-      void this.sessions.touch(claims.sessionId).catch(() => undefined);
+    if (row.idle_expired) {
+      // privacy.session_timeout: ended here and now, and its sockets dropped on every node.
+      if ((await this.sessions.endIdle(userId, sessionId)).length) this.events.publish('session.revoked', { userId, sessionId });
+      throw sessionTimedOut();
+    }
+    if (row.touch_due) {
+      void this.sessions.touch(sessionId).catch(() => undefined);
     }
     if (this.sessionCache) {
       if (this.sessionCache.size >= SESSION_CACHE_MAX) this.sessionCache.clear();
-      this.sessionCache.set(claims.sessionId, { userId: claims.userId, username: row.username, role: row.role, checkedAt: Date.now() });
+      this.sessionCache.set(sessionId, { userId, username: row.username, role: row.role, checkedAt: Date.now() });
     }
-    return this.caller(claims.userId, claims.sessionId, row.username, row.role);
+    return this.caller(userId, sessionId, row.username, row.role);
   }
 
   private async caller(userId: string, sessionId: string, username: string, role: string): Promise<Caller> {

@@ -3,6 +3,7 @@
 // now(), so every node agrees on what has expired.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { DEFAULT_SETTINGS } from '../settings/schemas.js';
 
 interface NewSession {
   id: string;
@@ -32,8 +33,31 @@ interface CallerSessionRow {
   role: string;
   username: string;
   revoked: boolean;
-  last_seen_ms: number;
+  /** Ended for idleness (privacy.session_timeout), by a request or by the sweep. */
+  ended_idle: boolean;
+  /** Idle past the user's privacy.session_timeout: the session must end now. */
+  idle_expired: boolean;
+  /** last_seen_at is old enough to be written again (see TOUCH_EVERY). */
+  touch_due: boolean;
 }
+
+/**
+ * The user's privacy.session_timeout in minutes (settings overrides, else the default), for the
+ * session row `s`. The table is the settings' (user_settings), read here so one statement
+ * decides a request's session.
+ */
+const timeoutMinutes = sql`coalesce((
+  select case when jsonb_typeof(us.overrides->'privacy.session_timeout') = 'number'
+              then (us.overrides->>'privacy.session_timeout')::int end
+  from user_settings us where us.user_id = s.user_id), ${DEFAULT_SETTINGS.privacy.session_timeout})`;
+
+/**
+ * last_seen_at is written at most once per TOUCH_EVERY (a minute, or a quarter of a shorter
+ * timeout), so it may lag the true last activity by that much. A session ends when it has
+ * been idle for its timeout *plus* that lag: never early for an active user, at most the lag late.
+ */
+const touchEverySeconds = sql`least(60, ${timeoutMinutes} * 15)`;
+const idleExpired = sql`(now() - s.last_seen_at) > make_interval(mins => ${timeoutMinutes}) + make_interval(secs => ${touchEverySeconds})`;
 
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
@@ -45,20 +69,31 @@ export class SessionRepository {
               now() + make_interval(secs => ${session.refreshTtlSeconds}))`);
   }
 
+  /**
+   * Whether the user has signed in before, and from this user agent (any session, ended ones
+   * too): a login from an agent never seen makes `login.new_device` (CONTRACT §17).
+   */
+  async userAgentHistory(userId: string, userAgent: string): Promise<{ any: boolean; seen: boolean }> {
+    const [row] = await this.db.rows<{ any: boolean; seen: boolean }>(sql`
+      select exists(select 1 from sessions where user_id = ${userId}) as any,
+             exists(select 1 from sessions where user_id = ${userId} and user_agent = ${userAgent}) as seen`);
+    return row;
+  }
+
   /** The live, unexpired session `id` if its user is `username` (any case). */
   async findRefreshable(id: string, username: string): Promise<RefreshableSessionRow | undefined> {
     const [row] = await this.db.rows<RefreshableSessionRow>(sql`
       select s.user_id, u.username, s.refresh_token_hash
       from sessions s join users u on u.id = s.user_id
       where s.id = ${id} and s.revoked_at is null and s.refresh_expires_at > now()
-        and lower(u.username) = lower(${username})`);
+        and lower(u.username) = lower(${username}) and not ${idleExpired}`);
     return row;
   }
 
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
     const [row] = await this.db.rows<CallerSessionRow>(sql`
-      select u.role, u.username, (s.revoked_at is not null) as revoked,
-             (extract(epoch from now() - s.last_seen_at) * 1000)::float8 as last_seen_ms
+      select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle, ${idleExpired} as idle_expired,
+             (now() - s.last_seen_at) > make_interval(secs => ${touchEverySeconds}) as touch_due
       from sessions s join users u on u.id = s.user_id
       where s.id = ${id} and s.user_id = ${userId}`);
     return row;
@@ -76,12 +111,32 @@ export class SessionRepository {
     await this.db.rows(sql`update sessions set last_seen_at = now() where id = ${id}`);
   }
 
+  /** Ends the user's live session `id` because it sat idle past its timeout; answers the ids ended (none or it). */
+  async endIdle(userId: string, id: string): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update sessions set revoked_at = now(), ended_idle = true
+      where id = ${id} and user_id = ${userId} and revoked_at is null returning id`);
+    return rows.map((r) => r.id);
+  }
+
   /** Revokes the user's live session `id`; answers the ids revoked (none or it). */
   async revoke(userId: string, id: string): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(sql`
       update sessions set revoked_at = now()
       where id = ${id} and user_id = ${userId} and revoked_at is null returning id`);
     return rows.map((r) => r.id);
+  }
+
+  /** Revokes up to `limit` live sessions idle past their user's timeout; answers them. */
+  async revokeIdle(limit: number): Promise<{ id: string; user_id: string }[]> {
+    return this.db.rows<{ id: string; user_id: string }>(sql`
+      update sessions set revoked_at = now(), ended_idle = true
+      where id in (
+        select s.id from sessions s
+        where s.revoked_at is null and s.last_seen_at < now() - interval '1 minute' and ${idleExpired}
+        limit ${limit} for update skip locked)
+        and revoked_at is null
+      returning id, user_id`);
   }
 
   /** Revokes every live session of the user except `keepId` (all when null); answers their ids. */

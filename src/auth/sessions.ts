@@ -6,6 +6,8 @@ import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
 import { SessionRepository } from './session-repository.js';
 import { newRefreshToken } from './tokens.js';
+import type { NotificationService } from '../notifications/service.js';
+import { wantsLoginAlerts } from '../notifications/preferences.js';
 
 interface SessionView {
   session_id: string;
@@ -16,25 +18,52 @@ interface SessionView {
   current: boolean;
 }
 
+/** Sessions ended per statement by the idle sweep. */
+const IDLE_SWEEP_BATCH = 500;
+
 export class SessionService {
   private readonly sessions: SessionRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationService,
+  ) {
     this.sessions = new SessionRepository(app.database);
   }
 
-  async open(userId: string, userAgent: string, ip: string): Promise<{ sessionId: string; refreshToken: string }> {
+  /**
+   * Opens a session. `newDevice` is true when the user signed in before but never from this
+   * user agent and wants to hear of it (privacy.login_notifications): the `login.new_device`
+   * notification is stored with the session; the caller sends the SMS.
+   */
+  async open(userId: string, userAgent: string, ip: string): Promise<{ sessionId: string; refreshToken: string; newDevice: boolean }> {
     const sessionId = newId();
     const refreshToken = newRefreshToken();
-    await this.sessions.insert({
-      id: sessionId,
-      userId,
-      refreshTokenHash: sha256(refreshToken),
-      userAgent: userAgent.slice(0, 512),
-      ip,
-      refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
+    const agent = userAgent.slice(0, 512);
+    const newDevice = await this.app.database.transaction(async (tx) => {
+      const sessions = new SessionRepository(tx);
+      const history = await sessions.userAgentHistory(userId, agent);
+      await sessions.insert({
+        id: sessionId,
+        userId,
+        refreshTokenHash: sha256(refreshToken),
+        userAgent: agent,
+        ip,
+        refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
+      });
+      // The very first login is not a new device: there is no earlier one to compare with.
+      if (!history.any || history.seen || !(await wantsLoginAlerts(tx, userId))) return false;
+      await this.notifications.notify(tx, {
+        userId,
+        type: 'login.new_device',
+        actorId: null,
+        subject: { type: 'session', id: sessionId },
+        data: { user_agent: agent, ip },
+      });
+      return true;
     });
-    return { sessionId, refreshToken };
+    if (newDevice) this.notifications.deliverSoon();
+    return { sessionId, refreshToken, newDevice };
   }
 
   /** The live session matching id, username and refresh token, or null. */
@@ -80,6 +109,20 @@ export class SessionService {
     const revoked = await this.sessions.revokeAllExcept(userId, keepSessionId);
     this.announceRevoked(userId, revoked);
     return revoked.length;
+  }
+
+  /**
+   * Ends sessions idle past their user's privacy.session_timeout (a scheduled job; a request on
+   * such a session ends it at once too). Their sockets are dropped through `session.revoked`.
+   */
+  async expireIdle(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const ended = await this.sessions.revokeIdle(IDLE_SWEEP_BATCH);
+      for (const s of ended) this.announceRevoked(s.user_id, [s.id]);
+      total += ended.length;
+      if (ended.length < IDLE_SWEEP_BATCH) return total;
+    }
   }
 
   private announceRevoked(userId: string, sessionIds: string[]): void {

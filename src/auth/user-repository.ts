@@ -193,6 +193,14 @@ export class UserRepository {
     return row?.role;
   }
 
+  /** The ids of the users with these usernames (any case); names nobody has are left out. */
+  async idsByUsernames(usernames: string[]): Promise<string[]> {
+    if (!usernames.length) return [];
+    const lowered = usernames.map((u) => u.toLowerCase());
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where lower(username) in (${sqlList(lowered)})`);
+    return rows.map((r) => r.id);
+  }
+
   /** Whether any user has this username, in any case. */
   async usernameTaken(username: string): Promise<boolean> {
     const rows = await this.db.rows<{ id: string }>(sql`select id from users where lower(username) = lower(${username})`);

@@ -118,12 +118,11 @@ export class CampaignRepository {
    * Completes every active or paused campaign whose end is at or before `at`; returns their ids.
    * `completed_at` is the campaign's end, not `at`.
    */
-  async completeDue(at: Date): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>(
+  async completeDue(at: Date): Promise<{ id: string; user_id: string; video_id: string; name: string }[]> {
+    return this.db.rows<{ id: string; user_id: string; video_id: string; name: string }>(
       sql`update campaigns set status = 'completed', completed_at = ends_at, updated_at = ${at}
           where status in ('active', 'paused') and ends_at <= ${at}
-          returning id`,
+          returning id, user_id, video_id, name`,
     );
-    return rows.map((r) => r.id);
   }
 }

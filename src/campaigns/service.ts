@@ -22,6 +22,7 @@ import type {
   BoostBody, CampaignStatus, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
 } from './schemas.js';
 import { normaliseAudience, resolveLocationNames, resolveLocationRefs, type StoredTargeting } from './targeting.js';
+import type { NotificationService } from '../notifications/service.js';
 
 const ESTIMATION_TTL_MS = 24 * 3600 * 1000;
 const DAY_MS = 86_400_000;
@@ -164,6 +165,7 @@ export class CampaignService {
     private readonly database: DatabaseHandle,
     private readonly config: Config,
     private readonly payments: PaymentService,
+    private readonly notifications: NotificationService,
   ) {}
 
   /** Places to target matching the query, with a suggested budget each. */
@@ -456,8 +458,24 @@ export class CampaignService {
    * completed campaign is not touched again) and catches up after downtime by itself, since it
    * takes everything due, however late.
    */
-  completeDue(at: Date): Promise<string[]> {
-    return new CampaignRepository(this.database).completeDue(at);
+  async completeDue(at: Date): Promise<string[]> {
+    // Each completion and its owner's `campaign.completed` notification commit together.
+    const completed = await this.database.transaction(async (tx) => {
+      const rows = await new CampaignRepository(tx).completeDue(at);
+      for (const c of rows) {
+        await this.notifications.notify(tx, {
+          userId: c.user_id,
+          type: 'campaign.completed',
+          actorId: null,
+          subject: { type: 'campaign', id: c.id },
+          data: { name: c.name, video_id: c.video_id },
+          dedupeKey: `campaign.completed:${c.id}`,
+        });
+      }
+      return rows.map((r) => r.id);
+    });
+    if (completed.length) this.notifications.deliverSoon();
+    return completed;
   }
 
   /** The caller's campaign, locked for a change: 404 unknown, 403 another user's. */

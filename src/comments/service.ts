@@ -10,7 +10,9 @@ import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
 import { avatarUrl, displayName } from './person.js';
 import { CommentRepository, type CommentHead, type CommentRow } from './comment-repository.js';
-import { ContentRepository } from '../content/content-repository.js';
+import { ContentRepository, type ContentMediaRow } from '../content/content-repository.js';
+import type { Queryable } from '../db/client.js';
+import type { NotificationService } from '../notifications/service.js';
 import { mayViewContent } from '../content/service.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';
@@ -28,14 +30,17 @@ export class CommentService {
   private readonly repository: CommentRepository;
   private readonly contents: ContentRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationService,
+  ) {
     this.repository = new CommentRepository(app.database);
     this.contents = new ContentRepository(app.database);
   }
 
   async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
     requirePermission(caller, 'create:comment');
-    await this.assertContentExists(input.contentId, caller);
+    const content = await this.visibleContent(input.contentId, caller);
 
     // Replies hang under a top-level comment only: a reply to a reply is stored under that
     // reply's top-level parent, and its author (the person answered) is notified.
@@ -55,7 +60,20 @@ export class CommentService {
     }
 
     const id = newId();
-    await this.repository.insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
+    await this.app.database.transaction(async (tx) => {
+      await new CommentRepository(tx).insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
+      await this.notifyAbout(tx, {
+        id,
+        contentId: input.contentId,
+        uploaderId: content.uploader_id,
+        authorId: caller.userId,
+        parentAuthorId,
+        msg: input.msg,
+        // Names in a comment on an item not published yet are not told: they could not see it.
+        mayMention: mayViewContent(null, content),
+      });
+    });
+    this.notifications.deliverSoon();
     const comment = await this.view(id);
     this.app.events.publish('comment.created', { comment, parentAuthorId });
     return comment;
@@ -93,8 +111,35 @@ export class CommentService {
    * check of socket `content:subscribe`, so no one hears the comments of an item they cannot see.
    */
   async assertContentExists(contentId: string, caller: Caller | null): Promise<void> {
+    await this.visibleContent(contentId, caller);
+  }
+
+  private async visibleContent(contentId: string, caller: Caller | null): Promise<ContentMediaRow> {
     const content = isUuid(contentId) ? await this.contents.findMedia(contentId) : null;
     if (!content || !mayViewContent(caller, content)) throw contentNotFound();
+    return content;
+  }
+
+  /**
+   * The notifications of a new comment, in its transaction (CONTRACT §17): `reply` to the author
+   * of the comment answered, `comment` to the item's uploader (unless already told by the reply),
+   * `mention` to each `@username` not told already. notify skips the author's own.
+   */
+  private async notifyAbout(
+    tx: Queryable,
+    c: { id: string; contentId: string; uploaderId: string; authorId: string; parentAuthorId: string | null; msg: string; mayMention: boolean },
+  ): Promise<void> {
+    const data = { contentId: c.contentId, commentId: c.id };
+    const subject = { type: 'comment', id: c.id };
+    if (c.parentAuthorId) {
+      await this.notifications.notify(tx, { userId: c.parentAuthorId, type: 'reply', actorId: c.authorId, subject, data });
+    }
+    if (c.uploaderId !== c.parentAuthorId) {
+      await this.notifications.notify(tx, { userId: c.uploaderId, type: 'comment', actorId: c.authorId, subject, data });
+    }
+    if (!c.mayMention) return;
+    const told = [c.uploaderId, ...(c.parentAuthorId ? [c.parentAuthorId] : [])];
+    await this.notifications.notifyMentions(tx, { text: c.msg, actorId: c.authorId, commentId: c.id, contentId: c.contentId, skip: told });
   }
 
   /** The comment, when its content item is live and the caller may see it; else 404 on `field`. */

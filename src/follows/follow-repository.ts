@@ -20,6 +20,13 @@ export class FollowRepository {
     return row;
   }
 
+  /** Whom `followerId` follows, most recently followed first, at most `limit`. */
+  async followingIds(followerId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.rows<{ following_id: string }>(sql`
+      select following_id from follows where follower_id = ${followerId} order by created_at desc limit ${limit}`);
+    return rows.map((r) => r.following_id);
+  }
+
   /** Deletes the follow; false when there was none. */
   async delete(followerId: string, followingId: string): Promise<boolean> {
     const rows = await this.db.rows<{ follower_id: string }>(sql`

@@ -1,11 +1,13 @@
 // Following a user: one record per (follower, followed) pair, never oneself. A new follow is
-// announced as `follow.created` (the followed user's notification) once it is stored.
+// announced as `follow.created` (the followed user's notification) once it is stored, and is
+// stored with a `follow` notification in the same transaction (CONTRACT §17).
 import type { AppContext } from '../context.js';
 import { badRequest, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
 import { UserRepository } from '../auth/user-repository.js';
+import type { NotificationService } from '../notifications/service.js';
 import { FollowRepository } from './follow-repository.js';
 
 /** The follow record of SPEC 2.10. */
@@ -21,7 +23,10 @@ export class FollowService {
   private readonly follows: FollowRepository;
   private readonly users: UserRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationService,
+  ) {
     this.follows = new FollowRepository(app.database);
     this.users = new UserRepository(app.database);
   }
@@ -37,7 +42,19 @@ export class FollowService {
     if (!(await this.users.exists(followingId))) throw userNotFound();
     let row;
     try {
-      row = await this.follows.insert(followerId, followingId);
+      // The follow and its `follow` notification are stored together or not at all.
+      row = await this.app.database.transaction(async (tx) => {
+        const inserted = await new FollowRepository(tx).insert(followerId, followingId);
+        if (inserted) {
+          await this.notifications.notify(tx, {
+            userId: followingId,
+            type: 'follow',
+            actorId: followerId,
+            subject: { type: 'user', id: followerId },
+          });
+        }
+        return inserted;
+      });
     } catch (err) {
       // The followed user was deleted between the check and the insert.
       if (isForeignKeyViolation(err)) throw userNotFound();
@@ -51,6 +68,7 @@ export class FollowService {
       following_id: row.following_id,
       created_at: row.created_at.toISOString(),
     };
+    this.notifications.deliverSoon();
     this.app.events.publish('follow.created', {
       ...record,
       follower: {
@@ -67,5 +85,6 @@ export class FollowService {
     if (!(await this.follows.delete(caller.userId, followingId))) {
       throw notFound('follow.error.not_following', 'You do not follow this user', { field: 'userId', constraint: 'followed user' });
     }
+    this.app.events.publish('follow.deleted', { follower_id: caller.userId, following_id: followingId });
   }
 }

@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/client.js';
+import type { NotificationService } from '../notifications/service.js';
 import { mediaPath } from '../shared/media-url.js';
 import { ContentRepository } from '../content/content-repository.js';
 import { videoSummary } from './video-summary.js';
@@ -31,7 +33,10 @@ export class VideoProcessor {
   private readonly jobs: VideoJobRepository;
   private readonly contents: ContentRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationService,
+  ) {
     this.jobs = new VideoJobRepository(app.database);
     this.contents = new ContentRepository(app.database);
   }
@@ -111,16 +116,19 @@ export class VideoProcessor {
 
       const updated = await this.app.database.transaction(async (tx) => {
         if (!(await new VideoJobRepository(tx).finish(job.id, run.workerId, 'completed', null))) return null;
-        return new ContentRepository(tx).markVideoCompleted(job.contentId, {
+        const completed = await new ContentRepository(tx).markVideoCompleted(job.contentId, {
           resolution: `${result.probe.width}x${result.probe.height}`,
           duration: result.probe.duration,
           size,
           playlist_path: `${hlsRel}/${MASTER_PLAYLIST}`,
           thumbnail_path: thumbRel,
         });
+        if (completed) await this.notifyUploader(tx, job.id, uploaderId, job.contentId, 'video.completed', {});
+        return completed;
       });
       onStage('finalizing', 100, true);
       if (updated) {
+        this.notifications.deliverSoon();
         this.app.events.publish('video.completed', { uploaderId, contentId: job.contentId, video: videoSummary(config, updated.video) });
       }
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
@@ -151,11 +159,19 @@ export class VideoProcessor {
   private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string): Promise<void> {
     const updated = await this.app.database.transaction(async (tx) => {
       if (!(await new VideoJobRepository(tx).finish(run.job.id, run.workerId, 'failed', reason))) return null;
-      return new ContentRepository(tx).markVideoFailed(run.job.contentId, reason);
+      const failed = await new ContentRepository(tx).markVideoFailed(run.job.contentId, reason);
+      if (failed) await this.notifyUploader(tx, run.job.id, uploaderId, run.job.contentId, 'video.failed', { error_code: errorCode, message: reason });
+      return failed;
     });
     if (updated) {
+      this.notifications.deliverSoon();
       this.app.events.publish('video.failed', { uploaderId, contentId: run.job.contentId, error_code: errorCode, message: reason });
       this.app.log.warn({ jobId: run.job.id, contentId: run.job.contentId, reason }, 'video processing failed');
     }
+  }
+
+  /** The uploader's video.completed / video.failed notification, once per job (a job finishes once; the key makes sure). */
+  private notifyUploader(tx: Queryable, jobId: string, uploaderId: string, contentId: string, type: 'video.completed' | 'video.failed', data: Record<string, unknown>) {
+    return this.notifications.notify(tx, { userId: uploaderId, type, actorId: null, subject: { type: 'content', id: contentId }, data, dedupeKey: `${type}:${jobId}` });
   }
 }

@@ -1,7 +1,7 @@
 // The settings tree of SPEC §2.5: its defaults and the strict schema of a partial update.
 import { z } from 'zod';
 
-const SESSION_TIMEOUT_MIN = 5;
+const SESSION_TIMEOUT_MIN = 1; // CONTRACT §17: 1-43200 minutes
 const SESSION_TIMEOUT_MAX = 43_200; // 30 days, in minutes
 
 const interactionFlags = { likes: true, comments: true, new_followers: true, mentions: true, tags: true };
@@ -18,7 +18,7 @@ export const DEFAULT_SETTINGS = {
     /** Read-only here: mirrors users.two_factor_enabled (changed through the 2fa toggle). */
     two_factor_enabled: false,
     login_notifications: true,
-    /** Minutes of inactivity after which a client should end the session. */
+    /** Minutes of inactivity after which the session ends (its tokens answer 401, its sockets drop). */
     session_timeout: 60,
   },
   notifications: {

@@ -4,11 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export type SmsPurpose = 'register' | 'send-otp' | 'forgot-password' | 'two-factor';
+/** Messages that carry no code: alerts to the account holder (a login from a new device). */
+export type SmsAlertPurpose = 'login-alert';
 
 interface SmsMessage {
   to: string;
-  purpose: SmsPurpose;
-  code: string;
+  purpose: SmsPurpose | SmsAlertPurpose;
+  /** The one-time code of a code message; absent in an alert. */
+  code?: string;
   body: string;
 }
 

@@ -73,8 +73,8 @@ describe('PUT /user/settings', () => {
     expectErrorEnvelope(await alice.api.put(path, []), 400);
   });
 
-  it('should fail with a session_timeout outside 5..43200 minutes', async () => {
-    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 4 } }), 400);
+  it('should fail with a session_timeout outside 1..43200 minutes (CONTRACT §17)', async () => {
+    expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 0 } }), 400);
     expectErrorEnvelope(await alice.api.put(path, { privacy: { session_timeout: 43_201 } }), 400);
   });
 

@@ -1,0 +1,204 @@
+// The notification inbox (CONTRACT §17). A notification is written by `notify` inside the
+// transaction of the change that causes it, so it exists exactly when the change does. The socket
+// push comes after commit: `deliverPending` claims the rows not pushed yet (any node, each row
+// once) and publishes `notification.created`, which realtime turns into `notification:new`, and
+// queues Web Push for them in the same claim. Callers poke it with `deliverSoon()` once their
+// transaction has committed; a sweep (jobs/notification-dispatch.ts) catches what a crash between
+// commit and poke left behind, so such a row is pushed late, never twice.
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/client.js';
+import { avatarUrl, displayName } from '../comments/person.js';
+import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
+import { UserRepository } from '../auth/user-repository.js';
+import { newId } from '../shared/ids.js';
+import type { PushService } from '../push/service.js';
+import { NotificationRepository, type NotificationRow } from './notification-repository.js';
+import { mentionedUsernames } from './mentions.js';
+import { wantsInApp } from './preferences.js';
+import type { NotificationType, NotificationView, NotifyInput } from './types.js';
+
+/** Reactions on one item within this window are one notification (CONTRACT §17). */
+const REACTION_GROUP_SECONDS = 3600;
+/** Rows claimed per round of deliverPending. */
+const CLAIM_BATCH = 200;
+/** How long the inbox keeps a notification (the retention job deletes older ones). */
+export const RETENTION_DAYS = 90;
+const PRUNE_BATCH = 5_000;
+
+interface InboxPage {
+  notifications: NotificationView[];
+  unread_count: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export class NotificationService {
+  private readonly repository: NotificationRepository;
+  /** Set while a deliverPending round runs; a poke during it asks for one more round. */
+  private delivering: Promise<number> | null = null;
+  private deliverAgain = false;
+  /** Set when the node shuts down: no new round starts (what is left is claimed later by any node). */
+  private stopped = false;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly push: PushService,
+  ) {
+    this.repository = new NotificationRepository(app.database);
+  }
+
+  /**
+   * Stores a notification for `input.userId` in the caller's transaction `tx`, unless the
+   * recipient caused it or turned its type off (settings, content.in_app_notifications). Call
+   * `deliverSoon()` after the transaction commits for an immediate push.
+   */
+  async notify(tx: Queryable, input: NotifyInput): Promise<void> {
+    if (input.userId === input.actorId) return;
+    if (!(await wantsInApp(tx, input.userId, input.type))) return;
+    await new NotificationRepository(tx).insert({
+      id: newId(),
+      userId: input.userId,
+      type: input.type,
+      actorId: input.actorId,
+      subjectType: input.subject.type,
+      subjectId: input.subject.id,
+      data: input.data ?? {},
+      dedupeKey: input.dedupeKey ?? null,
+    });
+  }
+
+  /** A like on `contentId` by `actorId`: joins the item's open reaction group of the hour, or opens one. */
+  async notifyReaction(tx: Queryable, input: { userId: string; actorId: string; contentId: string }): Promise<void> {
+    if (input.userId === input.actorId) return;
+    if (!(await wantsInApp(tx, input.userId, 'reaction'))) return;
+    await new NotificationRepository(tx).addToReactionGroup({
+      id: newId(),
+      userId: input.userId,
+      type: 'reaction',
+      actorId: input.actorId,
+      subjectType: 'content',
+      subjectId: input.contentId,
+      data: { contentId: input.contentId },
+      dedupeKey: null,
+      groupKey: `reaction:${input.contentId}`,
+      windowSeconds: REACTION_GROUP_SECONDS,
+    });
+  }
+
+  /**
+   * `mention` for each `@username` in `text` (at most MAX_MENTIONS names), except the author and
+   * the users in `skip` (already told by a comment or reply notification of the same comment).
+   */
+  async notifyMentions(tx: Queryable, input: { text: string; actorId: string; commentId: string; contentId: string; skip: string[] }): Promise<void> {
+    const names = mentionedUsernames(input.text);
+    if (!names.length) return;
+    const ids = await new UserRepository(tx).idsByUsernames(names);
+    for (const userId of ids) {
+      if (input.skip.includes(userId)) continue;
+      await this.notify(tx, {
+        userId,
+        type: 'mention',
+        actorId: input.actorId,
+        subject: { type: 'comment', id: input.commentId },
+        data: { contentId: input.contentId, commentId: input.commentId },
+        dedupeKey: `mention:${input.commentId}`,
+      });
+    }
+  }
+
+  /** Whether the user's settings let notifications of `type` through (the legacy pushes ask too). */
+  wants(userId: string, type: NotificationType): Promise<boolean> {
+    return wantsInApp(this.app.database, userId, type);
+  }
+
+  async list(userId: string, query: PageQuery): Promise<InboxPage> {
+    const after = decodeCursor(query.cursor);
+    const [rows, unread] = await Promise.all([this.repository.page(userId, after, query.limit), this.repository.unreadCount(userId)]);
+    const { page, hasMore, nextCursor } = pageOf(rows, query.limit);
+    return { notifications: page.map((r) => this.toView(r)), unread_count: unread, hasMore, nextCursor };
+  }
+
+  /** Marks `ids` (the caller's own; others' ids change nothing) or all as read; answers the unread count. */
+  async markRead(userId: string, ids: string[] | undefined): Promise<{ unread_count: number }> {
+    await this.repository.markRead(userId, ids ?? null);
+    return { unread_count: await this.repository.unreadCount(userId) };
+  }
+
+  /** Deletes notifications older than RETENTION_DAYS, and finished pushes; answers how many notifications went. */
+  async prune(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repository.deleteOlderThan(RETENTION_DAYS, PRUNE_BATCH);
+      total += deleted;
+      if (deleted < PRUNE_BATCH) break;
+    }
+    await this.push.pruneFinished();
+    return total;
+  }
+
+  /** Pokes delivery without waiting (after a commit that may have written notifications). */
+  deliverSoon(): void {
+    if (this.stopped) return;
+    void this.deliverPending().catch((err) => this.app.log.warn({ err }, 'notification delivery failed; the sweep retries'));
+  }
+
+  /**
+   * Claims every notification not pushed yet, publishes each as `notification.created` and
+   * queues its Web Push, in rounds of CLAIM_BATCH. Overlapping calls on one node share one run
+   * (plus one more round for the pokes that came during it). Answers how many were claimed.
+   */
+  deliverPending(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    if (this.delivering) {
+      this.deliverAgain = true;
+      return this.delivering;
+    }
+    const run = async (): Promise<number> => {
+      let total = 0;
+      do {
+        this.deliverAgain = false;
+        for (;;) {
+          const claimed = await this.app.database.transaction(async (tx) => {
+            const rows = await new NotificationRepository(tx).claimUnpushed(CLAIM_BATCH);
+            await this.push.enqueue(tx, rows.map((r) => r.id));
+            return rows;
+          });
+          total += claimed.length;
+          for (const row of claimed) this.app.events.publish('notification.created', { userId: row.user_id, notification: this.toView(row) });
+          if (claimed.length) this.push.deliverSoon();
+          if (claimed.length < CLAIM_BATCH || this.stopped) break;
+        }
+      } while (this.deliverAgain && !this.stopped);
+      return total;
+    };
+    this.delivering = run().finally(() => {
+      this.delivering = null;
+    });
+    return this.delivering;
+  }
+
+  /** The node is shutting down: starts no more rounds and waits for the one in progress (before the database closes). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.delivering?.catch(() => undefined);
+  }
+
+  toView(row: NotificationRow): NotificationView {
+    return {
+      id: row.id,
+      type: row.type,
+      actor:
+        row.actor_id && row.actor_username !== null
+          ? {
+              userId: row.actor_id,
+              name: displayName({ username: row.actor_username, given_name: row.actor_given_name ?? '', family_name: row.actor_family_name ?? '' }),
+              avatar: avatarUrl(this.app.config, row.actor_picture),
+            }
+          : null,
+      subject: { type: row.subject_type, id: row.subject_id },
+      data: row.data,
+      read_at: row.read_at ? row.read_at.toISOString() : null,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+}

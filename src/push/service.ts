@@ -1,0 +1,172 @@
+// Web Push (CONTRACT §17): subscriptions per user, and delivery of notifications to users with
+// no socket open on /notifications. Pushes wait in `push_deliveries` (queued in the transaction
+// that claims the notification for delivery), a worker sends them with RFC 8291 encryption and
+// VAPID (the web-push library), retries with backoff, and drops a subscription its push service
+// answers 404/410. Whether the user has a socket is asked at send time through a probe the
+// realtime layer plugs in (`usePresence`), so this domain code knows nothing of sockets.
+import fs from 'node:fs';
+import https from 'node:https';
+import tls from 'node:tls';
+import webpush from 'web-push';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/client.js';
+import { notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { PushRepository, type DueDelivery } from './push-repository.js';
+import { vapidKeys, vapidSubject, type VapidKeys } from './vapid.js';
+import type { PushSubscriptionBody } from './schemas.js';
+
+/** A user keeps at most this many browsers subscribed; a new one replaces the oldest. */
+export const MAX_SUBSCRIPTIONS_PER_USER = 10;
+/** Tries per push before it is given up (backoff 5 s, 20 s, 80 s, 320 s between them). */
+const MAX_ATTEMPTS = 5;
+const backoffSeconds = (attempts: number) => 5 * 4 ** (attempts - 1);
+const CLAIM_BATCH = 50;
+const LEASE_SECONDS = 60;
+const SEND_TIMEOUT_MS = 10_000;
+/** How long a push service keeps an undelivered message (seconds). */
+const PUSH_TTL_SECONDS = 24 * 3600;
+/** Push services accept about 4 KB of payload; larger `data` is left out (the inbox has it all). */
+const MAX_PAYLOAD_BYTES = 3000;
+
+/** Answers whether the user has a socket open on /notifications on any node. */
+export type PresenceProbe = (userId: string) => Promise<boolean>;
+
+export class PushService {
+  private readonly repository: PushRepository;
+  private keys: Promise<VapidKeys> | null = null;
+  private presence: PresenceProbe = async () => false;
+  private delivering: Promise<void> | null = null;
+  private deliverAgain = false;
+  /** Set when the node shuts down: no new round starts (due pushes are claimed later by any node). */
+  private stopped = false;
+
+  /** Set when WEB_PUSH_CA_FILE names extra trusted CAs (kept for the life of the node). */
+  private readonly agent: https.Agent | undefined;
+
+  constructor(private readonly app: AppContext) {
+    this.repository = new PushRepository(app.database);
+    const caFile = app.config.WEB_PUSH_CA_FILE;
+    this.agent = caFile ? new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] }) : undefined;
+  }
+
+  /** The realtime layer tells how to know whether a user is connected (without it: never). */
+  usePresence(probe: PresenceProbe): void {
+    this.presence = probe;
+  }
+
+  async publicKey(): Promise<string> {
+    return (await this.vapid()).publicKey;
+  }
+
+  async subscribe(userId: string, body: PushSubscriptionBody): Promise<{ endpoint: string }> {
+    await this.repository.upsertSubscription(newId(), userId, { endpoint: body.endpoint, ...body.keys }, MAX_SUBSCRIPTIONS_PER_USER);
+    return { endpoint: body.endpoint };
+  }
+
+  async unsubscribe(userId: string, endpoint: string): Promise<{ endpoint: string }> {
+    if (!(await this.repository.deleteSubscription(userId, endpoint))) {
+      throw notFound('push.error.subscription_not_found', 'No push subscription of yours has this endpoint', {
+        field: 'endpoint',
+        constraint: 'a subscription of the caller',
+      });
+    }
+    return { endpoint };
+  }
+
+  /** Queues the Web Push of these notifications, in the caller's transaction (see NotificationService). */
+  enqueue(tx: Queryable, notificationIds: string[]): Promise<void> {
+    return new PushRepository(tx).enqueue(notificationIds);
+  }
+
+  /** Forgets finished pushes after a week (the retention job). */
+  pruneFinished(): Promise<void> {
+    return this.repository.deleteFinishedOlderThan(7);
+  }
+
+  deliverSoon(): void {
+    if (this.stopped) return;
+    void this.deliverDue().catch((err) => this.app.log.warn({ err }, 'web push delivery round failed; retried by the next round'));
+  }
+
+  /** Sends every due push (rounds of CLAIM_BATCH); overlapping calls on one node share a run. */
+  deliverDue(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.delivering) {
+      this.deliverAgain = true;
+      return this.delivering;
+    }
+    const run = async () => {
+      do {
+        this.deliverAgain = false;
+        for (;;) {
+          const due = await this.repository.claimDue(CLAIM_BATCH, LEASE_SECONDS);
+          await Promise.all(due.map((d) => this.deliverOne(d)));
+          if (due.length < CLAIM_BATCH || this.stopped) break;
+        }
+      } while (this.deliverAgain && !this.stopped);
+    };
+    this.delivering = run().finally(() => {
+      this.delivering = null;
+    });
+    return this.delivering;
+  }
+
+  /** The node is shutting down: starts no more rounds and waits for the one in progress (before the database closes). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.delivering?.catch(() => undefined);
+  }
+
+  private async deliverOne(delivery: DueDelivery): Promise<void> {
+    let connected: boolean;
+    try {
+      connected = await this.presence(delivery.user_id);
+    } catch {
+      // Presence unknown (a node did not answer in time): a push too many beats a missed one.
+      connected = false;
+    }
+    if (connected) return this.repository.finish(delivery.id, 'skipped: socket connected');
+    const keys = await this.vapid();
+    try {
+      await webpush.sendNotification(
+        { endpoint: delivery.endpoint, keys: { p256dh: delivery.p256dh, auth: delivery.auth } },
+        payloadOf(delivery),
+        {
+          vapidDetails: { subject: vapidSubject(this.app.config), publicKey: keys.publicKey, privateKey: keys.privateKey },
+          TTL: PUSH_TTL_SECONDS,
+          timeout: SEND_TIMEOUT_MS,
+          ...(this.agent ? { agent: this.agent } : {}),
+        },
+      );
+      await this.repository.finish(delivery.id, 'sent');
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404 || status === 410) {
+        this.app.log.info({ subscriptionId: delivery.subscription_id, status }, 'push subscription gone; removed');
+        return this.repository.deleteSubscriptionById(delivery.subscription_id);
+      }
+      const outcome = status ? `push service answered ${status}` : `send failed: ${(err as Error).message.slice(0, 200)}`;
+      if (delivery.attempts >= MAX_ATTEMPTS) {
+        this.app.log.warn({ deliveryId: delivery.id, outcome }, 'web push given up');
+        return this.repository.finish(delivery.id, `gave up: ${outcome}`);
+      }
+      await this.repository.retryLater(delivery.id, backoffSeconds(delivery.attempts), outcome);
+    }
+  }
+
+  private vapid(): Promise<VapidKeys> {
+    this.keys ??= vapidKeys(this.app.database).catch((err) => {
+      this.keys = null;
+      throw err;
+    });
+    return this.keys;
+  }
+}
+
+/** What the service worker receives: the notification, without `data` when that would not fit. */
+function payloadOf(d: DueDelivery): string {
+  const full = { id: d.notification_id, type: d.type, subject: { type: d.subject_type, id: d.subject_id }, data: d.data, created_at: d.created_at.toISOString() };
+  const text = JSON.stringify(full);
+  return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : JSON.stringify({ ...full, data: {} });
+}
