@@ -5,6 +5,8 @@ import { defineRoute, type RouteModule } from '../route.js';
 import {
   completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
+import { completedItemSchema, feedItemSchema, listingItemSchema } from '../../src/content/response-schemas.js';
+import { contentDetailSchema, createdContentSchema } from '../../src/content/detail-schemas.js';
 
 const base = '/content/api/v1';
 const api = '/api/v1';
@@ -17,19 +19,23 @@ export const contentRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
       summary: 'Create a content item (full form with video, or upload-flow form); it starts as processing',
-      body: createContentBody, successStatus: 201, errorStatuses: [400, 401, 403, 429, 500],
+      body: createContentBody, responseData: createdContentSchema, successStatus: 201, errorStatuses: [400, 401, 403, 429, 500],
       handler: async ({ caller, body }) => ({ status: 201, message: 'Content created', data: await content.create(caller, body) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/all`, tag, auth: 'optional',
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500],
+      responseData: z.object({ item: z.array(listingItemSchema), hasMore: z.boolean(), total: z.number().int().describe('Matches, counted up to 10,000') }),
       handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
       summary: 'Published content in the x-language language, optionally inside a map viewport',
       query: completedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
+      responseData: z.object({
+        items: z.array(completedItemSchema), total: z.number().int(), page: z.number().int(), per_page: z.number().int(), total_pages: z.number().int(),
+      }),
       handler: async ({ optionalCaller, query, headers }) => ({
         message: 'Completed content',
         data: await listings.listCompleted(optionalCaller, query, headers['x-language']),
@@ -39,6 +45,7 @@ export const contentRoutes: RouteModule = (app, services) => {
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
       summary: 'Personal feed: followed uploaders first, then fresh popular items, then the rest (cursor pages)',
       query: feedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
+      responseData: z.object({ items: z.array(feedItemSchema), next_cursor: z.string().nullable(), has_more: z.boolean() }),
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
         data: await feed.page(caller, query.per_page, query.cursor, headers['x-language']),
@@ -47,19 +54,19 @@ export const contentRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'GET', path: `${api}/content/:id`, tag, auth: 'optional',
       summary: 'Content detail (uploader phone only with read:contact)',
-      params: contentIdParams, errorStatuses: [400, 401, 404, 500],
+      params: contentIdParams, responseData: contentDetailSchema, errorStatuses: [400, 401, 404, 500],
       handler: async ({ optionalCaller, params }) => ({ message: 'Content detail', data: await content.detail(optionalCaller, params.id) }),
     }),
     defineRoute({
       method: 'PUT', path: `${api}/content/:id`, tag, auth: 'user',
       summary: 'Edit a content item (owner or update:any_content)',
-      params: contentIdParams, body: editContentBody, errorStatuses: [400, 401, 404, 500],
+      params: contentIdParams, body: editContentBody, responseData: contentDetailSchema, errorStatuses: [400, 401, 404, 500],
       handler: async ({ caller, params, body }) => ({ message: 'Content updated', data: await content.edit(caller, params.id, body) }),
     }),
     defineRoute({
       method: 'DELETE', path: `${api}/content/:id`, tag, auth: 'user',
       summary: 'Delete a content item (owner or update:any_content); soft delete',
-      params: contentIdParams, errorStatuses: [400, 401, 404, 500],
+      params: contentIdParams, responseData: z.object({ message: z.string() }), errorStatuses: [400, 401, 404, 500],
       handler: async ({ caller, params }) => {
         await content.remove(caller, params.id);
         return { message: 'Content deleted', data: { message: 'Content deleted' } };

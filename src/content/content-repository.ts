@@ -48,6 +48,8 @@ export interface ContentRow {
   video: StoredVideo;
   images: StoredImage[];
   reaction_count: number;
+  /** Kept by a trigger on `comments` (migration 0010), replies included. */
+  comment_count: number;
   created_at: Date;
   updated_at: Date;
   uploader_given_name: string;
@@ -69,7 +71,7 @@ export interface ContentMediaRow {
 export const CONTENT_COLUMNS = sql`
   c.id, c.uploader_id, c.status, c.price, c.unit_price, c.area, c.unit_area, c.price_per_area,
   c.latitude, c.longitude, c.hash_tags, c.profit_rate, c.amenities, c.real_estate_info,
-  c.is_multi_language, c.content_info, c.video, c.images, c.reaction_count, c.created_at, c.updated_at,
+  c.is_multi_language, c.content_info, c.video, c.images, c.reaction_count, c.comment_count, c.created_at, c.updated_at,
   u.given_name as uploader_given_name, u.family_name as uploader_family_name,
   u.picture as uploader_picture, u.phone_number as uploader_phone`;
 

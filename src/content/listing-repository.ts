@@ -46,7 +46,7 @@ export interface FeedBucketQuery {
 /** Microsecond-precise UTC timestamp text, as PostgreSQL writes and reads it back exactly. */
 const FEED_TIMESTAMP_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
-const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
+export const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
 
 /**
  * One `search_text LIKE '%term%'` per term (all must match), on the folded text. The pg_trgm GIN
@@ -54,7 +54,7 @@ const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
  * LIKE it would make the GIN index scan every entry (seconds at 100,000 items), so it is checked
  * with strpos on the rows the other conditions leave, which no index is asked to serve.
  */
-const searchConditions = (terms: string[]): SQL[] =>
+export const searchConditions = (terms: string[]): SQL[] =>
   terms.map((term) =>
     [...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`,
   );
@@ -70,7 +70,7 @@ function visibilityCondition(visibility: ListingVisibility): SQL[] {
   }
 }
 
-function filterConditions(f: ListingFilters): SQL[] {
+export function filterConditions(f: ListingFilters): SQL[] {
   const conditions: SQL[] = [];
   if (f.lang) conditions.push(sql`${f.lang} = any(c.langs)`);
   if (f.price_from !== undefined) conditions.push(sql`c.price >= ${f.price_from}`);
@@ -88,7 +88,7 @@ function filterConditions(f: ListingFilters): SQL[] {
   return conditions;
 }
 
-function viewportConditions(v: Viewport): SQL[] {
+export function viewportConditions(v: Viewport): SQL[] {
   return [
     sql`c.latitude is not null and c.latitude between ${v.south} and ${v.north}`,
     v.west <= v.east ? sql`c.longitude between ${v.west} and ${v.east}` : sql`(c.longitude >= ${v.west} or c.longitude <= ${v.east})`,

@@ -15,7 +15,7 @@ import { viewportAround } from './viewport.js';
  * The search text as terms, each of which must match: folded, so `can ho` finds `Căn hộ`, split on
  * whitespace, so word order does not matter, without repeats and at most LIMITS.searchTerms.
  */
-function searchTerms(search: string | undefined): string[] {
+export function searchTerms(search: string | undefined): string[] {
   if (!search) return [];
   return [...new Set(foldForSearch(search).split(' ').filter(Boolean))].slice(0, LIMITS.searchTerms);
 }

@@ -65,6 +65,7 @@ export class ContentSerialiser {
       video: this.video(row.video),
       images: this.images(row),
       reaction_count: row.reaction_count,
+      comment_count: row.comment_count,
       status: row.status,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -113,6 +114,7 @@ export class ContentSerialiser {
       content_info: block ? [block] : [],
       uploader: { name: this.uploaderName(row), avatar: this.url(row.uploader_picture) },
       reaction_count: row.reaction_count,
+      comment_count: row.comment_count,
       created_at: row.created_at.toISOString(),
     };
   }

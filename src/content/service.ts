@@ -11,6 +11,7 @@ import { ContentRepository, type ContentEdit, type ContentMediaRow, type Content
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
 import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
+import type { NotificationService } from '../notifications/service.js';
 
 export const ADMIN_CONTENT_PERMISSION = 'update:any_content';
 const CONTACT_PERMISSION = 'read:contact';
@@ -80,6 +81,7 @@ export class ContentService {
     private readonly app: AppContext,
     private readonly serialiser: ContentSerialiser,
     private readonly mediaRemoval: MediaRemoval,
+    private readonly notifications: NotificationService,
   ) {
     this.repository = new ContentRepository(app.database);
   }
@@ -254,20 +256,23 @@ export class ContentService {
 
   /** Likes (reacted=true) or unlikes the item; idempotent. Returns the new state and count. */
   async react(caller: Caller, id: string, reacted: boolean) {
-    await this.findVisible(caller, id);
-    const { changed, count } = await this.setReaction(id, caller.userId, reacted);
+    const item = await this.findVisible(caller, id);
+    const { changed, count } = await this.setReaction(id, caller.userId, reacted, item.uploader_id);
+    if (changed && reacted) this.notifications.deliverSoon();
     if (changed) this.app.events.publish('reaction.changed', { contentId: id, userId: caller.userId, reacted });
     return { reacted, reaction_count: count };
   }
 
   /**
    * Adds (reacted=true) or removes the caller's reaction and keeps `reaction_count` equal to the
-   * number of reaction rows, in one transaction. Returns whether anything changed and the count.
+   * number of reaction rows, in one transaction (with the uploader's `reaction` notification of
+   * a new like). Returns whether anything changed and the count.
    */
-  private setReaction(contentId: string, userId: string, reacted: boolean): Promise<{ changed: boolean; count: number }> {
+  private setReaction(contentId: string, userId: string, reacted: boolean, uploaderId: string): Promise<{ changed: boolean; count: number }> {
     return this.app.database.transaction(async (tx) => {
       const contents = new ContentRepository(tx);
       const changed = reacted ? await contents.insertReaction(contentId, userId) : await contents.deleteReaction(contentId, userId);
+      if (changed && reacted) await this.notifications.notifyReaction(tx, { userId: uploaderId, actorId: userId, contentId });
       const delta = changed ? (reacted ? 1 : -1) : 0;
       return { changed, count: await contents.addToReactionCount(contentId, delta) };
     });

@@ -71,7 +71,7 @@ describe('GET /content/api/v1/feeds', () => {
   it('should answer abridged items in the requested language', async () => {
     const res = await feed(viewer.api, '?per_page=1', { 'x-language': 'vi' });
     const item = res.body.data.items[0];
-    expect(Object.keys(item).sort()).toEqual(['area', 'content_info', 'created_at', 'id', 'price', 'reaction_count', 'unit_area', 'unit_price', 'uploader', 'video']);
+    expect(Object.keys(item).sort()).toEqual(['area', 'comment_count', 'content_info', 'created_at', 'id', 'price', 'reaction_count', 'unit_area', 'unit_price', 'uploader', 'video']);
     expect(Object.keys(item.video).sort()).toEqual(['thumbnail_url', 'url']);
     expect(item.video.url).toMatch(/\.m3u8$/);
     expect(item.uploader).toEqual({ name: 'Test User', avatar: null });

@@ -1,0 +1,31 @@
+// The reads of the live feed (CONTRACT §15) on `contents`: which of a socket's ids it may watch,
+// and the current counts of watched items. One statement for a whole set of ids each.
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import { textArray } from './content-repository.js';
+import type { ContentStats } from './live-schemas.js';
+
+export class LiveContentRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * The ids among `ids` of live items the viewer may see: published ones, their own in any state,
+   * and every one when `everything` (holders of update:any_content).
+   */
+  async viewableIds(ids: string[], viewerId: string, everything: boolean): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.rows<{ id: string }>(sql`
+      select id from contents
+      where id = any(${textArray(ids)}::uuid[]) and deleted_at is null
+        and (status = 'completed' or uploader_id = ${viewerId} or ${everything})`);
+    return rows.map((r) => r.id);
+  }
+
+  /** The counts of the live items among `ids`. */
+  async stats(ids: string[]): Promise<ContentStats[]> {
+    if (!ids.length) return [];
+    return this.db.rows<ContentStats>(sql`
+      select id as "contentId", reaction_count, comment_count from contents
+      where id = any(${textArray(ids)}::uuid[]) and deleted_at is null`);
+  }
+}

@@ -1,0 +1,75 @@
+// The listing items as zod schemas, for the OpenAPI document of `GET /all`, `GET /completed` and
+// `GET /feeds` (and the saved-search matches). The checks at the end fail the typecheck when the
+// serialiser (serialise.ts) and these schemas part ways.
+import { z } from 'zod';
+import { videoSummarySchema } from '../media/video-summary.js';
+import { feedItemSchema } from './live-schemas.js';
+import type { ContentSerialiser } from './serialise.js';
+import { LANGUAGES } from './values.js';
+
+const languageBlock = z.object({
+  lang: z.enum(LANGUAGES),
+  project_name: z.string(),
+  description: z.string(),
+  legal_certificates: z.string().nullable(),
+  apartment_type: z.string().nullable(),
+  project_status: z.string().nullable(),
+  address: z.string(),
+  extra_description: z.string().nullable(),
+});
+
+const commonFields = {
+  id: z.string(),
+  price: z.number(),
+  unit_price: z.string().describe('ISO 4217 code'),
+  price_per_area: z.number(),
+  area: z.number(),
+  unit_area: z.string().describe('m2 or sqft'),
+  geo: z.object({ lat: z.number(), long: z.number() }).nullable(),
+  hash_tags: z.array(z.string()),
+  profit_rate: z.object({ roi: z.number(), roa: z.number() }).nullable(),
+  amenities: z.array(z.string()),
+  real_estate_info: z.object({
+    legal_certificates: z.string().nullable(),
+    apartment_type: z.string().nullable(),
+    project_status: z.string().nullable(),
+  }),
+  is_multi_language: z.boolean(),
+  video: videoSummarySchema.extend({ error: z.string().nullable() }),
+  images: z.array(z.object({ id: z.string(), url: z.string().nullable() })),
+  reaction_count: z.number().int(),
+  comment_count: z.number().int().describe('Comments, replies included'),
+  status: z.string().describe('processing, completed or failed'),
+  created_at: z.string(),
+  updated_at: z.string(),
+};
+
+const uploader = z.object({
+  user_id: z.string(),
+  phone_number: z.string().nullable().describe('Only for holders of read:contact'),
+  name: z.string(),
+  avatar: z.string().nullable(),
+});
+
+/** An item of `GET /all` (and of the saved-search matches). */
+export const listingItemSchema = z.object({
+  ...commonFields,
+  content_info: z.array(languageBlock).describe('Every language block (only `lang`\'s when filtered)'),
+  uploader,
+});
+
+/** An item of `GET /completed`. */
+export const completedItemSchema = z.object({
+  ...commonFields,
+  location: z.string().nullable(),
+  content_info: z.array(languageBlock.extend({ location: z.string() })).describe('The block in the x-language language'),
+  uploader,
+});
+
+export { feedItemSchema };
+
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const listingMatches: SameShape<z.output<typeof listingItemSchema>, ReturnType<ContentSerialiser['listingItem']>> = true;
+const completedMatches: SameShape<z.output<typeof completedItemSchema>, ReturnType<ContentSerialiser['completedItem']>> = true;
+void listingMatches;
+void completedMatches;
