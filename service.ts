@@ -20,6 +20,12 @@ import { healthRoutes } from './http/routes/health.js';
 import { registerRawRoutes } from './http/raw-routes.js';
 import { attachRealtime, type Realtime } from './realtime/server.js';
 import { startJobs, type RunningJobs } from './jobs/index.js';
+import { NodeMetrics } from './metrics.js';
+import { transportDecision, transportState } from './http/transport.js';
+import { httpMetrics } from './http/metrics.js';
+import { registerMetricsRoute } from './http/metrics-route.js';
+import { instrumentRealtime } from './realtime/metrics.js';
+import { jobMetrics } from './jobs/metrics.js';
 
 export interface RunningService {
   config: Config;
@@ -40,7 +46,15 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
   const log = logger ?? createLogger(config.LOG_LEVEL);
   for (const dir of [config.dataDir, config.mediaDir, config.tmpDir]) fs.mkdirSync(dir, { recursive: true });
 
-  const database = await openDatabase(config, log);
+  // The slow JavaScript fallback of uWebSockets.js is refused unless the operator allows it (http/transport.ts).
+  const { transport, fallbackServes } = transportState();
+  const decision = transportDecision({ transport, fallbackServes }, config.ALLOW_SLOW_TRANSPORT);
+  if (!decision.start) throw new Error(decision.reason);
+  if (decision.warning) log.warn(decision.warning);
+  const metrics = new NodeMetrics(config.embeddedDatabase ? 'embedded' : 'server', transport);
+
+  const database = await openDatabase(config, log, metrics.observeQuery);
+  metrics.watchDatabase(database);
   let redis: Redis | null = null;
   let ready = false;
   try {
@@ -56,19 +70,22 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       await seedRolesAndPermissions(app);
       await ensureAdministrator(app);
     });
-    const services = await createServices(app);
 
     if (config.REDIS_URL) {
       // No offline queue: while Redis is away, rate limits fall back to memory at once instead of
       // requests waiting on a queue.
       redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-      redis.on('error', (err) => log.warn({ err: err.message }, 'redis (rate limits) error'));
+      redis.on('error', (err) => log.warn({ err: err.message }, 'redis (rate limits, presence) error'));
       // Give Redis a moment to connect; if it cannot, serve anyway (limits fall back to memory,
       // /readyz says 503 until Redis answers).
       const connected = new Promise<void>((resolve) => redis!.once('ready', () => resolve()));
       await Promise.race([connected, new Promise((r) => setTimeout(r, 5_000).unref())]);
     }
+    // Built once Redis is known: presence keeps its cross-node state there.
+    const services = await createServices(app, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
+    const httpCounters = httpMetrics(metrics.registry);
+    rateLimits.onRefused = httpCounters.onRateLimitRefused;
 
     const isReady = async () => {
       if (!ready) return false;
@@ -80,16 +97,22 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady), ...routeModules.flatMap((m) => m(app, services))];
+    const routes = [...healthRoutes(isReady, transport), ...routeModules.flatMap((m) => m(app, services))];
     const http = createHttpServer({
       app,
       callers: services.callers,
       rateLimits,
       routes,
-      registerRaw: (uws, openExchange) => registerRawRoutes(uws, app, routes, openExchange),
+      registerRaw: (uws, openExchange) => {
+        registerRawRoutes(uws, app, routes, openExchange);
+        registerMetricsRoute(uws, config.METRICS_TOKEN, metrics, openExchange);
+      },
+      onAnswered: httpCounters.onAnswered,
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
-    const jobs: RunningJobs = await startJobs(app, services);
+    instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL) });
+    const jobCounters = jobMetrics(metrics.registry, app, services);
+    const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 
     const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
       http.uws.listen(config.HOST, config.PORT, (socket) => {
@@ -107,7 +130,13 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       (closing ??= (async () => {
         ready = false;
         uWS.us_listen_socket_close(listenSocket);
+        // Presence stops counting first: sockets handed over are not taken offline (they reconnect
+        // to another node; with one node their last_seen_at is written here).
+        await services.presence.stop();
+        // Sockets first: their clients reconnect to another node and recover what they miss.
+        await realtime.handOver();
         await jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
+        jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         await realtime.close();
         if (redis) redis.disconnect();

@@ -4,5 +4,9 @@ import { statsRollupJob } from './stats-rollup.js';
 import { campaignCompletionJob } from './campaign-completion.js';
 import { databaseAnalyzeJob } from './database-analyze.js';
 import { mediaRemovalJob } from './media-removal.js';
+import { sessionTimeoutJob } from './session-timeout.js';
+import { notificationRetentionJob } from './notification-retention.js';
+import { savedSearchSweepJob } from './saved-search-matching.js';
+import { savedSearchDigestJob } from './saved-search-digest.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob];
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob];

@@ -1,15 +1,19 @@
 // Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication,
-// session revocation, and the Redis adapter when REDIS_URL is set. Pushes are driven by domain
-// events (the REST, socket and job paths all publish them), so a push works the same whichever
-// path caused it, on every node.
+// session revocation, connection state recovery (realtime/recovery.ts), the hand-over of sockets
+// on stop (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
+// domain events (the REST, socket and job paths all publish them), so a push works the same
+// whichever path caused it, on every node.
 import type { Server as HttpServer } from 'node:http';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
+import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import { handshakeAuth } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
-import { useRedisAdapter, type RedisAdapterHandle } from './redis-adapter.js';
+import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
+import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
+import { handOverSockets } from './handover.js';
 import { attachToUws, closeServer } from './uws-binding.js';
 import { NAMESPACES, rooms, type RealtimeServer } from './events.js';
 import { socketRateLimit } from './socket-rate-limit.js';
@@ -17,30 +21,51 @@ import { registerChatNamespace } from './namespaces/chat.js';
 import { registerCommentsNamespace } from './namespaces/comments.js';
 import { registerNotificationsNamespace } from './namespaces/notifications.js';
 import { registerProcessingNamespace } from './namespaces/processing.js';
+import { registerFeedNamespace } from './namespaces/feed.js';
 
 export interface Realtime {
   io: Server;
+  /** Closes every connection's transport so its client reconnects elsewhere and recovers (on SIGTERM). */
+  handOver(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
 const MAX_PACKET_BYTES = 64 * 1024;
 
-function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapterHandle | null } {
+/** One node's own sessions and event log, for connection state recovery without Redis. */
+const inMemoryAdapter: AdapterFactory = function (nsp) {
+  return new SessionAwareAdapter(nsp);
+};
+
+function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
-  const io: RealtimeServer = new Server({ serveClient: false, maxHttpBufferSize: MAX_PACKET_BYTES, cors: { origin: origins } });
-  const redis = config.REDIS_URL ? useRedisAdapter(io, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
+  const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
+  // Recovery where the adapter keeps what a dropped client missed: this node's memory (no Redis)
+  // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
+  let adapter: AdapterFactory;
+  if (!redis) adapter = recoverable(inMemoryAdapter, 'memory', services.callers, log);
+  else if (redis.recovers) adapter = recoverable(redis.factory, 'stream', services.callers, log);
+  else adapter = redis.factory;
+  const io: RealtimeServer = new Server({
+    serveClient: false,
+    maxHttpBufferSize: MAX_PACKET_BYTES,
+    cors: { origin: origins },
+    adapter,
+    ...(!redis || redis.recovers ? { connectionStateRecovery } : {}),
+  });
 
   const auth = handshakeAuth(services.callers, log);
   for (const name of NAMESPACES) io.of(name).use(auth);
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(io.of('/chat'), app, chat, socketRateLimit(rateLimits)),
+    registerChatNamespace(io.of('/chat'), app, chat, services.presence, socketRateLimit(rateLimits)),
     registerCommentsNamespace(io.of('/comments'), app, comments),
-    registerNotificationsNamespace(io.of('/notifications'), app),
+    registerNotificationsNamespace(io.of('/notifications'), app, services),
     registerProcessingNamespace(io.of('/processing'), app),
+    registerFeedNamespace(io.of('/feed'), app, services.liveFeed, socketRateLimit(rateLimits)),
     // A session that ends (logout, revocation) loses its sockets on every node: the adapter
     // carries the disconnect to the node that holds them.
     app.events.subscribe('session.revoked', ({ sessionId }) => {
@@ -50,10 +75,12 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   return { io, redis, stop: () => stops.forEach((stop) => stop()) };
 }
 
-function realtimeHandle(built: ReturnType<typeof buildRealtime>, closeIo: () => Promise<void>): Realtime {
+function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>, closeIo: () => Promise<void>): Realtime {
   let closing: Promise<void> | null = null;
+  const persisted = () => built.redis?.flush() ?? Promise.resolve();
   return {
     io: built.io,
+    handOver: () => handOverSockets(built.io, persisted, app.config.SHUTDOWN_TIMEOUT_MS, app.log),
     close: () =>
       (closing ??= (async () => {
         built.stop();
@@ -67,12 +94,12 @@ function realtimeHandle(built: ReturnType<typeof buildRealtime>, closeIo: () => 
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
-  return realtimeHandle(built, () => closeServer(built.io));
+  return realtimeHandle(app, built, () => closeServer(built.io));
 }
 
 /** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
 export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   built.io.attach(server);
-  return realtimeHandle(built, () => closeServer(built.io));
+  return realtimeHandle(app, built, () => closeServer(built.io));
 }

@@ -21,11 +21,24 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  /** Embedded mode: PostgreSQL's shared_buffers inside PGlite (its default 128MB is most of an idle node's memory). */
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^([1-9]\d{0,5})(kB|MB|GB)$/, 'must be a size like 32MB')
+    .default('32MB'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
   REDIS_PREFIX: z.string().min(1).max(64).default('revs:'),
+  /** Seconds after its last heartbeat that a node's chat users count as offline (a node that died). */
+  PRESENCE_TTL_SECONDS: z.coerce.number().int().min(3).max(600).default(30),
+  /**
+   * How Socket.IO events cross nodes (with REDIS_URL): `streams` (Redis streams; connection state
+   * recovery works across nodes), `pubsub` (plain pub/sub, every node gets every event) or
+   * `sharded` (sharded pub/sub, room events reach only nodes with members; no recovery).
+   */
+  REALTIME_ADAPTER: z.enum(['streams', 'pubsub', 'sharded']).default('streams'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: positiveInt.default(900),
   REFRESH_TOKEN_TTL: positiveInt.default(30 * 24 * 3600),
@@ -64,6 +77,10 @@ const envSchema = z.object({
   OTP_DAILY_LIMIT: positiveInt.default(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  /** Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
+  /** Start even when uWebSockets.js runs its slow JavaScript fallback instead of its native binary. */
+  ALLOW_SLOW_TRANSPORT: booleanFlag.default(false),
   SCHEDULER_ENABLED: booleanFlag.default(true),
   /** Key material for two-factor secrets; unset: a random key kept in service_secrets. */
   TWO_FACTOR_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -76,6 +93,11 @@ const envSchema = z.object({
   YOUTUBE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
   YOUTUBE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
   YOUTUBE_API_BASE_URL: z.url().default('https://www.googleapis.com'),
+  /**
+   * PEM file of extra CA certificates trusted for Web Push endpoints, beside the system ones (a
+   * push relay behind a private CA; the tests' local stand-in push service).
+   */
+  WEB_PUSH_CA_FILE: z.string().optional(),
   // 32-byte key (64 hex chars or base64) that encrypts linked social-account tokens and signs OAuth
   // states; unset: one is generated once and kept in service_secrets (see docs/publishing.md).
   PUBLISHING_SECRET_KEY: z

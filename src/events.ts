@@ -3,8 +3,11 @@
 // (CONTRACT §7), jobs may listen too. The compiler checks each publish and each subscriber
 // against this map.
 import type { MessageView } from './chat/message-view.js';
+import type { MessageDeletedView, MessageReactionView, ReadView } from './chat/event-views.js';
+import type { PresenceView } from './presence/presence-view.js';
 import type { CommentView } from './comments/comment-view.js';
 import type { VideoSummary } from './media/video-summary.js';
+import type { NotificationView } from './notifications/types.js';
 import type { EventBus } from './shared/events.js';
 
 export interface DomainEvents {
@@ -16,14 +19,26 @@ export interface DomainEvents {
     created_at: string;
     follower: { name: string; avatar: string | null };
   };
+  /** An unfollow: the live feed stops sending the follower that user's publishes. */
+  'follow.deleted': { follower_id: string; following_id: string };
   /** parentAuthorId is set for replies (the author of the comment replied to). */
   'comment.created': { comment: CommentView; parentAuthorId: string | null };
   'chat.message': { roomId: string; message: MessageView };
+  /** CONTRACT §18: a message's text was edited (its editedAt is set). */
+  'chat.message.edited': { roomId: string; message: MessageView };
+  'chat.message.deleted': MessageDeletedView;
+  'chat.reactions.changed': MessageReactionView;
+  /** A member's read position moved forward. */
+  'chat.read': ReadView;
+  /** A user's first /chat socket (on any node) connected, or their last one went; roomIds: the user's chat rooms. */
+  'presence.changed': PresenceView & { roomIds: string[] };
   'video.progress': { uploaderId: string; contentId: string; stage: string; percent: number };
   'video.completed': { uploaderId: string; contentId: string; video: VideoSummary };
   'video.failed': { uploaderId: string; contentId: string; error_code: string; message: string };
   'content.created': { contentId: string; uploaderId: string };
   'reaction.changed': { contentId: string; userId: string; reacted: boolean };
+  /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
+  'notification.created': { userId: string; notification: NotificationView };
 }
 
 export type DomainEventBus = EventBus<DomainEvents>;

@@ -1,6 +1,7 @@
 // The composition root: every service of the domain is built here, once, from the AppContext,
 // and handed to the doors into it (http/ routes, realtime/ namespaces, jobs/). Nothing else
 // constructs a service, so each has one instance per node and one place says what it needs.
+import type { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
 import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
@@ -17,6 +18,9 @@ import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ContentLiveFeed } from './content/live-feed.js';
+import { SavedSearchMatcher } from './saved-searches/matcher.js';
+import { SavedSearchService } from './saved-searches/service.js';
 import { ContentSerialiser } from './content/serialise.js';
 import { ContentService } from './content/service.js';
 import { FollowService } from './follows/service.js';
@@ -24,9 +28,13 @@ import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
 import { VideoJobRepository } from './media/video-job-repository.js';
 import { VideoProcessor } from './media/video-processor.js';
+import { NotificationService } from './notifications/service.js';
 import { createPaymentProvider } from './payments/provider.js';
 import { PaymentService } from './payments/service.js';
+import { PresenceService } from './presence/service.js';
+import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
+import { PushService } from './push/service.js';
 import { SettingsService } from './settings/service.js';
 import { StatsService } from './stats/service.js';
 import { TwoFactorService } from './twofactor/service.js';
@@ -45,6 +53,9 @@ export interface Services {
   content: ContentService;
   listings: ContentListings;
   feed: ContentFeed;
+  liveFeed: ContentLiveFeed;
+  savedSearches: SavedSearchService;
+  savedSearchMatcher: SavedSearchMatcher;
   mediaRemoval: MediaRemoval;
   uploads: UploadService;
   videoJobs: VideoJobRepository;
@@ -55,11 +66,17 @@ export interface Services {
   publishing: PublishingService;
   payments: PaymentService;
   campaigns: CampaignService;
+  presence: PresenceService;
+  notifications: NotificationService;
+  push: PushService;
 }
 
-export async function createServices(app: AppContext): Promise<Services> {
+/** `redis`: the node's Redis connection (server mode), for what is shared between nodes (presence). */
+export async function createServices(app: AppContext, redis: Redis | null = null): Promise<Services> {
   const tokens = await TokenService.create(app.database, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
-  const sessions = new SessionService(app);
+  const push = new PushService(app);
+  const notifications = new NotificationService(app, push);
+  const sessions = new SessionService(app, notifications);
   const rolePermissions = new RolePermissions(app.database);
   const twoFactor = new TwoFactorService(app);
   const otp = new OtpService(app);
@@ -67,7 +84,8 @@ export async function createServices(app: AppContext): Promise<Services> {
   const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
-  const content = new ContentService(app, contentSerialiser, mediaRemoval);
+  const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications);
+  const chat = new ChatService(app);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
     sessions,
@@ -75,7 +93,7 @@ export async function createServices(app: AppContext): Promise<Services> {
     passwords: new PasswordService(app, accounts, sessions, otp),
     profiles: new ProfileService(app),
     avatars: new AvatarService(app),
-    follows: new FollowService(app),
+    follows: new FollowService(app, notifications),
     roles: new RoleService(app.database, rolePermissions),
     callers,
     twoFactor,
@@ -83,15 +101,21 @@ export async function createServices(app: AppContext): Promise<Services> {
     content,
     listings: new ContentListings(app, contentSerialiser),
     feed: new ContentFeed(app, contentSerialiser),
+    liveFeed: new ContentLiveFeed(app, contentSerialiser),
+    savedSearches: new SavedSearchService(app, contentSerialiser),
+    savedSearchMatcher: new SavedSearchMatcher(app, notifications),
     mediaRemoval,
     uploads: new UploadService(app),
     videoJobs: new VideoJobRepository(app.database),
-    videoProcessor: new VideoProcessor(app),
-    comments: new CommentService(app),
-    chat: new ChatService(app),
+    videoProcessor: new VideoProcessor(app, notifications),
+    comments: new CommentService(app, notifications),
+    chat,
+    presence: new PresenceService(app, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
     stats: new StatsService(app.database),
     publishing: new PublishingService(app),
     payments,
-    campaigns: new CampaignService(app.database, app.config, payments),
+    campaigns: new CampaignService(app.database, app.config, payments, notifications),
+    notifications,
+    push,
   };
 }
