@@ -11,6 +11,7 @@ import { avatarUrl, displayName } from '../comments/person.js';
 import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
 import { UserRepository } from '../auth/user-repository.js';
 import { newId } from '../shared/ids.js';
+import { ClaimRounds } from '../shared/claim-rounds.js';
 import type { PushService } from '../push/service.js';
 import { NotificationRepository, type NotificationRow } from './notification-repository.js';
 import { mentionedUsernames } from './mentions.js';
@@ -34,11 +35,8 @@ interface InboxPage {
 
 export class NotificationService {
   private readonly repository: NotificationRepository;
-  /** Set while a deliverPending round runs; a poke during it asks for one more round. */
-  private delivering: Promise<number> | null = null;
-  private deliverAgain = false;
-  /** Set when the node shuts down: no new round starts (what is left is claimed later by any node). */
-  private stopped = false;
+  /** The delivery loop of this node (one run at a time; pokes during it ask for one more pass). */
+  private readonly rounds = new ClaimRounds(() => this.deliverBatch(), CLAIM_BATCH);
 
   constructor(
     private readonly app: AppContext,
@@ -138,7 +136,7 @@ export class NotificationService {
 
   /** Pokes delivery without waiting (after a commit that may have written notifications). */
   deliverSoon(): void {
-    if (this.stopped) return;
+    if (this.rounds.isStopped) return;
     void this.deliverPending().catch((err) => this.app.log.warn({ err }, 'notification delivery failed; the sweep retries'));
   }
 
@@ -148,39 +146,23 @@ export class NotificationService {
    * (plus one more round for the pokes that came during it). Answers how many were claimed.
    */
   deliverPending(): Promise<number> {
-    if (this.stopped) return Promise.resolve(0);
-    if (this.delivering) {
-      this.deliverAgain = true;
-      return this.delivering;
-    }
-    const run = async (): Promise<number> => {
-      let total = 0;
-      do {
-        this.deliverAgain = false;
-        for (;;) {
-          const claimed = await this.app.database.transaction(async (tx) => {
-            const rows = await new NotificationRepository(tx).claimUnpushed(CLAIM_BATCH);
-            await this.push.enqueue(tx, rows.map((r) => r.id));
-            return rows;
-          });
-          total += claimed.length;
-          for (const row of claimed) this.app.events.publish('notification.created', { userId: row.user_id, notification: this.toView(row) });
-          if (claimed.length) this.push.deliverSoon();
-          if (claimed.length < CLAIM_BATCH || this.stopped) break;
-        }
-      } while (this.deliverAgain && !this.stopped);
-      return total;
-    };
-    this.delivering = run().finally(() => {
-      this.delivering = null;
+    return this.rounds.run();
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const claimed = await this.app.database.transaction(async (tx) => {
+      const rows = await new NotificationRepository(tx).claimUnpushed(CLAIM_BATCH);
+      await this.push.enqueue(tx, rows.map((r) => r.id));
+      return rows;
     });
-    return this.delivering;
+    for (const row of claimed) this.app.events.publish('notification.created', { userId: row.user_id, notification: this.toView(row) });
+    if (claimed.length) this.push.deliverSoon();
+    return claimed.length;
   }
 
   /** The node is shutting down: starts no more rounds and waits for the one in progress (before the database closes). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.delivering?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   toView(row: NotificationRow): NotificationView {

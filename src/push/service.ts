@@ -15,6 +15,7 @@ import { newId } from '../shared/ids.js';
 import { PushRepository, type DueDelivery } from './push-repository.js';
 import { vapidKeys, vapidSubject, type VapidKeys } from './vapid.js';
 import type { PushSubscriptionBody } from './schemas.js';
+import { ClaimRounds } from '../shared/claim-rounds.js';
 
 /** A user keeps at most this many browsers subscribed; a new one replaces the oldest. */
 export const MAX_SUBSCRIPTIONS_PER_USER = 10;
@@ -36,10 +37,8 @@ export class PushService {
   private readonly repository: PushRepository;
   private keys: Promise<VapidKeys> | null = null;
   private presence: PresenceProbe = async () => false;
-  private delivering: Promise<void> | null = null;
-  private deliverAgain = false;
-  /** Set when the node shuts down: no new round starts (due pushes are claimed later by any node). */
-  private stopped = false;
+  /** The delivery loop of this node (one run at a time; pokes during it ask for one more pass). */
+  private readonly rounds = new ClaimRounds(() => this.deliverBatch(), CLAIM_BATCH);
 
   /** Set when WEB_PUSH_CA_FILE names extra trusted CAs (kept for the life of the node). */
   private readonly agent: https.Agent | undefined;
@@ -85,37 +84,24 @@ export class PushService {
   }
 
   deliverSoon(): void {
-    if (this.stopped) return;
+    if (this.rounds.isStopped) return;
     void this.deliverDue().catch((err) => this.app.log.warn({ err }, 'web push delivery round failed; retried by the next round'));
   }
 
   /** Sends every due push (rounds of CLAIM_BATCH); overlapping calls on one node share a run. */
-  deliverDue(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.delivering) {
-      this.deliverAgain = true;
-      return this.delivering;
-    }
-    const run = async () => {
-      do {
-        this.deliverAgain = false;
-        for (;;) {
-          const due = await this.repository.claimDue(CLAIM_BATCH, LEASE_SECONDS);
-          await Promise.all(due.map((d) => this.deliverOne(d)));
-          if (due.length < CLAIM_BATCH || this.stopped) break;
-        }
-      } while (this.deliverAgain && !this.stopped);
-    };
-    this.delivering = run().finally(() => {
-      this.delivering = null;
-    });
-    return this.delivering;
+  async deliverDue(): Promise<void> {
+    await this.rounds.run();
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const due = await this.repository.claimDue(CLAIM_BATCH, LEASE_SECONDS);
+    await Promise.all(due.map((d) => this.deliverOne(d)));
+    return due.length;
   }
 
   /** The node is shutting down: starts no more rounds and waits for the one in progress (before the database closes). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.delivering?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   private async deliverOne(delivery: DueDelivery): Promise<void> {
