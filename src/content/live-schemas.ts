@@ -30,6 +30,18 @@ export const contentStatsSchema = z.object({
 });
 export type ContentStats = z.infer<typeof contentStatsSchema>;
 
+/** One language block of a listing item (the feed's adds `location`). */
+export const languageBlockSchema = z.object({
+  lang: z.enum(LANGUAGES),
+  project_name: z.string(),
+  description: z.string(),
+  legal_certificates: z.string().nullable(),
+  apartment_type: z.string().nullable(),
+  project_status: z.string().nullable(),
+  address: z.string(),
+  extra_description: z.string().nullable(),
+});
+
 /** The abridged item of `GET /feeds`, `feed:new` and `listing:new` (ContentSerialiser.feedItem). */
 export const feedItemSchema = z.object({
   id: z.string(),
@@ -39,19 +51,7 @@ export const feedItemSchema = z.object({
   unit_area: z.string().describe('m2 or sqft'),
   video: z.object({ thumbnail_url: z.string().nullable(), url: z.string().nullable().describe('HLS master playlist') }),
   content_info: z
-    .array(
-      z.object({
-        lang: z.enum(LANGUAGES),
-        project_name: z.string(),
-        description: z.string(),
-        legal_certificates: z.string().nullable(),
-        apartment_type: z.string().nullable(),
-        project_status: z.string().nullable(),
-        address: z.string(),
-        extra_description: z.string().nullable(),
-        location: z.string(),
-      }),
-    )
+    .array(languageBlockSchema.extend({ location: z.string() }))
     .describe('The block in the requested language (else English, else the first)'),
   uploader: z.object({ name: z.string(), avatar: z.string().nullable() }),
   reaction_count: z.number().int(),

@@ -3,20 +3,8 @@
 // serialiser (serialise.ts) and these schemas part ways.
 import { z } from 'zod';
 import { videoSummarySchema } from '../media/video-summary.js';
-import { feedItemSchema } from './live-schemas.js';
+import { feedItemSchema, languageBlockSchema } from './live-schemas.js';
 import type { ContentSerialiser } from './serialise.js';
-import { LANGUAGES } from './values.js';
-
-const languageBlock = z.object({
-  lang: z.enum(LANGUAGES),
-  project_name: z.string(),
-  description: z.string(),
-  legal_certificates: z.string().nullable(),
-  apartment_type: z.string().nullable(),
-  project_status: z.string().nullable(),
-  address: z.string(),
-  extra_description: z.string().nullable(),
-});
 
 const commonFields = {
   id: z.string(),
@@ -54,7 +42,7 @@ const uploader = z.object({
 /** An item of `GET /all` (and of the saved-search matches). */
 export const listingItemSchema = z.object({
   ...commonFields,
-  content_info: z.array(languageBlock).describe('Every language block (only `lang`\'s when filtered)'),
+  content_info: z.array(languageBlockSchema).describe('Every language block (only `lang`\'s when filtered)'),
   uploader,
 });
 
@@ -62,7 +50,7 @@ export const listingItemSchema = z.object({
 export const completedItemSchema = z.object({
   ...commonFields,
   location: z.string().nullable(),
-  content_info: z.array(languageBlock.extend({ location: z.string() })).describe('The block in the x-language language'),
+  content_info: z.array(languageBlockSchema.extend({ location: z.string() })).describe('The block in the x-language language'),
   uploader,
 });
 
