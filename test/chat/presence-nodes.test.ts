@@ -6,28 +6,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
 import { closeAll, connect, nextEvent, type Transport } from '../realtime/socket-client.js';
+import { freePort } from '../helpers/child-process.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 const SNS = '/sns/api/v1';
 const TTL_SECONDS = 3;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts node B as its own process and waits until it is ready. */
 async function startProcessNode(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
+import { freePort } from '../helpers/child-process.js';
 
 const pgBin = (() => {
   const root = '/usr/lib/postgresql';
@@ -26,14 +27,6 @@ function pgCommand(binary: string, args: string[]): [string, string[]] {
   return asRoot ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPort(port: number, up: boolean): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -1,6 +1,7 @@
-// Starts the service as a child process (as an operator runs it) for the operations tests, and
-// cleans up after them.
+// Starts the service as a child process (as an operator runs it) for the process and operations
+// tests, and cleans up after them; and a free port for a node that must be started on a known one.
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,4 +78,16 @@ export async function listeningPort(p: Child, timeoutMs = 90_000): Promise<numbe
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`did not start: ${p.stderr()}`);
+}
+
+/** A port that was free a moment ago (for a node whose URL must be known before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUpChildren, freshDataDir, listeningPort, root, startChild } from './child-process.js';
+import { cleanUpChildren, freshDataDir, listeningPort, root, startChild } from '../helpers/child-process.js';
 // @ts-expect-error plain JavaScript build script, no types
 import { build, isStale, sourceHash } from '../../scripts/build.mjs';
 

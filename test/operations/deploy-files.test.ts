@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
-import { root } from './child-process.js';
+import { root } from '../helpers/child-process.js';
 
 const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 const composeValidator = has('docker', ['compose', 'version']) || has('docker-compose', ['version']);

@@ -6,7 +6,7 @@
 // itself on a Node it has no binary for).
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectTransport, fallbackCanServe, transportDecision } from '../../http/transport.js';
-import { cleanUpChildren, freshDataDir, startChild } from './child-process.js';
+import { cleanUpChildren, freshDataDir, startChild } from '../helpers/child-process.js';
 
 afterAll(() => cleanUpChildren());
 

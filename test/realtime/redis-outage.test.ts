@@ -8,17 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, nextEvent } from './socket-client.js';
+import { freePort } from '../helpers/child-process.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });

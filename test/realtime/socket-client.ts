@@ -5,11 +5,14 @@ export type Transport = 'websocket' | 'polling';
 
 const open: Socket[] = [];
 
-/** Connects to `namespace` with `token`; resolves once connected, rejects with the connect_error. */
-export function connect(baseUrl: string, namespace: string, token: string | null, transport: Transport): Promise<Socket> {
+/**
+ * Connects to `namespace` with `token` (and any other handshake `auth` fields, e.g. /feed's
+ * `language`); resolves once connected, rejects with the connect_error.
+ */
+export function connect(baseUrl: string, namespace: string, token: string | null, transport: Transport, auth: Record<string, string> = {}): Promise<Socket> {
   const socket = io(baseUrl + namespace, {
     transports: [transport],
-    auth: token === null ? {} : { token },
+    auth: token === null ? auth : { ...auth, token },
     reconnection: false,
     forceNew: true,
     timeout: 10_000,
