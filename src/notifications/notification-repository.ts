@@ -47,11 +47,16 @@ export class NotificationRepository {
   constructor(private readonly db: Queryable) {}
 
   /** Inserts one notification; a repeat of the same (user, dedupe key) is ignored. */
-  async insert(row: NewNotification): Promise<void> {
+  /** One statement for all `rows` (at most a few hundred: 8 parameters each); a repeated dedupe key is skipped. */
+  async insertMany(rows: NewNotification[]): Promise<void> {
+    if (!rows.length) return;
+    const values = rows.map(
+      (row) => sql`(${row.id}, ${row.userId}, ${row.type}, ${row.actorId}, ${row.subjectType}, ${row.subjectId},
+              ${JSON.stringify(row.data)}::jsonb, ${row.dedupeKey})`,
+    );
     await this.db.rows(sql`
       insert into notifications (id, user_id, type, actor_id, subject_type, subject_id, data, dedupe_key)
-      values (${row.id}, ${row.userId}, ${row.type}, ${row.actorId}, ${row.subjectType}, ${row.subjectId},
-              ${JSON.stringify(row.data)}::jsonb, ${row.dedupeKey})
+      values ${sql.join(values, sql`, `)}
       on conflict (user_id, dedupe_key) where dedupe_key is not null do nothing`);
   }
 

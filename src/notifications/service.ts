@@ -20,6 +20,8 @@ import type { NotificationType, NotificationView, NotifyInput } from './types.js
 
 /** Reactions on one item within this window are one notification (CONTRACT §17). */
 const REACTION_GROUP_SECONDS = 3600;
+/** Rows per insert statement of notifyMany (8 parameters each, far below PostgreSQL's 65,535). */
+const INSERT_BATCH = 500;
 /** Rows claimed per round of deliverPending. */
 const CLAIM_BATCH = 200;
 /** How long the inbox keeps a notification (the retention job deletes older ones). */
@@ -51,18 +53,31 @@ export class NotificationService {
    * `deliverSoon()` after the transaction commits for an immediate push.
    */
   async notify(tx: Queryable, input: NotifyInput): Promise<void> {
-    if (input.userId === input.actorId) return;
-    if (!(await wantsInApp(tx, input.userId, input.type))) return;
-    await new NotificationRepository(tx).insert({
-      id: newId(),
-      userId: input.userId,
-      type: input.type,
-      actorId: input.actorId,
-      subjectType: input.subject.type,
-      subjectId: input.subject.id,
-      data: input.data ?? {},
-      dedupeKey: input.dedupeKey ?? null,
-    });
+    await this.notifyMany(tx, [input]);
+  }
+
+  /**
+   * `notify` for many recipients in one go (a saved search's matches, say): the settings are read
+   * only for types that have a toggle, and the rows go in by INSERT_BATCH per statement.
+   */
+  async notifyMany(tx: Queryable, inputs: NotifyInput[]): Promise<void> {
+    const rows = [];
+    for (const input of inputs) {
+      if (input.userId === input.actorId) continue;
+      if (!(await wantsInApp(tx, input.userId, input.type))) continue;
+      rows.push({
+        id: newId(),
+        userId: input.userId,
+        type: input.type,
+        actorId: input.actorId,
+        subjectType: input.subject.type,
+        subjectId: input.subject.id,
+        data: input.data ?? {},
+        dedupeKey: input.dedupeKey ?? null,
+      });
+    }
+    const repository = new NotificationRepository(tx);
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) await repository.insertMany(rows.slice(i, i + INSERT_BATCH));
   }
 
   /** A like on `contentId` by `actorId`: joins the item's open reaction group of the hour, or opens one. */

@@ -33,17 +33,19 @@ export class SavedSearchMatcher {
       const instant = hits.filter((h) => h.notify === 'instant');
       const fresh = new Set(await matches.record(instant.map((h) => h.id), contentId, true));
       await matches.record(hits.filter((h) => h.notify === 'daily').map((h) => h.id), contentId, false);
-      for (const hit of instant) {
-        if (!fresh.has(hit.id)) continue;
-        await this.notifications.notify(tx, {
-          userId: hit.user_id,
-          type: 'saved_search.match',
-          actorId: hit.uploader_id,
-          subject: { type: 'content', id: contentId },
-          data: { saved_search_id: hit.id, name: hit.name, contentId },
-          dedupeKey: `saved_search:${hit.id}:${contentId}`,
-        });
-      }
+      await this.notifications.notifyMany(
+        tx,
+        instant
+          .filter((hit) => fresh.has(hit.id))
+          .map((hit) => ({
+            userId: hit.user_id,
+            type: 'saved_search.match' as const,
+            actorId: hit.uploader_id,
+            subject: { type: 'content', id: contentId },
+            data: { saved_search_id: hit.id, name: hit.name, contentId },
+            dedupeKey: `saved_search:${hit.id}:${contentId}`,
+          })),
+      );
       return hits.length;
     });
     if (matched) this.notifications.deliverSoon();
