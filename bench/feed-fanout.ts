@@ -25,7 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/shared/logger.js';
 import { startService } from '../service.js';
 import { sleep } from './bench-helpers.js';
-import { REDIS_URL, scratchDatabase, seed, startNode, stopNode, type NodeProcess, type RealtimeAdapter } from './socket-cluster.js';
+import { ask, REDIS_URL, scratchDatabase, seed, startNode, stopNode, type NodeProcess, type RealtimeAdapter } from './socket-cluster.js';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
@@ -92,17 +92,6 @@ function runClients(): void {
 
 // ---- the bench ----------------------------------------------------------------------------------
 
-function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (m: { type: string }) => {
-      if (m.type !== answer) return;
-      child.off('message', listener);
-      resolve(m as T);
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
-}
 
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);

@@ -158,7 +158,8 @@ export async function seed(databaseUrl: string, clients: number, members: number
   return { tokens, roomId };
 }
 
-function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T> {
+/** Sends `message` to a worker process and resolves with its first reply of type `answer`. */
+export function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T> {
   return new Promise((resolve) => {
     const listener = (m: { type: string }) => {
       if (m.type !== answer) return;
