@@ -1,11 +1,7 @@
 // Real socket.io-client connections to /feed, with the language given in the handshake.
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, type Transport } from '../realtime/socket-client.js';
+import { connect, type Transport } from '../realtime/socket-client.js';
 
 export function connectFeed(baseUrl: string, token: string, transport: Transport, language?: string): Promise<Socket> {
   return connect(baseUrl, '/feed', token, transport, language ? { language } : {});
-}
-
-export function closeFeedSockets(): void {
-  closeAll();
 }

@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
-import { emitAck, refusal, type Transport } from '../realtime/socket-client.js';
+import { closeAll, emitAck, refusal, type Transport } from '../realtime/socket-client.js';
 import { CONTENT, createContent } from '../content/fixtures.js';
 import { arrived, collect, follow, listing, pause, publishLive, unfollow } from './fixtures.js';
-import { closeFeedSockets, connectFeed } from './feed-socket.js';
+import { connectFeed } from './feed-socket.js';
 import { UPLOAD, form, makeVideo, scratchDir } from '../media/media-helpers.js';
 import { RecoveringClient, until } from '../realtime/recovering-client.js';
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   [uploader, follower, stranger, watcher] = await Promise.all(Array.from({ length: 4 }, () => registerAndLogin(server)));
   await follow(follower, uploader);
 });
-afterEach(() => closeFeedSockets());
+afterEach(() => closeAll());
 
 const comment = (user: TestUser, contentId: string, msg: string) => user.api.post('/sns/api/v1/comments', { contentId, msg });
 

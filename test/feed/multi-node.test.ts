@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
-import { emitAck, type Transport } from '../realtime/socket-client.js';
+import { closeAll, emitAck, type Transport } from '../realtime/socket-client.js';
 import { arrived, collect, follow, listing, pause, publishLive } from './fixtures.js';
-import { closeFeedSockets, connectFeed } from './feed-socket.js';
+import { connectFeed } from './feed-socket.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
@@ -35,7 +35,7 @@ describe.skipIf(!enabled)('the live feed on two nodes', () => {
     [uploader, follower, watcher] = await Promise.all(Array.from({ length: 3 }, () => registerAndLogin(serverA)));
     await follow(follower, uploader);
   });
-  afterEach(() => closeFeedSockets());
+  afterEach(() => closeAll());
   afterAll(async () => {
     await nodeB?.close();
     await nodeA?.close();

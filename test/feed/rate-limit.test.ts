@@ -4,8 +4,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
-import { emitAck } from '../realtime/socket-client.js';
-import { closeFeedSockets, connectFeed } from './feed-socket.js';
+import { closeAll, emitAck } from '../realtime/socket-client.js';
+import { connectFeed } from './feed-socket.js';
 
 // general: 100 × 0.2 = 20 per minute per user; `auth` is then 1 per address, so with TRUST_PROXY
 // each step of the registration comes from its own address.
@@ -25,7 +25,7 @@ beforeAll(async () => {
     globalThis.fetch = original;
   }
 });
-afterEach(() => closeFeedSockets());
+afterEach(() => closeAll());
 
 describe('/feed rate limit', () => {
   it('should answer watches beyond the general limit with 429 acks', async () => {
