@@ -37,6 +37,17 @@ export interface DomainEvents {
   'video.failed': { uploaderId: string; contentId: string; error_code: string; message: string };
   'content.created': { contentId: string; uploaderId: string };
   'reaction.changed': { contentId: string; userId: string; reacted: boolean };
+  /**
+   * What a listing or a detail shows of a live item changed (an edit, attached media, its video's
+   * state): cached copies of it and the listing pages that may hold it are stale.
+   */
+  'content.changed': { contentId: string; uploaderId: string };
+  /** A live item was deleted: nothing may serve it from here on. */
+  'content.deleted': { contentId: string; uploaderId: string };
+  /** What others see of a user changed: name, username, avatar, phone, email, role or settings. */
+  'user.changed': { userId: string };
+  /** The permissions a role holds (or the roles that exist) changed. */
+  'role.permissions.changed': Record<string, never>;
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
 }
