@@ -26,6 +26,13 @@ const envSchema = z.object({
     .string()
     .regex(/^([1-9]\d{0,5})(kB|MB|GB)$/, 'must be a size like 32MB')
     .default('32MB'),
+  /**
+   * Embedded mode: where PGlite runs. `worker`: on a worker thread, so the event loop serving
+   * sockets stays free while a query executes; `main`: on the event loop itself.
+   */
+  PGLITE_THREAD: z.enum(['worker', 'main']).default('worker'),
+  /** The per-node read caches (sessions, roles, profiles, items, hot pages): `off` reads the database every time. */
+  READ_CACHE: z.enum(['on', 'off']).default('on'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
