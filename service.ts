@@ -139,6 +139,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         await realtime.close();
+        await services.readModel.close();
         if (redis) redis.disconnect();
         await database.close();
         log.info('service stopped');

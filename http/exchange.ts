@@ -128,7 +128,12 @@ export class Exchange {
   }
 
   sendJson(status: number, payload: unknown, headers: Record<string, string> = {}): void {
-    this.send(status, { ...headers, 'Content-Type': JSON_TYPE }, JSON.stringify(payload));
+    this.sendJsonText(status, JSON.stringify(payload), headers);
+  }
+
+  /** A body that is JSON text already. */
+  sendJsonText(status: number, json: string, headers: Record<string, string> = {}): void {
+    this.send(status, { ...headers, 'Content-Type': JSON_TYPE }, json);
   }
 
   /** The error envelope of SPEC §7 for any thrown value (no internals reach the client). */

@@ -38,8 +38,11 @@ import { PushService } from './push/service.js';
 import { SettingsService } from './settings/service.js';
 import { StatsService } from './stats/service.js';
 import { TwoFactorService } from './twofactor/service.js';
+import { ReadModel } from './read-model/read-model.js';
+import { createRelay } from './read-model/create-relay.js';
 
 export interface Services {
+  readModel: ReadModel;
   sessions: SessionService;
   accounts: AccountService;
   passwords: PasswordService;
@@ -71,27 +74,32 @@ export interface Services {
   push: PushService;
 }
 
-/** `redis`: the node's Redis connection (server mode), for what is shared between nodes (presence). */
+/**
+ * `redis`: the node's Redis connection (server mode), for what is shared between nodes (presence,
+ * the read model's invalidations).
+ */
 export async function createServices(app: AppContext, redis: Redis | null = null): Promise<Services> {
+  const readModel = new ReadModel(app.config, app.events, createRelay(app.config, redis, app.log));
   const tokens = await TokenService.create(app.database, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const push = new PushService(app);
   const notifications = new NotificationService(app, push);
   const sessions = new SessionService(app, notifications);
-  const rolePermissions = new RolePermissions(app.database);
+  const rolePermissions = new RolePermissions(app.database, app.events, readModel);
   const twoFactor = new TwoFactorService(app);
   const otp = new OtpService(app);
   const accounts = new AccountService(app, tokens, sessions, twoFactor, otp);
-  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events);
+  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
   const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications);
   const chat = new ChatService(app);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
+    readModel,
     sessions,
     accounts,
     passwords: new PasswordService(app, accounts, sessions, otp),
-    profiles: new ProfileService(app),
+    profiles: new ProfileService(app, readModel.profiles),
     avatars: new AvatarService(app),
     follows: new FollowService(app, notifications),
     roles: new RoleService(app.database, rolePermissions),

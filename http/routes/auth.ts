@@ -83,7 +83,7 @@ export const authRoutes: RouteModule = (app, services) => {
       method: 'GET', path: `${base}/user/me`, tag, auth: 'user', permission: 'read:profile',
       summary: "The caller's profile, or another user's public profile and statistics (query user_id)",
       query: profileQuery, responseData: profileSchema, errorStatuses: [400, 401, 403, 404, 500],
-      handler: async ({ caller, query }) => ({ message: 'Profile', data: await profiles.getProfile(caller.userId, query.user_id) }),
+      handler: async ({ caller, query }) => ({ message: 'Profile', data: await profiles.profileAnswer(caller.userId, query.user_id) }),
     }),
     defineRoute({
       method: 'PUT', path: `${base}/user/me`, tag, auth: 'user', permission: 'update:profile',

@@ -1,6 +1,7 @@
 // The handler's result as the answer: the success envelope, a raw JSON body, or 204.
 import type { z } from 'zod';
 import { successBody } from '../envelope.js';
+import { JsonText } from '../../src/shared/json-text.js';
 import type { RequestState, Step } from './request-state.js';
 
 export const respond: Step = {
@@ -25,6 +26,11 @@ export const respond: Step = {
     }
     const body = successBody(result.data, result.message);
     if (checking) checkDeclared(state, 'responseData', state.route.responseData, body.data);
+    if (body.data instanceof JsonText) {
+      // Serialised once, when the read model kept it: only the envelope around it is written.
+      state.exchange.sendJsonText(status, `{"success":true,"message":${JSON.stringify(body.message)},"data":${body.data.text}}`, headers);
+      return;
+    }
     state.exchange.sendJson(status, body, headers);
   },
 };

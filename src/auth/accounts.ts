@@ -89,6 +89,7 @@ export class AccountService {
     const userId = await this.requireUserIdByPhone(phone);
     await this.otp.consume(phone, ['register', 'send-otp'], code);
     await this.users.markPhoneVerified(userId);
+    await this.app.events.publishAndWait('user.changed', { userId });
   }
 
   async requireUserIdByPhone(phone: string): Promise<string> {

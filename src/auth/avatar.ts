@@ -84,6 +84,7 @@ export class AvatarService {
       await fs.rm(target, { force: true });
       throw err;
     }
+    await this.app.events.publishAndWait('user.changed', { userId });
     if (previous && previous !== relative) await this.removeStoredAvatar(previous);
     return mediaUrl(this.app.config, relative);
   }

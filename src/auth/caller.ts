@@ -1,11 +1,14 @@
-// Who is calling: resolved from a bearer access token plus a live-session check in the database,
-// so a revoked session is refused from the next request on, on every node.
+// Who is calling: resolved from a bearer access token plus a live-session check, in the read
+// model's session cache or else the database, so a revoked session is refused from the next
+// request on, on every node.
 import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
 import type { DomainEventBus } from '../events.js';
 import { SessionRepository } from './session-repository.js';
+import type { ReadCache } from '../read-model/read-cache.js';
+import type { CachedSession } from '../read-model/read-model.js';
 
 export interface Caller {
   userId: string;
@@ -32,32 +35,16 @@ export function requireSameIdentity(caller: Caller, claimed: { userId: string; u
   }
 }
 
-/**
- * How long a checked live session (and its user's role) is trusted without asking the database
- * again, in embedded mode: as long as role permissions are cached (RolePermissions).
- */
-const SESSION_CACHE_MS = 5_000;
-
 /** A session ended by privacy.session_timeout answers this from then on (not session_revoked). */
 const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Session ended after being idle longer than its timeout');
-const SESSION_CACHE_MAX = 50_000;
 
-interface CachedSession {
-  userId: string;
-  username: string;
-  role: string;
-  checkedAt: number;
-}
+/**
+ * Longest a checked live session is trusted without asking the database again: a backstop only,
+ * since a revocation on any node reaches the read model at once (session.revoked).
+ */
+const SESSION_FRESH_MS = 30_000;
 
 export class CallerResolver {
-  /**
-   * Live sessions recently checked. Only in embedded mode, where this process is the only node
-   * (the DATA_DIR lock guarantees it) and every revocation passes through SessionService, which
-   * publishes `session.revoked` on this process's bus: the entry is dropped at once, so a revoked
-   * session is still refused from the next request on. With a database server other nodes may
-   * revoke, so there every request asks the database.
-   */
-  private readonly sessionCache: Map<string, CachedSession> | null;
   private readonly sessions: SessionRepository;
 
   constructor(
@@ -65,13 +52,10 @@ export class CallerResolver {
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
     private readonly events: DomainEventBus,
+    /** Live sessions recently checked (read-model.ts), dropped when one is revoked on any node. */
+    private readonly cache: ReadCache<string, CachedSession>,
   ) {
     this.sessions = new SessionRepository(database);
-    this.sessionCache = database.mode === 'embedded' ? new Map() : null;
-    if (this.sessionCache) {
-      const cache = this.sessionCache;
-      this.events.subscribe('session.revoked', ({ sessionId }) => cache.delete(sessionId));
-    }
   }
 
   async resolve(accessToken: string): Promise<Caller> {
@@ -89,26 +73,27 @@ export class CallerResolver {
   }
 
   private async live(userId: string, sessionId: string): Promise<Caller> {
-    const cached = this.sessionCache?.get(sessionId);
-    if (cached && cached.userId === userId && Date.now() - cached.checkedAt < SESSION_CACHE_MS) {
+    const cached = this.cache.get(sessionId);
+    if (cached && cached.userId === userId && Date.now() < cached.freshUntil) {
       return this.caller(userId, sessionId, cached.username, cached.role);
     }
+    const epoch = this.cache.epoch();
     const row = await this.sessions.findForCaller(sessionId, userId);
     if (!row) throw unauthorized('auth.error.invalid_token', 'Session not found');
     if (row.revoked && row.ended_idle) throw sessionTimedOut();
     if (row.revoked) throw unauthorized('auth.error.session_revoked', 'Session has ended');
     if (row.idle_expired) {
       // privacy.session_timeout: ended here and now, and its sockets dropped on every node.
-      if ((await this.sessions.endIdle(userId, sessionId)).length) this.events.publish('session.revoked', { userId, sessionId });
+      if ((await this.sessions.endIdle(userId, sessionId)).length) await this.events.publishAndWait('session.revoked', { userId, sessionId });
       throw sessionTimedOut();
     }
     if (row.touch_due) {
       void this.sessions.touch(sessionId).catch(() => undefined);
     }
-    if (this.sessionCache) {
-      if (this.sessionCache.size >= SESSION_CACHE_MAX) this.sessionCache.clear();
-      this.sessionCache.set(sessionId, { userId, username: row.username, role: row.role, checkedAt: Date.now() });
-    }
+    // Trusted until its last_seen_at is due to be written again (then the idle timeout is checked
+    // again too), so caching changes nothing about when an idle session ends.
+    const untilTouch = (row.touch_due ? row.touch_every_seconds : row.touch_in_seconds) * 1000;
+    this.cache.set(sessionId, { userId, username: row.username, role: row.role, freshUntil: Date.now() + Math.min(SESSION_FRESH_MS, untilTouch) }, epoch);
     return this.caller(userId, sessionId, row.username, row.role);
   }
 

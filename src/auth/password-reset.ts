@@ -40,6 +40,7 @@ export class PasswordService {
     await this.otp.consume(phone, ['forgot-password'], code, 'confirmation_code');
     const hash = await bcrypt.hash(newPassword, this.app.config.BCRYPT_ROUNDS);
     await this.users.setPasswordHashAndVerifyPhone(userId, hash);
+    await this.app.events.publishAndWait('user.changed', { userId });
     await this.sessions.revokeAllExcept(userId, null);
   }
 

@@ -5,6 +5,9 @@ import { badRequest, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from './accounts.js';
 import { UserRepository, type ProfileChanges } from './user-repository.js';
+import { JsonText } from '../shared/json-text.js';
+import type { ReadCache } from '../read-model/read-cache.js';
+import type { CachedProfile } from '../read-model/read-model.js';
 
 interface UserProfile {
   sub: string;
@@ -26,8 +29,23 @@ interface UserProfile {
 export class ProfileService {
   private readonly users: UserRepository;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    /** Users' own profiles, dropped by user.changed and follow events (src/read-model/). */
+    private readonly ownProfiles: ReadCache<string, CachedProfile>,
+  ) {
     this.users = new UserRepository(app.database);
+  }
+
+  /** getProfile's answer serialised; one's own profile from the read model when it has it. */
+  async profileAnswer(callerId: string, userId?: string): Promise<UserProfile | JsonText> {
+    if (userId !== undefined && userId !== callerId) return this.getProfile(callerId, userId);
+    const cached = this.ownProfiles.get(callerId);
+    if (cached) return cached.answer;
+    const epoch = this.ownProfiles.epoch();
+    const answer = JsonText.of(await this.getProfile(callerId));
+    this.ownProfiles.set(callerId, { answer }, epoch);
+    return answer;
   }
 
   /** The caller's own profile, or (with `userId`) another user's as the caller may see it. */
@@ -60,5 +78,6 @@ export class ProfileService {
       throw badRequest('validation.error.invalid_body', 'Nothing to update', { field: 'body', constraint: 'at least one field' });
     }
     if (!(await this.users.updateProfile(userId, update))) throw notFound('user.error.not_found', 'User not found');
+    await this.app.events.publishAndWait('user.changed', { userId });
   }
 }

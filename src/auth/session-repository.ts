@@ -39,6 +39,10 @@ interface CallerSessionRow {
   idle_expired: boolean;
   /** last_seen_at is old enough to be written again (see TOUCH_EVERY). */
   touch_due: boolean;
+  /** Seconds until touch_due (0 when due). */
+  touch_in_seconds: number;
+  /** TOUCH_EVERY for this session's user, in seconds. */
+  touch_every_seconds: number;
 }
 
 /**
@@ -93,7 +97,9 @@ export class SessionRepository {
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
     const [row] = await this.db.rows<CallerSessionRow>(sql`
       select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle, ${idleExpired} as idle_expired,
-             (now() - s.last_seen_at) > make_interval(secs => ${touchEverySeconds}) as touch_due
+             (now() - s.last_seen_at) > make_interval(secs => ${touchEverySeconds}) as touch_due,
+             greatest(0, ${touchEverySeconds} - extract(epoch from (now() - s.last_seen_at)))::float8 as touch_in_seconds,
+             ${touchEverySeconds}::float8 as touch_every_seconds
       from sessions s join users u on u.id = s.user_id
       where s.id = ${id} and s.user_id = ${userId}`);
     return row;

@@ -92,7 +92,7 @@ export class SessionService {
   /** Ends one of the user's sessions; false when no such live session. */
   async revoke(userId: string, sessionId: string): Promise<boolean> {
     const revoked = await this.sessions.revoke(userId, sessionId);
-    this.announceRevoked(userId, revoked);
+    await this.announceRevoked(userId, revoked);
     return revoked.length > 0;
   }
 
@@ -107,7 +107,7 @@ export class SessionService {
   /** Ends every live session of the user except `keepSessionId` (all when null); returns how many. */
   async revokeAllExcept(userId: string, keepSessionId: string | null): Promise<number> {
     const revoked = await this.sessions.revokeAllExcept(userId, keepSessionId);
-    this.announceRevoked(userId, revoked);
+    await this.announceRevoked(userId, revoked);
     return revoked.length;
   }
 
@@ -119,13 +119,14 @@ export class SessionService {
     let total = 0;
     for (;;) {
       const ended = await this.sessions.revokeIdle(IDLE_SWEEP_BATCH);
-      for (const s of ended) this.announceRevoked(s.user_id, [s.id]);
+      for (const s of ended) await this.announceRevoked(s.user_id, [s.id]);
       total += ended.length;
       if (ended.length < IDLE_SWEEP_BATCH) return total;
     }
   }
 
-  private announceRevoked(userId: string, sessionIds: string[]): void {
-    for (const sessionId of sessionIds) this.app.events.publish('session.revoked', { userId, sessionId });
+  /** Resolves once every node has been told (their cached sessions go: src/read-model/). */
+  private async announceRevoked(userId: string, sessionIds: string[]): Promise<void> {
+    await Promise.all(sessionIds.map((sessionId) => this.app.events.publishAndWait('session.revoked', { userId, sessionId })));
   }
 }

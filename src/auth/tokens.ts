@@ -3,6 +3,7 @@
 // effect at once on every node. Refresh tokens are opaque random strings kept only as hashes.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { Queryable } from '../db/client.js';
 import { unauthorized } from '../shared/errors.js';
@@ -16,7 +17,21 @@ interface AccessClaims {
   username: string;
 }
 
+/** A verified token's claims and when it expires (ms since the epoch). */
+interface VerifiedToken {
+  claims: AccessClaims;
+  expiresAt: number;
+}
+
+/**
+ * Tokens already verified are not verified again for the rest of their lifetime: a token's
+ * signature and claims never change, only its session can end (checked on every request).
+ */
+const VERIFIED_TOKENS_MAX = 100_000;
+
 export class TokenService {
+  private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX });
+
   private constructor(
     private readonly key: Uint8Array,
     readonly accessTtlSeconds: number,
@@ -41,12 +56,23 @@ export class TokenService {
 
   /** Verifies signature, issuer, audience and expiry; throws 401 with a precise code. */
   async verifyAccessToken(token: string): Promise<AccessClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (Date.now() >= known.expiresAt) {
+        this.verified.delete(token);
+        throw unauthorized('auth.error.token_expired', 'Access token expired');
+      }
+      return known.claims;
+    }
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-      if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+      if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
         throw unauthorized('auth.error.invalid_token', 'Invalid access token');
       }
-      return { userId: payload.sub, sessionId: payload.sid, username: String(payload.username ?? '') };
+      const claims = { userId: payload.sub, sessionId: payload.sid, username: String(payload.username ?? '') };
+      // Tokens over 4 KB are not ours to remember (a signed one of ours is a few hundred bytes).
+      if (token.length <= 4096) this.verified.set(token, { claims, expiresAt: payload.exp * 1000 });
+      return claims;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw unauthorized('auth.error.token_expired', 'Access token expired');
       if (err instanceof joseErrors.JOSEError) throw unauthorized('auth.error.invalid_token', 'Invalid access token');

@@ -1,46 +1,68 @@
-// Which permission names each role holds, cached briefly in memory because every authenticated
-// request asks. A change made on this node clears the cache at once; other nodes see it within
-// CACHE_MS.
+// Which permission names each role holds, kept in memory because every authenticated request
+// asks. A change (on any node) reaches every node's read model as role.permissions.changed and
+// clears this at once; where the nodes cannot tell each other (caches not trusted: see
+// src/read-model/relay.ts) it is read again every UNTRUSTED_MS, as before there was a read model.
 import type { DatabaseHandle } from '../db/client.js';
+import type { DomainEventBus } from '../events.js';
+import type { ReadModel } from '../read-model/read-model.js';
 import { RolesRepository } from './roles-repository.js';
 
-const CACHE_MS = 5_000;
+const TRUSTED_MS = 60_000;
+const UNTRUSTED_MS = 5_000;
 
 export class RolePermissions {
   private cache = new Map<string, ReadonlySet<string>>();
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
+  /** Moved by every change, so a load that overlapped one is not trusted for long. */
+  private version = 0;
 
   private readonly repository: RolesRepository;
 
-  constructor(database: DatabaseHandle) {
+  constructor(
+    database: DatabaseHandle,
+    private readonly events: DomainEventBus,
+    private readonly readModel: ReadModel,
+  ) {
     this.repository = new RolesRepository(database);
+    readModel.onRolesChanged(() => this.forget());
   }
 
   async forRole(role: string): Promise<ReadonlySet<string>> {
-    if (Date.now() - this.loadedAt > CACHE_MS) await this.reload();
+    const maxAge = this.readModel.trusted() ? TRUSTED_MS : UNTRUSTED_MS;
+    if (Date.now() - this.loadedAt > maxAge) await this.reload();
     return this.cache.get(role) ?? new Set();
   }
 
-  invalidate(): void {
+  /** After a change to roles or permissions is committed: every node reads them again. */
+  changed(): Promise<void> {
+    this.forget();
+    return this.events.publishAndWait('role.permissions.changed', {});
+  }
+
+  /** A load under way may have read the old grants: the next caller starts a new one. */
+  private forget(): void {
+    this.version++;
     this.loadedAt = 0;
+    this.loading = null;
   }
 
   private reload(): Promise<void> {
-    this.loading ??= (async () => {
-      try {
-        const rows = await this.repository.activeGrants();
-        const next = new Map<string, Set<string>>();
-        for (const row of rows) {
-          if (!next.has(row.role)) next.set(row.role, new Set());
-          next.get(row.role)!.add(row.permission);
-        }
-        this.cache = next;
-        this.loadedAt = Date.now();
-      } finally {
-        this.loading = null;
+    if (this.loading) return this.loading;
+    const version = this.version;
+    const loading = (async () => {
+      const rows = await this.repository.activeGrants();
+      const next = new Map<string, Set<string>>();
+      for (const row of rows) {
+        if (!next.has(row.role)) next.set(row.role, new Set());
+        next.get(row.role)!.add(row.permission);
       }
-    })();
-    return this.loading;
+      this.cache = next;
+      if (version === this.version) this.loadedAt = Date.now();
+    })().finally(() => {
+      if (this.loading === loading) this.loading = null;
+    });
+    this.loading = loading;
+    return loading;
   }
 }

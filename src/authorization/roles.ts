@@ -66,7 +66,7 @@ export class RoleService {
       'authorization.error.permission_exists',
       `Permission ${input.name} already exists`,
     );
-    this.rolePermissions.invalidate();
+    await this.rolePermissions.changed();
     return toPermission(row);
   }
 
@@ -96,7 +96,7 @@ export class RoleService {
       'authorization.error.role_exists',
       `Role ${input.name} already exists`,
     );
-    this.rolePermissions.invalidate();
+    await this.rolePermissions.changed();
     const role = await this.repository.findRole(roleId);
     if (!role) throw new Error(`role ${roleId} vanished right after it was created`);
     return toRole(role);

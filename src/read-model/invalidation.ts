@@ -1,0 +1,45 @@
+// What can make a cached read stale, as one small message: what a node applies to its own caches
+// and tells the other nodes. Domain events are translated into these (read-model.ts), so the
+// other nodes hear only what their caches need, never a domain event twice.
+export type Invalidation =
+  /** A session ended. */
+  | { kind: 'session'; sessionId: string }
+  /** Something others see of a user changed (name, avatar, role, settings): their sessions, profile and items. */
+  | { kind: 'user'; userId: string }
+  /** A follow was made or undone: both profiles' counts and the follower's feed. */
+  | { kind: 'follow'; userIds: [string, string] }
+  /** Role permissions changed. */
+  | { kind: 'roles' }
+  /** An item changed (edit, media, state, counts) or was deleted: its copies and every listing page. */
+  | { kind: 'content'; contentId: string }
+  /** A new item: the listing pages. */
+  | { kind: 'listings' }
+  /** Invalidations may have been missed (the link between nodes was down): forget everything. */
+  | { kind: 'everything' };
+
+const uuidText = /^[0-9a-f-]{36}$/i;
+
+/** A message from another node, checked before it touches the caches. */
+export function parseInvalidation(value: unknown): Invalidation | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const id = (x: unknown): x is string => typeof x === 'string' && uuidText.test(x);
+  switch (v.kind) {
+    case 'session':
+      return id(v.sessionId) ? { kind: 'session', sessionId: v.sessionId } : null;
+    case 'user':
+      return id(v.userId) ? { kind: 'user', userId: v.userId } : null;
+    case 'follow':
+      return Array.isArray(v.userIds) && v.userIds.length === 2 && id(v.userIds[0]) && id(v.userIds[1])
+        ? { kind: 'follow', userIds: [v.userIds[0], v.userIds[1]] }
+        : null;
+    case 'content':
+      return id(v.contentId) ? { kind: 'content', contentId: v.contentId } : null;
+    case 'roles':
+    case 'listings':
+    case 'everything':
+      return { kind: v.kind };
+    default:
+      return null;
+  }
+}

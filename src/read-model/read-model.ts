@@ -1,0 +1,140 @@
+// The read model of one node: bounded caches of what nearly every request reads (live sessions,
+// profiles with their follow counts, content items and their serialised answers, the first pages
+// of the listings), kept true by the domain events that change them. Each event is turned into
+// invalidations (the table below), applied here at once and sent to the other nodes, which apply
+// them too. The publisher of an event that must be seen everywhere before its request answers
+// (a revoked session, an edit) uses publishAndWait: these listeners resolve once the other nodes'
+// message has left (relay.ts). See docs/read-model.md.
+import type { Config } from '../config.js';
+import type { DomainEventBus, DomainEvents } from '../events.js';
+import type { JsonText } from '../shared/json-text.js';
+import type { ContentRow } from '../content/content-repository.js';
+import type { Invalidation } from './invalidation.js';
+import type { InvalidationRelay } from './relay.js';
+import { ReadCache, type ReadCacheStats } from './read-cache.js';
+
+/** A live session as a request's caller check needs it, and until when it may be trusted. */
+export interface CachedSession {
+  userId: string;
+  username: string;
+  role: string;
+  /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
+  freshUntil: number;
+}
+
+/** An item row and the answers already serialised from it, by answer kind and viewer. */
+export interface CachedItem {
+  row: ContentRow;
+  answers: Map<string, JsonText>;
+}
+
+/** A user's own profile (`GET /user/me`) with its follow counts, serialised. */
+export interface CachedProfile {
+  answer: JsonText;
+}
+
+/** A listing page: its serialised answer and, for a personal feed, whose it is. */
+export interface CachedPage {
+  answer: JsonText;
+}
+
+const SECOND = 1_000;
+
+export class ReadModel {
+  readonly sessions: ReadCache<string, CachedSession>;
+  readonly profiles: ReadCache<string, CachedProfile>;
+  readonly items: ReadCache<string, CachedItem>;
+  readonly pages: ReadCache<string, CachedPage>;
+  private readonly roleListeners: (() => void)[] = [];
+
+  /** Whether this node's caches may answer now: caching is on and no invalidation can be missed. */
+  readonly trusted: () => boolean;
+
+  constructor(
+    config: Pick<Config, 'READ_CACHE'>,
+    events: DomainEventBus,
+    private readonly relay: InvalidationRelay,
+  ) {
+    const usable = () => config.READ_CACHE === 'on' && relay.trusted();
+    this.trusted = usable;
+    // Sizes: a few hundred bytes a session, a few KB an item with its answers, tens of KB a page.
+    this.sessions = new ReadCache('sessions', 100_000, 60 * SECOND, usable);
+    this.profiles = new ReadCache('profiles', 50_000, 60 * SECOND, usable);
+    this.items = new ReadCache('items', 20_000, 60 * SECOND, usable);
+    this.pages = new ReadCache('pages', 2_000, 30 * SECOND, usable);
+    relay.listen((invalidation) => this.apply(invalidation));
+
+    // Which domain event makes what stale.
+    const on = <K extends keyof DomainEvents & string>(name: K, stale: (payload: DomainEvents[K]) => Invalidation) =>
+      events.subscribe(name, (payload) => this.changed(stale(payload)), { awaited: true });
+    on('session.revoked', (e) => ({ kind: 'session', sessionId: e.sessionId }));
+    on('user.changed', (e) => ({ kind: 'user', userId: e.userId }));
+    on('follow.created', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
+    on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
+    on('role.permissions.changed', () => ({ kind: 'roles' }));
+    on('content.created', () => ({ kind: 'listings' }));
+    on('content.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
+    on('content.deleted', (e) => ({ kind: 'content', contentId: e.contentId }));
+    on('reaction.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
+    on('comment.created', (e) => ({ kind: 'content', contentId: e.comment.contentId }));
+    on('video.completed', (e) => ({ kind: 'content', contentId: e.contentId }));
+    on('video.failed', (e) => ({ kind: 'content', contentId: e.contentId }));
+  }
+
+  /** `listener` runs whenever role permissions may have changed (on any node). */
+  onRolesChanged(listener: () => void): void {
+    this.roleListeners.push(listener);
+  }
+
+  stats(): ReadCacheStats[] {
+    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats()];
+  }
+
+  close(): Promise<void> {
+    return this.relay.close();
+  }
+
+  /** Applied here, then sent to the other nodes. */
+  private changed(invalidation: Invalidation): Promise<void> {
+    this.apply(invalidation);
+    return this.relay.send(invalidation);
+  }
+
+  private apply(invalidation: Invalidation): void {
+    switch (invalidation.kind) {
+      case 'session':
+        this.sessions.delete(invalidation.sessionId);
+        return;
+      case 'user': {
+        const { userId } = invalidation;
+        this.sessions.deleteWhere((s) => s.userId === userId);
+        this.profiles.delete(userId);
+        this.items.deleteWhere((item) => item.row.uploader_id === userId);
+        this.pages.clear();
+        return;
+      }
+      case 'follow':
+        for (const userId of invalidation.userIds) this.profiles.delete(userId);
+        this.pages.clear();
+        return;
+      case 'roles':
+        for (const listener of this.roleListeners) listener();
+        this.pages.clear();
+        return;
+      case 'content':
+        this.items.delete(invalidation.contentId);
+        this.pages.clear();
+        return;
+      case 'listings':
+        this.pages.clear();
+        return;
+      case 'everything':
+        for (const listener of this.roleListeners) listener();
+        this.sessions.clear();
+        this.profiles.clear();
+        this.items.clear();
+        this.pages.clear();
+        return;
+    }
+  }
+}
