@@ -18,6 +18,7 @@ import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ListingAnswers } from './content/listing-answers.js';
 import { ContentLiveFeed } from './content/live-feed.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
 import { SavedSearchService } from './saved-searches/service.js';
@@ -56,6 +57,8 @@ export interface Services {
   content: ContentService;
   listings: ContentListings;
   feed: ContentFeed;
+  /** The listings' answers, first pages from the read model. */
+  listingAnswers: ListingAnswers;
   liveFeed: ContentLiveFeed;
   savedSearches: SavedSearchService;
   savedSearchMatcher: SavedSearchMatcher;
@@ -91,8 +94,10 @@ export async function createServices(app: AppContext, redis: Redis | null = null
   const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
-  const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications);
+  const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app);
+  const listings = new ContentListings(app, contentSerialiser);
+  const feed = new ContentFeed(app, contentSerialiser);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
     readModel,
@@ -107,8 +112,9 @@ export async function createServices(app: AppContext, redis: Redis | null = null
     twoFactor,
     settings: new SettingsService(app.database),
     content,
-    listings: new ContentListings(app, contentSerialiser),
-    feed: new ContentFeed(app, contentSerialiser),
+    listings,
+    feed,
+    listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
     liveFeed: new ContentLiveFeed(app, contentSerialiser),
     savedSearches: new SavedSearchService(app, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, notifications),

@@ -14,7 +14,7 @@ const tag = 'content';
 
 
 export const contentRoutes: RouteModule = (app, services) => {
-  const { content, listings, feed } = services;
+  const { content, listingAnswers } = services;
   return [
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
@@ -27,7 +27,7 @@ export const contentRoutes: RouteModule = (app, services) => {
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500],
       responseData: z.object({ item: z.array(listingItemSchema), hasMore: z.boolean(), total: z.number().int().describe('Matches, counted up to 10,000') }),
-      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query) }),
+      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
@@ -38,7 +38,7 @@ export const contentRoutes: RouteModule = (app, services) => {
       }),
       handler: async ({ optionalCaller, query, headers }) => ({
         message: 'Completed content',
-        data: await listings.listCompleted(optionalCaller, query, headers['x-language']),
+        data: await listingAnswers.listCompleted(optionalCaller, query, headers['x-language']),
       }),
     }),
     defineRoute({
@@ -48,14 +48,14 @@ export const contentRoutes: RouteModule = (app, services) => {
       responseData: z.object({ items: z.array(feedItemSchema), next_cursor: z.string().nullable(), has_more: z.boolean() }),
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
-        data: await feed.page(caller, query.per_page, query.cursor, headers['x-language']),
+        data: await listingAnswers.feedPage(caller, query.per_page, query.cursor, headers['x-language']),
       }),
     }),
     defineRoute({
       method: 'GET', path: `${api}/content/:id`, tag, auth: 'optional',
       summary: 'Content detail (uploader phone only with read:contact)',
       params: contentIdParams, responseData: contentDetailSchema, errorStatuses: [400, 401, 404, 500],
-      handler: async ({ optionalCaller, params }) => ({ message: 'Content detail', data: await content.detail(optionalCaller, params.id) }),
+      handler: async ({ optionalCaller, params }) => ({ message: 'Content detail', data: await content.detailAnswer(optionalCaller, params.id) }),
     }),
     defineRoute({
       method: 'PUT', path: `${api}/content/:id`, tag, auth: 'user',

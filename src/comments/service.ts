@@ -75,7 +75,7 @@ export class CommentService {
     });
     this.notifications.deliverSoon();
     const comment = await this.view(id);
-    this.app.events.publish('comment.created', { comment, parentAuthorId });
+    await this.app.events.publishAndWait('comment.created', { comment, parentAuthorId });
     return comment;
   }
 

@@ -12,6 +12,9 @@ import type { CreateContentInput, EditContentInput, LanguageBlockInput } from '.
 import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
 import type { NotificationService } from '../notifications/service.js';
+import { JsonText } from '../shared/json-text.js';
+import type { ReadCache } from '../read-model/read-cache.js';
+import type { CachedItem } from '../read-model/read-model.js';
 
 export const ADMIN_CONTENT_PERMISSION = 'update:any_content';
 const CONTACT_PERMISSION = 'read:contact';
@@ -82,8 +85,22 @@ export class ContentService {
     private readonly serialiser: ContentSerialiser,
     private readonly mediaRemoval: MediaRemoval,
     private readonly notifications: NotificationService,
+    /** Live items and their serialised details, dropped by the events that change them (src/read-model/). */
+    private readonly items: ReadCache<string, CachedItem>,
   ) {
     this.repository = new ContentRepository(app.database);
+  }
+
+  /** A live item with its uploader: from the read model, else the database (and then kept). */
+  private async liveItem(id: string): Promise<CachedItem | null> {
+    const cached = this.items.get(id);
+    if (cached) return cached;
+    const epoch = this.items.epoch();
+    const row = await this.repository.findLive(id);
+    if (!row) return null;
+    const item: CachedItem = { row, answers: new Map() };
+    this.items.set(id, item, epoch);
+    return item;
   }
 
   async create(caller: Caller, input: CreateContentInput) {
@@ -134,7 +151,7 @@ export class ContentService {
       video,
       images,
     });
-    this.app.events.publish('content.created', { contentId: id, uploaderId: caller.userId });
+    await this.app.events.publishAndWait('content.created', { contentId: id, uploaderId: caller.userId });
     return {
       id: row.id,
       price: input.price,
@@ -152,17 +169,34 @@ export class ContentService {
    * 404 for other users (their existence is not revealed).
    */
   async findVisible(caller: Caller | null, id: string): Promise<ContentRow> {
-    const row = await this.repository.findLive(id);
-    if (!row) throw contentNotFound();
-    if (!mayViewContent(caller, row)) {
+    return (await this.visibleItem(caller, id)).row;
+  }
+
+  private async visibleItem(caller: Caller | null, id: string): Promise<CachedItem> {
+    const item = await this.liveItem(id);
+    if (!item) throw contentNotFound();
+    if (!mayViewContent(caller, item.row)) {
       if (!caller) throw unauthorized('content.error.restricted', 'This content is not published yet');
       throw contentNotFound();
     }
-    return row;
+    return item;
   }
 
   async detail(caller: Caller | null, id: string) {
     return this.serialiser.detail(await this.findVisible(caller, id), viewerOf(caller));
+  }
+
+  /** `detail` serialised, once per item and kind of viewer while the item stays unchanged. */
+  async detailAnswer(caller: Caller | null, id: string): Promise<JsonText> {
+    const item = await this.visibleItem(caller, id);
+    const viewer = viewerOf(caller);
+    const key = viewer.canReadContact ? 'detail:contact' : 'detail';
+    let answer = item.answers.get(key);
+    if (!answer) {
+      answer = JsonText.of(this.serialiser.detail(item.row, viewer));
+      item.answers.set(key, answer);
+    }
+    return answer;
   }
 
   /**
@@ -174,6 +208,7 @@ export class ContentService {
     if (!row) throw contentNotFound();
     if (!mayManageContent(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
     if (!(await this.repository.softDelete(id))) throw contentNotFound();
+    await this.app.events.publishAndWait('content.deleted', { contentId: id, uploaderId: row.uploader_id });
     try {
       await this.mediaRemoval.withdraw(id);
     } catch (err) {
@@ -220,6 +255,7 @@ export class ContentService {
       };
     });
     if (!updated) throw contentNotFound();
+    await this.app.events.publishAndWait('content.changed', { contentId: id, uploaderId: updated.uploader_id });
     return this.serialiser.detail(updated, viewerOf(caller));
   }
 
@@ -259,7 +295,7 @@ export class ContentService {
     const item = await this.findVisible(caller, id);
     const { changed, count } = await this.setReaction(id, caller.userId, reacted, item.uploader_id);
     if (changed && reacted) this.notifications.deliverSoon();
-    if (changed) this.app.events.publish('reaction.changed', { contentId: id, userId: caller.userId, reacted });
+    if (changed) await this.app.events.publishAndWait('reaction.changed', { contentId: id, userId: caller.userId, reacted });
     return { reacted, reaction_count: count };
   }
 

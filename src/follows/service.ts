@@ -69,7 +69,7 @@ export class FollowService {
       created_at: row.created_at.toISOString(),
     };
     this.notifications.deliverSoon();
-    this.app.events.publish('follow.created', {
+    await this.app.events.publishAndWait('follow.created', {
       ...record,
       follower: {
         name: follower ? fullName(follower.given_name, follower.family_name) : '',
@@ -85,6 +85,6 @@ export class FollowService {
     if (!(await this.follows.delete(caller.userId, followingId))) {
       throw notFound('follow.error.not_following', 'You do not follow this user', { field: 'userId', constraint: 'followed user' });
     }
-    this.app.events.publish('follow.deleted', { follower_id: caller.userId, following_id: followingId });
+    await this.app.events.publishAndWait('follow.deleted', { follower_id: caller.userId, following_id: followingId });
   }
 }

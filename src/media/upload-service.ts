@@ -250,7 +250,7 @@ export class UploadService {
       if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
     }
     await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
-    await this.app.database.transaction(async (tx) => {
+    const uploaderId = await this.app.database.transaction(async (tx) => {
       const contents = new ContentRepository(tx);
       const jobs = new VideoJobRepository(tx);
       const locked = await contents.findMediaForUpdate(contentId);
@@ -259,7 +259,9 @@ export class UploadService {
       // The new upload supersedes the file a live job of the item was working on.
       await jobs.failLiveJobs(contentId, 'superseded by a new upload');
       await jobs.insert(newId(), contentId, rel);
+      return locked.uploader_id;
     });
+    await this.app.events.publishAndWait('content.changed', { contentId, uploaderId });
     notifyVideoJobQueued(this.app);
   }
 
@@ -306,14 +308,16 @@ export class UploadService {
         await this.intoContentDirectory(contentId, () => writeIntoMedia(this.app.config, rel, image.data));
         images.push({ id, path: rel, name: displayName(file.filename) });
       }
-      await this.app.database.transaction(async (tx) => {
+      const uploaderId = await this.app.database.transaction(async (tx) => {
         const contents = new ContentRepository(tx);
         const locked = await contents.findMediaForUpdate(contentId);
         if (!locked) throw contentNotFound();
         const held = locked.images?.length ?? 0;
         if (held + images.length > MAX_IMAGES_PER_CONTENT) throw tooMany(held);
         await contents.appendImages(contentId, images);
+        return locked.uploader_id;
       });
+      await this.app.events.publishAndWait('content.changed', { contentId, uploaderId });
     } catch (err) {
       for (const image of images) await fs.promises.rm(mediaPath(this.app.config, image.path), { force: true });
       throw err;
