@@ -15,6 +15,7 @@ import { runJobNow } from '../../jobs/scheduler.js';
 import { mediaRemovalJob } from '../../jobs/media-removal.js';
 import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makeVideo, onServer, scratchDir, waitForJobEnd } from '../media/media-helpers.js';
 import { topUp } from '../campaigns/fixtures.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 const serverMode = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -141,6 +142,7 @@ describe('a deleted item can no longer be used', () => {
       update contents set status = 'completed',
         video = video || ${JSON.stringify({ status: 'completed', original_path: `content/${contentId}/original.mp4`, size: 1024 })}::jsonb
       where id = ${contentId}`);
+    await announceContentChanged(server, contentId);
     const c = await other.api.post('/sns/api/v1/comments', { contentId, msg: 'Before the delete' });
     expect(c.status).toBe(201);
     commentId = c.body.data._id;

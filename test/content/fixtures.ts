@@ -2,6 +2,7 @@
 // video as processed.
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 import type { TestUser } from '../helpers/api.js';
 
 export const CONTENT = '/content/api/v1';
@@ -65,12 +66,14 @@ export async function markCompleted(server: TestServer, id: string, extra: { cre
     update contents set status = 'completed', video = video || ${JSON.stringify(video)}::jsonb,
       created_at = coalesce(${extra.createdAt ?? null}::timestamptz, created_at), updated_at = now()
     where id = ${id}`);
+  await announceContentChanged(server, id);
 }
 
 /** Fixture: attaches stored images the way the upload endpoint does. */
 export async function attachImages(server: TestServer, id: string, names: string[]): Promise<void> {
   const images = names.map((name, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, path: `images/${id}/${name}`, name }));
   await server.service.app.database.rows(sql`update contents set images = images || ${JSON.stringify(images)}::jsonb where id = ${id}`);
+  await announceContentChanged(server, id);
 }
 
 export async function publish(server: TestServer, user: TestUser, body: Record<string, unknown> = fullBody(), extra: { createdAt?: string } = {}): Promise<string> {

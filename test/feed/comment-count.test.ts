@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT, publish } from '../content/fixtures.js';
 import { follow } from './fixtures.js';
@@ -58,6 +59,7 @@ describe('comment_count', () => {
   it('should follow a comment removed from the table, and survive its item being removed', async () => {
     const db = server.service.app.database;
     await db.rows(sql`delete from comments where id = (select id from comments where content_id = ${id} and msg = 'Thanks')`);
+    await announceContentChanged(server, id);
     const all = await reader.api.get(`${CONTENT}/all?per_page=100`);
     expect(find(all.body.data.item).comment_count).toBe(2);
     // A hard delete cascades to the comments, whose trigger finds no item to count on.

@@ -11,6 +11,7 @@ import { closeAll, nextEvent, type Transport } from '../realtime/socket-client.j
 import { createContent } from '../sns/fixtures.js';
 import { notificationRetentionJob } from '../../jobs/notification-retention.js';
 import { INBOX, inbox, listen, nextNotification, setSettings, settle, waitForNotification } from './fixtures.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 const booted = useTestServer();
 let server: TestServer;
@@ -259,6 +260,7 @@ describe('mentions', () => {
     // Nobody is named from a comment on an item that is not published (they could not see it).
     const draft = await createContent(server, author);
     await server.service.app.database.rows(sql`update contents set status = 'processing' where id = ${draft}`);
+    await announceContentChanged(server, draft);
     const quiet = (await inbox(named[1])).notifications.length;
     expect((await comment(author, draft, `@${named[1].username} look`)).status).toBe(201);
     await settle();

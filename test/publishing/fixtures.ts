@@ -10,6 +10,7 @@ import type { ApiResponse, TestUser } from '../helpers/api.js';
 import { afterAll, beforeAll } from 'vitest';
 import { useTestServer, type BootedServer } from '../helpers/fixture.js';
 import { PlatformStandIn } from './platform-stand-in.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 /**
  * The local platform stand-in and a server pointed at it, for the enclosing file: the stand-in
@@ -68,6 +69,7 @@ export async function createContent(server: TestServer, user: TestUser, options:
     update contents set status = ${status},
       video = video || ${JSON.stringify({ status: videoStatus, original_path: relative, size })}::jsonb, updated_at = now()
     where id = ${id}::uuid`);
+  await announceContentChanged(server, id);
   return { id, bytes, filePath };
 }
 

@@ -8,6 +8,7 @@ import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { runJobNow } from '../../jobs/scheduler.js';
 import { statsRollupJob } from '../../jobs/stats-rollup.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 const statsPath = '/content/api/v1/stats/by-day';
 // The scheduler is off: the roll-up runs only when a test runs it.
@@ -39,6 +40,7 @@ async function post(user: TestUser, name: string): Promise<string> {
     update contents set status = 'completed',
       video = video || ${JSON.stringify({ status: 'completed', playlist_path: `videos/${id}/hls/index.m3u8` })}::jsonb
     where id = ${id}`);
+  await announceContentChanged(server, id);
   return id;
 }
 async function follow(from: TestUser, to: TestUser): Promise<void> {

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { TestServer } from '../helpers/server.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 import type { TestUser } from '../helpers/api.js';
 
 const contentBody = {
@@ -39,8 +40,10 @@ export async function createContent(server: TestServer, owner: TestUser): Promis
 export async function markPublished(server: TestServer, contentId: string): Promise<void> {
   await server.service.app.database.rows(sql`
     update contents set status = 'completed', video = video || '{"status": "completed"}'::jsonb where id = ${contentId}`);
+  await announceContentChanged(server, contentId);
 }
 
 export async function softDeleteContent(server: TestServer, contentId: string): Promise<void> {
   await server.service.app.database.rows(sql`update contents set deleted_at = now() where id = ${contentId}`);
+  await announceContentChanged(server, contentId);
 }

@@ -9,6 +9,7 @@ import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type ApiResponse, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, emitAck } from '../realtime/socket-client.js';
 import { markPublished } from './fixtures.js';
+import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 const SNS = '/sns/api/v1';
 
@@ -192,6 +193,7 @@ describe('an item whose processing failed', () => {
     contentId = await unpublishedItem();
     await server.service.app.database.rows(sql`
       update contents set status = 'failed', video = video || '{"status": "failed"}'::jsonb where id = ${contentId}`);
+    await announceContentChanged(server, contentId);
   });
 
   it('should fail with 404 on another user\'s comment', async () => {
