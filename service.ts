@@ -140,6 +140,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         await realtime.close();
         await services.readModel.close();
+        rateLimits.close();
         if (redis) redis.disconnect();
         await database.close();
         log.info('service stopped');

@@ -1,9 +1,12 @@
 // The limits of SPEC §8, counted by rate-limiter-flexible: in memory on one node, in Redis when
 // REDIS_URL is set (shared by every node; if Redis stops answering, each node falls back to its
 // own in-memory counters so REST keeps working). RATE_LIMIT_SCALE multiplies every limit.
+// `general`, which every request pays, is counted in memory first and merged between nodes
+// through Redis in the background (local-first-limit.ts): no Redis round trip on a request.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { tooManyRequests } from '../src/shared/errors.js';
+import { LocalFirstLimit, type LimitCount } from './local-first-limit.js';
 
 /** Base limits per minute (SPEC §8). `general` applies to every route. */
 export const RATE_LIMITS = {
@@ -28,8 +31,31 @@ export interface RateLimitState {
 /** Where a counted action came from: a REST request or a socket event. */
 export type RateLimitDoor = 'http' | 'socket';
 
+/** One limit: how many points a window holds, and counting one request against a key. */
+interface Limit {
+  points: number;
+  consume(key: string): Promise<LimitCount> | LimitCount;
+}
+
+/** A rate-limiter-flexible limiter as a Limit (a refusal is its rejection with the state). */
+function flexibleLimit(limiter: RateLimiterAbstract): Limit {
+  return {
+    points: limiter.points,
+    consume: async (key) => {
+      try {
+        const res = await limiter.consume(key, 1);
+        return { blocked: false, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext };
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        return { blocked: true, remaining: rejection.remainingPoints, msBeforeNext: rejection.msBeforeNext };
+      }
+    },
+  };
+}
+
 export class RateLimits {
-  private readonly limiters = new Map<RateLimitName, RateLimiterAbstract>();
+  private readonly limiters = new Map<RateLimitName, Limit>();
+  private readonly localFirst: LocalFirstLimit[] = [];
   /** Told about every refusal (metrics). */
   onRefused: ((limit: RateLimitName, door: RateLimitDoor) => void) | null = null;
 
@@ -37,6 +63,12 @@ export class RateLimits {
     for (const [name, def] of Object.entries(RATE_LIMITS) as [RateLimitName, (typeof RATE_LIMITS)[RateLimitName]][]) {
       const points = Math.max(1, Math.ceil(def.points * scale));
       const memory = new RateLimiterMemory({ points, duration: 60, keyPrefix: name });
+      if (redis && name === 'general') {
+        const limit = new LocalFirstLimit(points, 60_000, redis, `${prefix}rlw:${name}:`);
+        this.localFirst.push(limit);
+        this.limiters.set(name, limit);
+        continue;
+      }
       const limiter = redis
         ? new RateLimiterRedis({
             storeClient: redis,
@@ -47,7 +79,7 @@ export class RateLimits {
             rejectIfRedisNotReady: true,
           })
         : memory;
-      this.limiters.set(name, limiter);
+      this.limiters.set(name, flexibleLimit(limiter));
     }
   }
 
@@ -60,19 +92,11 @@ export class RateLimits {
     let exceeded: RateLimitState | null = null;
     for (const { name, key } of checks) {
       const limiter = this.limiters.get(name)!;
-      let res: RateLimiterRes;
-      let blocked = false;
-      try {
-        res = await limiter.consume(key, 1);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        res = rejection;
-        blocked = true;
-      }
+      const { blocked, remaining, msBeforeNext } = await limiter.consume(key);
       const state: RateLimitState = {
         limit: limiter.points,
-        remaining: Math.max(0, res.remainingPoints),
-        reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+        remaining: Math.max(0, remaining),
+        reset: Math.ceil((Date.now() + msBeforeNext) / 1000),
       };
       if (blocked && !exceeded) {
         exceeded = state;
@@ -87,6 +111,11 @@ export class RateLimits {
       });
     }
     return tightest!;
+  }
+
+  /** Stops the background merging (on shutdown). */
+  close(): void {
+    for (const limit of this.localFirst) limit.close();
   }
 }
 

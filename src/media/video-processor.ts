@@ -129,7 +129,7 @@ export class VideoProcessor {
       onStage('finalizing', 100, true);
       if (updated) {
         this.notifications.deliverSoon();
-        this.app.events.publish('video.completed', { uploaderId, contentId: job.contentId, video: videoSummary(config, updated.video) });
+        await this.app.events.publishAndWait('video.completed', { uploaderId, contentId: job.contentId, video: videoSummary(config, updated.video) });
       }
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
     } catch (err) {
