@@ -8,6 +8,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
 import type { Transport } from './http/transport.js';
+import type { ReadModel } from './src/read-model/read-model.js';
 
 let processRegistry: Registry | null = null;
 
@@ -82,6 +83,33 @@ export class NodeMetrics {
     this.queryDuration.observe({ mode: this.mode }, seconds);
     if (failed) this.queryErrors.inc({ mode: this.mode });
   };
+
+  /** The read model's caches (src/read-model/): entries, hits and misses of each, read on every scrape. */
+  watchReadModel(readModel: ReadModel): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'read_cache_entries',
+      help: 'Entries held by each read cache of this node',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const s of readModel.stats()) this.set({ cache: s.name }, s.size);
+      },
+    });
+    new Counter({
+      name: 'read_cache_lookups_total',
+      help: 'Read cache lookups by cache and result (hit, miss)',
+      labelNames: ['cache', 'result'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of readModel.stats()) {
+          this.inc({ cache: s.name, result: 'hit' }, s.hits);
+          this.inc({ cache: s.name, result: 'miss' }, s.misses);
+        }
+      },
+    });
+  }
 
   /** The opened database, whose pool use is read on every scrape. */
   watchDatabase(database: DatabaseHandle): void {

@@ -84,6 +84,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     // Built once Redis is known: presence keeps its cross-node state there.
     const services = await createServices(app, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
+    metrics.watchReadModel(services.readModel);
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 

@@ -89,6 +89,17 @@ describe('metrics after REST and socket traffic', () => {
     expect(sampleSum(after, 'db_query_duration_seconds_count')!).toBeGreaterThan(sampleSum(before, 'db_query_duration_seconds_count')!);
   });
 
+  it('counts read cache lookups: a repeated read is a hit of the session and profile caches', async () => {
+    const before = (await scrape(server.url)).text;
+    for (let i = 0; i < 3; i++) expect((await alice.api.get('/auth/api/v1/user/me')).status).toBe(200);
+    const after = (await scrape(server.url)).text;
+    const lookups = (text: string, cache: string, result: string) => sampleSum(text, 'read_cache_lookups_total', { cache, result }) ?? 0;
+    // The first of the three may miss (the cache may be empty); the next two are served from memory.
+    expect(lookups(after, 'sessions', 'hit') - lookups(before, 'sessions', 'hit')).toBeGreaterThanOrEqual(2);
+    expect(lookups(after, 'profiles', 'hit') - lookups(before, 'profiles', 'hit')).toBeGreaterThanOrEqual(2);
+    expect(sampleSum(after, 'read_cache_entries', { cache: 'sessions' })!).toBeGreaterThanOrEqual(1);
+  });
+
   describe.each(['websocket', 'polling'] as Transport[])('sockets over %s', (transport) => {
     it('counts connected sockets per namespace and the events delivered to them', async () => {
       const room = await alice.api.post('/sns/api/v1/chat/rooms', { memberIds: [bob.userId], name: `metrics-${transport}` });
