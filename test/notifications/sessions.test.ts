@@ -63,9 +63,15 @@ describe('login from a new device (privacy.login_notifications)', () => {
 });
 
 describe('idle sessions end (privacy.session_timeout)', () => {
-  /** Moves the session's last activity back, as if it had been idle that long. */
-  const idleFor = (sessionId: string, minutes: number) =>
-    server.service.app.database.rows(sql`update sessions set last_seen_at = now() - make_interval(mins => ${minutes}) where id = ${sessionId}`);
+  /**
+   * Moves the session's last activity back, as if it had been idle that long. That is a write
+   * behind the service's back: it is announced (user.changed), so the node's read model asks the
+   * database about the user's sessions on the next request (docs/read-model.md).
+   */
+  const idleFor = async (user: { userId: string; sessionId: string }, minutes: number) => {
+    await server.service.app.database.rows(sql`update sessions set last_seen_at = now() - make_interval(mins => ${minutes}) where id = ${user.sessionId}`);
+    await server.service.app.events.publishAndWait('user.changed', { userId: user.userId });
+  };
 
   /** Waits until the session's last activity is recent (a request's fire-and-forget touch has landed). */
   const untilTouched = async (sessionId: string) => {
@@ -87,15 +93,12 @@ describe('idle sessions end (privacy.session_timeout)', () => {
     const dropped = Promise.all([disconnected(ws, 20_000), disconnected(polling, 20_000)]);
 
     // Idle 1 minute: within the timeout plus the last-seen write interval (15 s for 1 minute), still live.
-    await idleFor(user.sessionId, 1);
-    // The embedded node trusts a checked session for 5 s: wait that out so the next request asks the database.
-    await settle(5_500);
+    await idleFor(user, 1);
     expect((await user.api.get('/sns/api/v1/notifications')).status).toBe(200);
     // That request recorded activity without being awaited: let the write land before moving the clock again.
     await untilTouched(user.sessionId);
 
-    await idleFor(user.sessionId, 2);
-    await settle(5_500);
+    await idleFor(user, 2);
     const refused = expectErrorEnvelope(await user.api.get('/sns/api/v1/notifications'), 401);
     expect(refused.error_code).toBe('auth.error.session_timed_out');
     await dropped;
@@ -114,7 +117,7 @@ describe('idle sessions end (privacy.session_timeout)', () => {
     await setSettings(user, { privacy: { session_timeout: 5 } });
     const socket = await connect(server.url, '/notifications', user.token, 'websocket');
     const dropped = disconnected(socket, 20_000);
-    await idleFor(user.sessionId, 7);
+    await idleFor(user, 7);
     await sessionTimeoutJob.run(server.service, new Date());
     await dropped;
     expect(expectErrorEnvelope(await user.api.get('/sns/api/v1/notifications'), 401).error_code).toBe('auth.error.session_timed_out');
@@ -122,9 +125,8 @@ describe('idle sessions end (privacy.session_timeout)', () => {
 
   it('should keep a session whose idle time is within the default timeout (60 minutes)', async () => {
     const user = await registerAndLogin(server);
-    await idleFor(user.sessionId, 59);
+    await idleFor(user, 59);
     await sessionTimeoutJob.run(server.service, new Date());
-    await settle(5_500);
     expect((await user.api.get('/sns/api/v1/notifications')).status).toBe(200);
   });
 
