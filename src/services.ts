@@ -96,7 +96,7 @@ export async function createServices(app: AppContext, redis: Redis | null = null
   const mediaRemoval = new MediaRemoval(app);
   const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app);
-  const listings = new ContentListings(app, contentSerialiser);
+  const listings = new ContentListings(app, contentSerialiser, readModel);
   const feed = new ContentFeed(app, contentSerialiser);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {

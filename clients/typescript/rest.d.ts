@@ -5590,7 +5590,7 @@ export interface operations {
                                     url: string | null;
                                 };
                             }[];
-                            /** @description Matches, counted up to 10,000 */
+                            /** @description Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md */
                             total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;

@@ -26,7 +26,7 @@ export const contentRoutes: RouteModule = (app, services) => {
       method: 'GET', path: `${base}/all`, tag, auth: 'optional',
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500],
-      responseData: z.object({ item: z.array(listingItemSchema), hasMore: z.boolean(), total: z.number().int().describe('Matches, counted up to 10,000') }),
+      responseData: z.object({ item: z.array(listingItemSchema), hasMore: z.boolean(), total: z.number().int().describe('Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md') }),
       handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query) }),
     }),
     defineRoute({

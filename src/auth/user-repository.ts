@@ -101,15 +101,16 @@ export class UserRepository {
   }
 
   /**
-   * The user `id` with their follow counts and whether `viewerId` follows them. The follows table
-   * is read here rather than through FollowRepository to keep the profile, the most requested
-   * read of the service (bench/user-me.ts), at one round trip.
+   * The user `id` with their follow counts and whether `viewerId` follows them. The counts are
+   * the columns a trigger on follows keeps in each follow's transaction (migration 0012), so no
+   * profile read counts a growing table; whether the viewer follows is one primary-key probe,
+   * read here rather than through FollowRepository to keep the profile, the most requested read
+   * of the service (bench/user-me.ts), at one round trip.
    */
   async findProfile(id: string, viewerId: string): Promise<ProfileUserRow | undefined> {
     const [row] = await this.db.rows<ProfileUserRow>(sql`
       select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role,
-             (select count(*) from follows where following_id = u.id)::int as followers,
-             (select count(*) from follows where follower_id = u.id)::int as following,
+             follower_count as followers, following_count as following,
              exists (select 1 from follows where follower_id = ${viewerId} and following_id = u.id) as viewer_follows
       from users u where id = ${id}`);
     return row;

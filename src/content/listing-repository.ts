@@ -1,6 +1,7 @@
 // The listing queries on `contents` (with each item's uploader): the filtered `GET /all` page, the
-// `GET /completed` page and the buckets of the personal feed. Every filter is a parameterised SQL
-// fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client text becomes SQL.
+// `GET /completed` page, their totals and the buckets of the personal feed. Every filter is a
+// parameterised SQL fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client
+// text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
@@ -8,8 +9,11 @@ import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
 import type { Viewport } from './viewport.js';
 
-/** `total` counts matches up to this many (docs/content.md). */
-export const COUNT_CAP = 10_000;
+/**
+ * `total` is exact up to this many matches (counting stops one row later, so a count never reads
+ * more); above it, it is the planner's estimate (docs/content.md, "Pages and totals").
+ */
+export const COUNT_CAP = 1_000;
 
 /** Which live items a listing shows: published ones, plus the caller's own, or every one. */
 export type ListingVisibility = { kind: 'published' } | { kind: 'published-or-own'; userId: string } | { kind: 'every' };
@@ -21,11 +25,38 @@ export type ListingFilters = Pick<
   | 'amenities' | 'apartment_type' | 'project_status' | 'created_at_start_date' | 'created_at_end_date'
 >;
 
+export type SortColumn = ListAllQuery['column'];
+export interface ListingSort {
+  column: SortColumn;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * A position in a listing's order: the sort value of a row, as PostgreSQL writes it as text (so a
+ * float or a microsecond timestamp compares exactly as stored when sent back), and its id.
+ */
+export interface SortBoundary {
+  value: string;
+  id: string;
+}
+
+/** Where a page starts: after `after` (keyset; from the start when null), then `offset` rows on. */
+export interface PageStart {
+  after: SortBoundary | null;
+  offset: number;
+}
+
 export interface ListingPage {
   rows: ContentRow[];
-  /** Matches, counted up to COUNT_CAP. */
-  total: number;
   hasMore: boolean;
+  /** The position of the page's last row; null when the page is empty. */
+  last: SortBoundary | null;
+}
+
+/** How many items match a listing: counted (exact), or the planner's estimate above COUNT_CAP. */
+export interface ListingTotal {
+  count: number;
+  exact: boolean;
 }
 
 /** A feed row with its created_at as microsecond-precise UTC text (the cursor's key). */
@@ -35,7 +66,7 @@ export type FeedRow = ContentRow & { created_key: string };
 export interface FeedBucketQuery {
   bucket: 0 | 1 | 2;
   userId: string;
-  /** Snapshot time, as FEED_TIMESTAMP_FORMAT text. */
+  /** Snapshot time, as UTC_TEXT_FORMAT text. */
   snapshot: string;
   freshWindowDays: number;
   popularMinReactions: number;
@@ -44,7 +75,7 @@ export interface FeedBucketQuery {
 }
 
 /** Microsecond-precise UTC timestamp text, as PostgreSQL writes and reads it back exactly. */
-const FEED_TIMESTAMP_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
+const UTC_TEXT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
 export const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
 
@@ -59,6 +90,13 @@ export const searchConditions = (terms: string[]): SQL[] =>
     [...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`,
   );
 
+/**
+ * The search terms as the estimate of a total sees them: every term as a LIKE, which the planner
+ * estimates from the column's statistics (a short term's strpos would get a fixed default
+ * guess). Only ever planned, never run, so the full GIN scan a short LIKE would cost is not paid.
+ */
+const estimatedSearchConditions = (terms: string[]): SQL[] => terms.map((term) => sql`c.search_text like ${`%${escapeLike(term)}%`}`);
+
 function visibilityCondition(visibility: ListingVisibility): SQL[] {
   switch (visibility.kind) {
     case 'published':
@@ -72,7 +110,10 @@ function visibilityCondition(visibility: ListingVisibility): SQL[] {
 
 export function filterConditions(f: ListingFilters): SQL[] {
   const conditions: SQL[] = [];
-  if (f.lang) conditions.push(sql`${f.lang} = any(c.langs)`);
+  // As containment rather than `= any(langs)`: the planner estimates it from the column's element
+  // statistics and can serve it from the GIN index (migration 0013), so a rare language is found
+  // directly instead of by walking the order's index through every other item.
+  if (f.lang) conditions.push(sql`c.langs @> ${textArray([f.lang])}`);
   if (f.price_from !== undefined) conditions.push(sql`c.price >= ${f.price_from}`);
   if (f.price_to !== undefined) conditions.push(sql`c.price <= ${f.price_to}`);
   if (f.area_from !== undefined) conditions.push(sql`c.area >= ${f.area_from}`);
@@ -95,87 +136,191 @@ export function viewportConditions(v: Viewport): SQL[] {
   ];
 }
 
+/**
+ * How each sort column's value travels as a boundary: timestamps as microsecond UTC text (a Date
+ * would drop the microseconds now() writes), numbers as PostgreSQL's own text output, which since
+ * PostgreSQL 12 is the shortest text that reads back as the same float8 (extra_float_digits at its
+ * default of 1, which nothing here changes). Every sort column is NOT NULL (migrations 0002), so
+ * a boundary never needs NULL ordering; a row without a value still gives no boundary (see page).
+ */
+const SORT_TYPES = {
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+  price: 'float8',
+  area: 'float8',
+  price_per_area: 'float8',
+  reaction_count: 'int4',
+} as const satisfies Record<SortColumn, 'timestamp' | 'float8' | 'int4'>;
+
+function sortValueAsText(column: SortColumn): SQL {
+  const col = sql.raw(`c.${column}`);
+  return SORT_TYPES[column] === 'timestamp' ? sql`to_char(${col} at time zone 'UTC', ${UTC_TEXT_FORMAT})` : sql`${col}::text`;
+}
+
+function sortValueFromText(column: SortColumn, value: string): SQL {
+  switch (SORT_TYPES[column]) {
+    case 'timestamp':
+      return sql`(${value}::timestamp at time zone 'UTC')`;
+    case 'float8':
+      return sql`${value}::float8`;
+    case 'int4':
+      return sql`${value}::int4`;
+  }
+}
+
+/** `(column, id)` strictly after the boundary in the listing's order (both keys run the same way). */
+function seekCondition(sort: ListingSort, after: SortBoundary): SQL {
+  const operator = sql.raw(sort.direction === 'asc' ? '>' : '<');
+  return sql`(${sql.raw(`c.${sort.column}`)}, c.id) ${operator} (${sortValueFromText(sort.column, after.value)}, ${after.id}::uuid)`;
+}
+
+/** The top node's row estimate of an `EXPLAIN (FORMAT JSON)` answer (JSON value or its text). */
+function planRows(explained: unknown): number {
+  const doc = typeof explained === 'string' ? JSON.parse(explained) : explained;
+  const rows = Number((doc as { Plan?: { 'Plan Rows'?: unknown } }[])?.[0]?.Plan?.['Plan Rows']);
+  return Number.isFinite(rows) ? Math.round(rows) : 0;
+}
+
+type PageRow = ContentRow & { sort_value: string | null };
+
+/** The order of `GET /completed`: newest first. */
+export const COMPLETED_SORT: ListingSort = { column: 'created_at', direction: 'desc' };
+
+/** How search terms become conditions: to run (searchConditions) or only to estimate. */
+type SearchAs = (terms: string[]) => SQL[];
+
+/** The conditions of `GET /all`: live items the visibility allows, matching every filter and search term. */
+export function allConditions(visibility: ListingVisibility, terms: string[], filters: ListingFilters, search: SearchAs = searchConditions): SQL[] {
+  return [sql`c.deleted_at is null`, ...visibilityCondition(visibility), ...search(terms), ...filterConditions(filters)];
+}
+
+/** The conditions of `GET /completed`: published items matching the search, inside the viewport when given. */
+export function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
+  const conditions = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...search(terms)];
+  if (viewport) conditions.push(...viewportConditions(viewport));
+  return conditions;
+}
+
+/**
+ * One page of a listing (and one row more, for hasMore), ties broken on id so the order is total.
+ * With a boundary the page seeks past it (a range on the index of the order) instead of reading
+ * and dropping every row before it (OFFSET). The uploaders are joined to the page's rows only:
+ * PostgreSQL estimates a row comparison from its first column alone (`reaction_count < 0`: no
+ * row), and on such an estimate it joined every match to a scan of users (85,000 × 200 rows,
+ * 11 s embedded, in bench/listing-plans.ts). Exported so that bench explains this very SQL.
+ */
+export function pageQuery(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): SQL {
+  const seek = start.after ? [seekCondition(sort, start.after)] : [];
+  const order = sql`${sql.raw(`c.${sort.column}`)} ${sql.raw(sort.direction)}, c.id ${sql.raw(sort.direction)}`;
+  return sql`
+    select ${CONTENT_COLUMNS}, ${sortValueAsText(sort.column)} as sort_value
+    from (select c.* from contents c where ${where([...conditions, ...seek])}
+          order by ${order} limit ${limit + 1} offset ${start.offset}) as c
+    join users u on u.id = c.uploader_id
+    order by ${order}`;
+}
+
+/** Counts the matches, reading at most COUNT_CAP + 1 of them. */
+export const cappedCountQuery = (conditions: SQL[]): SQL =>
+  sql`select count(*)::int as n from (select 1 from contents c where ${where(conditions)} limit ${COUNT_CAP + 1}) as capped`;
+
+/** The query whose row estimate stands for the count of a broad listing. */
+export const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from contents c where ${where(conditions)}`;
+
+/**
+ * The published items of one feed bucket, newest first, as of the snapshot: items created,
+ * follows made and reactions given after it are not seen. The caller's own items are left out.
+ *   0. items by uploaders the caller follows;
+ *   1. others created within freshWindowDays before the snapshot with popularMinReactions reactions;
+ *   2. every other item.
+ */
+export function feedBucketQuery(q: FeedBucketQuery): SQL {
+  const at = sql`(${q.snapshot}::timestamp at time zone 'UTC')`;
+  const followed = sql`c.uploader_id in (select f.following_id from follows f where f.follower_id = ${q.userId} and f.created_at <= ${at})`;
+  // The reactions as of the snapshot are among today's, so the kept reaction_count is never below
+  // their number: checking it first leaves the count of reaction rows to the few items that may
+  // qualify (it was run for every item of the window, 13-20 ms a page in bench/listing-plans.ts).
+  const popular = sql`(c.created_at > ${at} - ${`${q.freshWindowDays} days`}::interval
+    and c.reaction_count >= ${q.popularMinReactions}
+    and (select count(*) from content_reactions r where r.content_id = c.id and r.created_at <= ${at}) >= ${q.popularMinReactions})`;
+  const buckets: SQL[] = [followed, sql`not ${followed} and ${popular}`, sql`not ${followed} and not ${popular}`];
+  const conditions: SQL[] = [
+    sql`c.deleted_at is null`,
+    sql`c.status = 'completed'`,
+    sql`c.created_at <= ${at}`,
+    sql`c.uploader_id <> ${q.userId}`,
+    buckets[q.bucket],
+  ];
+  if (q.after) {
+    conditions.push(sql`(c.created_at, c.id) < ((${q.after.createdKey}::timestamp at time zone 'UTC'), ${q.after.id}::uuid)`);
+  }
+  return sql`
+    select ${CONTENT_COLUMNS}, to_char(c.created_at at time zone 'UTC', ${UTC_TEXT_FORMAT}) as created_key
+    from contents c join users u on u.id = c.uploader_id
+    where ${where(conditions)}
+    order by c.created_at desc, c.id desc
+    limit ${q.limit}`;
+}
+
 export class ContentListingRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** A page of `GET /all`: live items the visibility allows, matching every filter and search term. */
-  async filteredPage(
+  /** A page of `GET /all`. */
+  filteredPage(
     visibility: ListingVisibility,
     searchTerms: string[],
     filters: ListingFilters,
-    sort: { column: ListAllQuery['column']; direction: 'asc' | 'desc' },
+    sort: ListingSort,
     limit: number,
-    offset: number,
+    start: PageStart,
   ): Promise<ListingPage> {
-    const conditions = [sql`c.deleted_at is null`, ...visibilityCondition(visibility), ...searchConditions(searchTerms), ...filterConditions(filters)];
-    const direction = sql.raw(sort.direction === 'asc' ? 'asc' : 'desc');
-    const order = sql`c.${sql.raw(sort.column)} ${direction}, c.id ${direction}`;
-    return this.page(conditions, order, limit, offset);
+    return this.page(allConditions(visibility, searchTerms, filters), sort, limit, start);
   }
 
-  /** A page of `GET /completed`: published items matching the search, inside the viewport when given, newest first. */
-  async publishedPage(searchTerms: string[], viewport: Viewport | null, limit: number, offset: number): Promise<ListingPage> {
-    const conditions = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...searchConditions(searchTerms)];
-    if (viewport) conditions.push(...viewportConditions(viewport));
-    return this.page(conditions, sql`c.created_at desc, c.id desc`, limit, offset);
+  filteredTotal(visibility: ListingVisibility, searchTerms: string[], filters: ListingFilters): Promise<ListingTotal> {
+    return this.total(allConditions(visibility, searchTerms, filters), allConditions(visibility, searchTerms, filters, estimatedSearchConditions));
+  }
+
+  /** A page of `GET /completed`, newest first. */
+  publishedPage(searchTerms: string[], viewport: Viewport | null, limit: number, start: PageStart): Promise<ListingPage> {
+    return this.page(completedConditions(searchTerms, viewport), COMPLETED_SORT, limit, start);
+  }
+
+  publishedTotal(searchTerms: string[], viewport: Viewport | null): Promise<ListingTotal> {
+    return this.total(completedConditions(searchTerms, viewport), completedConditions(searchTerms, viewport, estimatedSearchConditions));
+  }
+
+  private async page(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): Promise<ListingPage> {
+    const rows = await this.db.rows<PageRow>(pageQuery(conditions, sort, limit, start));
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.pop();
+    const lastRow = rows.at(-1);
+    const last = lastRow && lastRow.sort_value !== null ? { value: lastRow.sort_value, id: lastRow.id } : null;
+    return { rows, hasMore, last };
   }
 
   /**
-   * One page and the number of matches, counted up to COUNT_CAP: counting every match of an
-   * unselective search ("can ho" is in most Vietnamese listings) would read most of the table on
-   * every request, while a page needs only its rows. `hasMore` is exact (one extra row is read).
+   * The number of matches: counted while it is at most COUNT_CAP, else the planner's row estimate
+   * for the same conditions (`estimated`: the same with every search term as a LIKE), and never
+   * less than what was counted. Counting every match of an
+   * unselective search ("can ho" is in most Vietnamese listings) would read most of the table;
+   * the estimate costs one planning.
    */
-  private async page(conditions: SQL[], order: SQL, limit: number, offset: number): Promise<ListingPage> {
-    const filter = where(conditions);
-    const rows = await this.db.rows<ContentRow>(sql`
-      select ${CONTENT_COLUMNS} from contents c join users u on u.id = c.uploader_id
-      where ${filter} order by ${order} limit ${limit + 1} offset ${offset}`);
-    const hasMore = rows.length > limit;
-    if (hasMore) rows.pop();
-    // The count is needed only when this page does not already tell it.
-    let total = offset + rows.length;
-    if (hasMore || (rows.length === 0 && offset > 0)) {
-      const [counted] = await this.db.rows<{ total: number }>(
-        sql`select count(*)::int as total from (select 1 from contents c where ${filter} limit ${COUNT_CAP}) as capped`);
-      total = Math.max(counted.total, offset + rows.length + (hasMore ? 1 : 0));
-    }
-    return { rows, total, hasMore };
+  private async total(conditions: SQL[], estimated: SQL[]): Promise<ListingTotal> {
+    const [counted] = await this.db.rows<{ n: number }>(cappedCountQuery(conditions));
+    if (counted.n <= COUNT_CAP) return { count: counted.n, exact: true };
+    const [explained] = await this.db.rows<Record<string, unknown>>(sql`explain (format json) ${estimatedCountQuery(estimated)}`);
+    return { count: Math.max(planRows(Object.values(explained)[0]), COUNT_CAP + 1), exact: false };
   }
 
   /** The database clock now, as a feed snapshot (microsecond-precise UTC text). */
   async feedSnapshot(): Promise<string> {
-    const [row] = await this.db.rows<{ t: string }>(sql`select to_char(now() at time zone 'UTC', ${FEED_TIMESTAMP_FORMAT}) as t`);
+    const [row] = await this.db.rows<{ t: string }>(sql`select to_char(now() at time zone 'UTC', ${UTC_TEXT_FORMAT}) as t`);
     return row.t;
   }
 
-  /**
-   * The published items of one feed bucket, newest first, as of the snapshot: items created,
-   * follows made and reactions given after it are not seen. The caller's own items are left out.
-   *   0. items by uploaders the caller follows;
-   *   1. others created within freshWindowDays before the snapshot with popularMinReactions reactions;
-   *   2. every other item.
-   */
-  async feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
-    const at = sql`(${q.snapshot}::timestamp at time zone 'UTC')`;
-    const followed = sql`c.uploader_id in (select f.following_id from follows f where f.follower_id = ${q.userId} and f.created_at <= ${at})`;
-    const popular = sql`(c.created_at > ${at} - ${`${q.freshWindowDays} days`}::interval
-      and (select count(*) from content_reactions r where r.content_id = c.id and r.created_at <= ${at}) >= ${q.popularMinReactions})`;
-    const buckets: SQL[] = [followed, sql`not ${followed} and ${popular}`, sql`not ${followed} and not ${popular}`];
-    const conditions: SQL[] = [
-      sql`c.deleted_at is null`,
-      sql`c.status = 'completed'`,
-      sql`c.created_at <= ${at}`,
-      sql`c.uploader_id <> ${q.userId}`,
-      buckets[q.bucket],
-    ];
-    if (q.after) {
-      conditions.push(sql`(c.created_at, c.id) < ((${q.after.createdKey}::timestamp at time zone 'UTC'), ${q.after.id}::uuid)`);
-    }
-    return this.db.rows<FeedRow>(sql`
-      select ${CONTENT_COLUMNS}, to_char(c.created_at at time zone 'UTC', ${FEED_TIMESTAMP_FORMAT}) as created_key
-      from contents c join users u on u.id = c.uploader_id
-      where ${where(conditions)}
-      order by c.created_at desc, c.id desc
-      limit ${q.limit}`);
+  /** One feed bucket (feedBucketQuery). */
+  feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
+    return this.db.rows<FeedRow>(feedBucketQuery(q));
   }
 }

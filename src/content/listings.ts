@@ -1,15 +1,27 @@
 // `GET /all` (filtered, sorted, paged listing) and `GET /completed` (published items, optionally
-// inside a map viewport): who sees which items, how search text becomes terms, and the answer's
-// shape. The queries are ContentListingRepository's.
+// inside a map viewport): who sees which items, how search text becomes terms, where a page starts
+// and what `total` says, and the answer's shape. The queries are ContentListingRepository's.
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
-import { ContentListingRepository, type ListingVisibility } from './listing-repository.js';
+import {
+  COMPLETED_SORT,
+  ContentListingRepository,
+  type ListingFilters,
+  type ListingPage,
+  type ListingSort,
+  type ListingTotal,
+  type ListingVisibility,
+  type PageStart,
+  type SortBoundary,
+} from './listing-repository.js';
 import type { CompletedQuery, ListAllQuery } from './schemas.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './service.js';
 import { foldForSearch, type Language } from './values.js';
-import { viewportAround } from './viewport.js';
+import { viewportAround, type Viewport } from './viewport.js';
+import type { ReadModel } from '../read-model/read-model.js';
 
 /**
  * The search text as terms, each of which must match: folded, so `can ho` finds `Căn hộ`, split on
@@ -30,30 +42,138 @@ function visibilityFor(caller: Caller | null): ListingVisibility {
   return { kind: 'published-or-own', userId: caller.userId };
 }
 
+// ---- what this node remembers of recent listings (docs/content.md, "Pages and totals") ----
+
+/** How far back (in pages) a remembered boundary is still used: the rest of the way is OFFSET. */
+const BOUNDARY_WINDOW_PAGES = 16;
+/**
+ * A backstop only: the listing events forget everything at once, but a change this node is never
+ * told of (another node's write, a direct database write) stays invisible to page positions at
+ * most this long.
+ */
+const REMEMBER_MS = 30_000;
+
+/**
+ * Remembered answers that stay true until the listed data changes. `forget` drops them all; an
+ * answer read while a forget passed (generation taken before the read differs after it) may
+ * predate the change and is not kept. Bounded by the total length of the keys (a key holds the
+ * search terms and filter lists, so its length is what varies), each entry counted with a
+ * fixed allowance for its value.
+ */
+class Remembered<V extends object> {
+  private readonly entries: LRUCache<string, V>;
+  private generationCount = 0;
+
+  /** `trusted`: false while this node could miss a change made on another (src/read-model/relay.ts). */
+  constructor(
+    maxChars: number,
+    private readonly trusted: () => boolean,
+  ) {
+    this.entries = new LRUCache<string, V>({ maxSize: maxChars, sizeCalculation: (_value, key) => key.length + 100, ttl: REMEMBER_MS });
+  }
+
+  generation(): number {
+    return this.generationCount;
+  }
+
+  get(key: string): V | undefined {
+    return this.trusted() ? this.entries.get(key) : undefined;
+  }
+
+  set(key: string, value: V, generation: number): void {
+    if (generation === this.generationCount) this.entries.set(key, value);
+  }
+
+  forget(): void {
+    this.generationCount++;
+    this.entries.clear();
+  }
+}
+
+/** A list filter as a set: order and repeats do not change what matches. */
+const asSet = (values: string[] | undefined, fold: (v: string) => string = (v) => v) =>
+  values?.length ? [...new Set(values.map(fold))].sort() : null;
+
+function visibilityKey(v: ListingVisibility): string {
+  return v.kind === 'published-or-own' ? `own:${v.userId}` : v.kind;
+}
+
+/** The `/all` matches a query selects, normalised: equal keys, equal matches. */
+function allMatchKey(visibility: ListingVisibility, terms: string[], f: ListingFilters): string {
+  return JSON.stringify([
+    'all', visibilityKey(visibility), [...terms].sort(), f.lang ?? null,
+    f.price_from ?? null, f.price_to ?? null, f.area_from ?? null, f.area_to ?? null, f.unit_price ?? null, f.unit_area ?? null,
+    asSet(f.amenities), asSet(f.apartment_type, (v) => v.toLowerCase()), asSet(f.project_status, (v) => v.toLowerCase()),
+    f.created_at_start_date?.toISOString() ?? null, f.created_at_end_date?.toISOString() ?? null,
+  ]);
+}
+
+function completedMatchKey(terms: string[], viewport: Viewport | null): string {
+  return JSON.stringify(['completed', [...terms].sort(), viewport && [viewport.south, viewport.north, viewport.west, viewport.east]]);
+}
+
+/** One listing request, whichever endpoint: its matches (key), order and page. */
+interface PageRequest {
+  matchKey: string;
+  sort: ListingSort;
+  perPage: number;
+  page: number;
+}
+
 export class ContentListings {
   private readonly listings: ContentListingRepository;
+  /** The (sort value, id) of the last row of recent pages, by query, order, page size and page. */
+  private readonly boundaries: Remembered<SortBoundary>;
+  /** The same for pages ordered by reaction_count, which every reaction moves. */
+  private readonly reactionBoundaries: Remembered<SortBoundary>;
+  /** The totals of recent queries (they do not depend on order or page). */
+  private readonly totals: Remembered<ListingTotal>;
 
   constructor(
     app: AppContext,
     private readonly serialiser: ContentSerialiser,
+    readModel: ReadModel,
   ) {
     this.listings = new ContentListingRepository(app.database);
+    this.boundaries = new Remembered<SortBoundary>(4_000_000, readModel.trusted);
+    this.reactionBoundaries = new Remembered<SortBoundary>(1_000_000, readModel.trusted);
+    this.totals = new Remembered<ListingTotal>(2_000_000, readModel.trusted);
+    // Changes made on other nodes (and announced ones) arrive through the read model.
+    readModel.onListingsChanged(() => this.forgetAll());
+    // Anything that adds, removes, re-states or edits an item may move every page boundary and
+    // total; forgetting all is simple and cheap (the next pages read with OFFSET once).
+    for (const name of ['content.created', 'content.changed', 'content.deleted', 'video.completed', 'video.failed'] as const) {
+      app.events.subscribe(name, () => this.forgetAll());
+    }
+    // A reaction changes no match and no total, only the order by reaction_count.
+    app.events.subscribe('reaction.changed', () => this.reactionBoundaries.forget());
+  }
+
+  /** Forgets every remembered page boundary and total (the listed items may have changed). */
+  forgetAll(): void {
+    this.boundaries.forget();
+    this.reactionBoundaries.forget();
+    this.totals.forget();
   }
 
   async listAll(caller: Caller | null, q: ListAllQuery) {
-    const offset = (q.page - 1) * q.per_page;
-    const { rows, total, hasMore } = await this.listings.filteredPage(
-      visibilityFor(caller),
-      searchTerms(q.search),
-      q,
-      { column: q.column, direction: q.sort === 'asc' ? 'asc' : 'desc' },
-      q.per_page,
-      offset,
+    const visibility = visibilityFor(caller);
+    const terms = searchTerms(q.search);
+    const request: PageRequest = {
+      matchKey: allMatchKey(visibility, terms, q),
+      sort: { column: q.column, direction: q.sort === 'asc' ? 'asc' : 'desc' },
+      perPage: q.per_page,
+      page: q.page,
+    };
+    const { page, total } = await this.pageAndTotal(
+      request,
+      (start) => this.listings.filteredPage(visibility, terms, q, request.sort, q.per_page, start),
+      () => this.listings.filteredTotal(visibility, terms, q),
     );
     const viewer = viewerOf(caller);
     return {
-      item: rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
-      hasMore,
+      item: page.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
+      hasMore: page.hasMore,
       total,
     };
   }
@@ -61,15 +181,66 @@ export class ContentListings {
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */
   async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language) {
     const viewport = q.latitude !== undefined && q.longitude !== undefined ? viewportAround(q.latitude, q.longitude, q.zoom_level) : null;
-    const offset = (q.page - 1) * q.per_page;
-    const { rows, total } = await this.listings.publishedPage(searchTerms(q.search), viewport, q.per_page, offset);
+    const terms = searchTerms(q.search);
+    const request: PageRequest = { matchKey: completedMatchKey(terms, viewport), sort: COMPLETED_SORT, perPage: q.per_page, page: q.page };
+    const { page, total } = await this.pageAndTotal(
+      request,
+      (start) => this.listings.publishedPage(terms, viewport, q.per_page, start),
+      () => this.listings.publishedTotal(terms, viewport),
+    );
     const viewer = viewerOf(caller);
     return {
-      items: rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
+      items: page.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
       total,
       page: q.page,
       per_page: q.per_page,
       total_pages: Math.ceil(total / q.per_page),
     };
+  }
+
+  /**
+   * Reads the page, seeking past the nearest remembered boundary of an earlier page of the same
+   * query (the rest by OFFSET, all of it when none is remembered), and works out `total`:
+   * - a page that ends the listing tells it exactly (the rows before it plus its own);
+   * - otherwise the remembered total, or one read now (exact up to COUNT_CAP, else an estimate),
+   *   kept within what the page shows: no less than the rows up to its end (and the next one),
+   *   no more than its offset when it is empty.
+   */
+  private async pageAndTotal(
+    request: PageRequest,
+    readPage: (start: PageStart) => Promise<ListingPage>,
+    readTotal: () => Promise<ListingTotal>,
+  ): Promise<{ page: ListingPage; total: number }> {
+    const boundaries = request.sort.column === 'reaction_count' ? this.reactionBoundaries : this.boundaries;
+    const boundaryGeneration = boundaries.generation();
+    const totalGeneration = this.totals.generation();
+    const orderKey = `${request.matchKey}|${request.sort.column}|${request.sort.direction}|${request.perPage}|`;
+    const offset = (request.page - 1) * request.perPage;
+
+    let start: PageStart = { after: null, offset };
+    for (let earlier = request.page - 1; earlier >= Math.max(1, request.page - BOUNDARY_WINDOW_PAGES); earlier--) {
+      const after = boundaries.get(orderKey + earlier);
+      if (after) {
+        start = { after, offset: (request.page - 1 - earlier) * request.perPage };
+        break;
+      }
+    }
+    const page = await readPage(start);
+    if (page.last) boundaries.set(orderKey + request.page, page.last, boundaryGeneration);
+
+    const seen = offset + page.rows.length;
+    if (!page.hasMore && (page.rows.length > 0 || offset === 0)) {
+      this.totals.set(request.matchKey, { count: seen, exact: true }, totalGeneration);
+      return { page, total: seen };
+    }
+    let total = this.totals.get(request.matchKey);
+    if (!total) {
+      total = await readTotal();
+      this.totals.set(request.matchKey, total, totalGeneration);
+    }
+    // An empty page past the end says there are at most `offset` matches; any other page that
+    // there are at least the rows up to its end, and one more when hasMore.
+    if (page.rows.length === 0) return { page, total: Math.min(total.count, offset) };
+    return { page, total: Math.max(total.count, seen + (page.hasMore ? 1 : 0)) };
   }
 }

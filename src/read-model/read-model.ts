@@ -46,6 +46,7 @@ export class ReadModel {
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
   private readonly roleListeners: (() => void)[] = [];
+  private readonly listingListeners: (() => void)[] = [];
 
   /** Whether this node's caches may answer now: caching is on and no invalidation can be missed. */
   readonly trusted: () => boolean;
@@ -86,6 +87,14 @@ export class ReadModel {
     this.roleListeners.push(listener);
   }
 
+  /**
+   * `listener` runs whenever the listed items may have changed (on any node): what else a node
+   * remembers of listings (page boundaries, totals: src/content/listings.ts) must go too.
+   */
+  onListingsChanged(listener: () => void): void {
+    this.listingListeners.push(listener);
+  }
+
   stats(): ReadCacheStats[] {
     return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats()];
   }
@@ -124,12 +133,15 @@ export class ReadModel {
       case 'content':
         this.items.delete(invalidation.contentId);
         this.pages.clear();
+        for (const listener of this.listingListeners) listener();
         return;
       case 'listings':
         this.pages.clear();
+        for (const listener of this.listingListeners) listener();
         return;
       case 'everything':
         for (const listener of this.roleListeners) listener();
+        for (const listener of this.listingListeners) listener();
         this.sessions.clear();
         this.profiles.clear();
         this.items.clear();

@@ -1,0 +1,315 @@
+// The query plans of the listings at 100,000 items, for every filter of SPEC §4.3 `/all` (alone,
+// with a search, and in the pairs clients send most), every sort column both ways, `/completed`
+// with and without a viewport and a search, deep pages by OFFSET beside the same page by keyset,
+// the capped count behind `total`, the feed buckets, and what the reaction_count index costs a
+// reaction.
+//   npx tsx bench/listing-plans.ts      (BENCH_ITEMS=100000, BENCH_MODES=embedded,server)
+// For each storage mode it starts the service in this process (embedded PGlite in a temporary
+// DATA_DIR, or a scratch database bench_<random> on the PostgreSQL server at BENCH_DATABASE_URL,
+// default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards), seeds the items with
+// seed-content.ts, and for each combination runs the query once (warm-up), then prints
+// EXPLAIN (ANALYZE, BUFFERS). The SQL is built by the listing repository's own functions
+// (allConditions / completedConditions over filterConditions, searchConditions and
+// viewportConditions, pageQuery, cappedCountQuery, feedBucketQuery), so these are the plans of
+// the real queries. Ends with a summary table: combination, the plan's top nodes, ms.
+// BENCH_ONLY=<text> keeps the combinations whose label contains it; BENCH_PLANS=0 prints only
+// the summary. Not part of `npm test`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../service.js';
+import { createLogger } from '../src/shared/logger.js';
+import type { DatabaseHandle } from '../src/db/client.js';
+import {
+  allConditions,
+  cappedCountQuery,
+  COMPLETED_SORT,
+  completedConditions,
+  ContentListingRepository,
+  feedBucketQuery,
+  pageQuery,
+  type ListingFilters,
+  type ListingSort,
+  type ListingVisibility,
+} from '../src/content/listing-repository.js';
+import { searchTerms } from '../src/content/listings.js';
+import { viewportAround } from '../src/content/viewport.js';
+import { runOnServer } from './bench-helpers.js';
+import { seedContent } from './seed-content.js';
+
+const items = Number(process.env.BENCH_ITEMS ?? 100_000);
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const modes = (process.env.BENCH_MODES ?? 'embedded,server').split(',');
+const only = process.env.BENCH_ONLY ?? '';
+const printPlans = process.env.BENCH_PLANS !== '0';
+const PER_PAGE = 20;
+
+interface Combination {
+  label: string;
+  query: SQL;
+}
+
+interface Measured {
+  mode: string;
+  label: string;
+  top: string;
+  rows: number;
+  ms: number;
+}
+
+const PUBLISHED: ListingVisibility = { kind: 'published' };
+const NEWEST: ListingSort = { column: 'created_at', direction: 'desc' };
+const DAY = 86_400_000;
+
+/** The `/all` filters one at a time (the values of seed-content.ts: 95 % completed, 10 % USD, …). */
+function singleFilters(now: number): [string, Partial<ListingFilters>][] {
+  return [
+    ['lang=vi (every item)', { lang: 'vi' }],
+    ['lang=ko (no item)', { lang: 'ko' }],
+    ['price_from=18e9 (~10 %)', { price_from: 18e9 }],
+    ['price_to=1e9 (~2.5 %)', { price_to: 1e9 }],
+    ['price 5e9..6e9 (~5 %)', { price_from: 5e9, price_to: 6e9 }],
+    ['area_from=300 (~10 %)', { area_from: 300 }],
+    ['area 100..110 (~3 %)', { area_from: 100, area_to: 110 }],
+    ['unit_price=USD (10 %)', { unit_price: 'USD' }],
+    ['unit_price=VND (90 %)', { unit_price: 'VND' }],
+    ['unit_area=m2 (every item)', { unit_area: 'm2' }],
+    ['unit_area=sqft (no item)', { unit_area: 'sqft' }],
+    ['amenities=pool (~31 %)', { amenities: ['pool'] }],
+    ['amenities=pool,gym (~6 %)', { amenities: ['pool', 'gym'] }],
+    ['apartment_type=villa (25 %)', { apartment_type: ['villa'] }],
+    ['apartment_type=villa,studio (50 %)', { apartment_type: ['villa', 'studio'] }],
+    ['project_status=completed (every item)', { project_status: ['completed'] }],
+    ['project_status=handed_over (no item)', { project_status: ['handed_over'] }],
+    ['created_at last 30 days (~8 %)', { created_at_start_date: new Date(now - 30 * DAY) }],
+    ['created_at one day (~0.3 %)', { created_at_start_date: new Date(now - 101 * DAY), created_at_end_date: new Date(now - 100 * DAY) }],
+  ];
+}
+
+const SEARCHES: [string, string][] = [
+  ['search "ho" (short term, most items)', 'ho'],
+  ['search "can ho" (broad)', 'can ho'],
+  ['search "riverside" (~13 %)', 'riverside'],
+  ['search "biet thu dong da 4201" (one item)', 'biet thu dong da 4201'],
+];
+
+function combinations(viewerId: string, now: number): Combination[] {
+  const list: Combination[] = [];
+  const allPage = (label: string, filters: Partial<ListingFilters>, search = '', sort = NEWEST, visibility = PUBLISHED) => {
+    const conditions = allConditions(visibility, searchTerms(search), filters as ListingFilters);
+    list.push({ label: `/all ${label}: page 1`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: 0 }) });
+    list.push({ label: `/all ${label}: capped count`, query: cappedCountQuery(conditions) });
+  };
+
+  allPage('no filter', {});
+  allPage('no filter, signed in', {}, '', NEWEST, { kind: 'published-or-own', userId: viewerId });
+  allPage('no filter, administrator', {}, '', NEWEST, { kind: 'every' });
+  for (const [label, search] of SEARCHES) allPage(label, {}, search);
+  for (const [label, filters] of singleFilters(now)) {
+    allPage(label, filters);
+    allPage(`${label} + search "riverside"`, filters, 'riverside');
+  }
+  for (const column of ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const) {
+    for (const direction of ['asc', 'desc'] as const) {
+      const sort = { column, direction };
+      const conditions = allConditions(PUBLISHED, [], {} as ListingFilters);
+      list.push({ label: `/all sort ${column} ${direction}: page 1`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: 0 }) });
+      const searched = allConditions(PUBLISHED, searchTerms('riverside'), {} as ListingFilters);
+      list.push({ label: `/all sort ${column} ${direction} + search "riverside": page 1`, query: pageQuery(searched, sort, PER_PAGE, { after: null, offset: 0 }) });
+    }
+  }
+  // The pairs the clients send most: a search with a price range or amenities, price with area,
+  // currency with price, type with price, a date range sorted by price.
+  const pairs: [string, Partial<ListingFilters>, string, ListingSort?][] = [
+    ['search "can ho" + unit_price=VND + amenities=pool (the read bench request)', { unit_price: 'VND', amenities: ['pool'] }, 'can ho'],
+    ['search "can ho" + price 5e9..6e9', { price_from: 5e9, price_to: 6e9 }, 'can ho'],
+    ['search "riverside" + amenities=pool,gym', { amenities: ['pool', 'gym'] }, 'riverside'],
+    ['price 5e9..6e9 + area 100..110', { price_from: 5e9, price_to: 6e9, area_from: 100, area_to: 110 }, ''],
+    ['unit_price=USD + price_to=5e9', { unit_price: 'USD', price_to: 5e9 }, ''],
+    ['apartment_type=villa + price 5e9..6e9', { apartment_type: ['villa'], price_from: 5e9, price_to: 6e9 }, ''],
+    ['lang=vi + search "can ho"', { lang: 'vi' }, 'can ho'],
+    ['created_at last 30 days, sort price asc', { created_at_start_date: new Date(now - 30 * DAY) }, '', { column: 'price', direction: 'asc' }],
+    ['amenities=pool, sort price desc', { amenities: ['pool'] }, '', { column: 'price', direction: 'desc' }],
+    ['price 5e9..6e9, sort price asc', { price_from: 5e9, price_to: 6e9 }, '', { column: 'price', direction: 'asc' }],
+  ];
+  for (const [label, filters, search, sort] of pairs) allPage(label, filters, search, sort ?? NEWEST);
+
+  // /completed: everything, a search, a city viewport (zoom 12 and 13), a country-wide one, both.
+  const completed = (label: string, search: string, centre: [number, number, number] | null) => {
+    const conditions = completedConditions(searchTerms(search), centre ? viewportAround(...centre) : null);
+    list.push({ label: `/completed ${label}: page 1`, query: pageQuery(conditions, COMPLETED_SORT, PER_PAGE, { after: null, offset: 0 }) });
+    list.push({ label: `/completed ${label}: capped count`, query: cappedCountQuery(conditions) });
+  };
+  completed('no viewport, no search', '', null);
+  completed('search "can ho"', 'can ho', null);
+  completed('search "biet thu dong da 4201"', 'biet thu dong da 4201', null);
+  completed('viewport zoom 12 (Saigon)', '', [10.78, 106.7, 12]);
+  completed('viewport zoom 13 (Saigon)', '', [10.78, 106.7, 13]);
+  completed('viewport zoom 5 (Vietnam)', '', [14, 106, 5]);
+  completed('viewport zoom 13 + search "can ho"', 'can ho', [10.78, 106.7, 13]);
+  completed('viewport zoom 12 + search "riverside"', 'riverside', [10.78, 106.7, 12]);
+  return list;
+}
+
+/** Deep pages: page 50 and 500 by OFFSET, and the same pages seeking past the previous page's last row. */
+async function deepPages(db: DatabaseHandle): Promise<Combination[]> {
+  const listings = new ContentListingRepository(db);
+  const list: Combination[] = [];
+  const cases: [string, string[], Partial<ListingFilters>, ListingSort, number][] = [
+    ['no filter', [], {}, NEWEST, 500],
+    ['no filter, sort price asc', [], {}, { column: 'price', direction: 'asc' }, 500],
+    ['no filter, sort price_per_area desc', [], {}, { column: 'price_per_area', direction: 'desc' }, 500],
+    ['no filter, sort reaction_count desc', [], {}, { column: 'reaction_count', direction: 'desc' }, 500],
+    ['search "can ho" + VND + pool', searchTerms('can ho'), { unit_price: 'VND', amenities: ['pool'] }, NEWEST, 50],
+    ['amenities=pool, sort price desc', [], { amenities: ['pool'] }, { column: 'price', direction: 'desc' }, 50],
+  ];
+  for (const [label, terms, filters, sort, page] of cases) {
+    const conditions = allConditions(PUBLISHED, terms, filters as ListingFilters);
+    const previous = await listings.filteredPage(PUBLISHED, terms, filters as ListingFilters, sort, PER_PAGE, { after: null, offset: (page - 2) * PER_PAGE });
+    list.push({ label: `/all ${label}: page ${page} by OFFSET`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: (page - 1) * PER_PAGE }) });
+    if (previous.last) list.push({ label: `/all ${label}: page ${page} by keyset`, query: pageQuery(conditions, sort, PER_PAGE, { after: previous.last, offset: 0 }) });
+  }
+  const published = completedConditions([], viewportAround(10.78, 106.7, 12));
+  const previous = await listings.publishedPage([], viewportAround(10.78, 106.7, 12), PER_PAGE, { after: null, offset: 48 * PER_PAGE });
+  list.push({ label: '/completed viewport zoom 12: page 50 by OFFSET', query: pageQuery(published, COMPLETED_SORT, PER_PAGE, { after: null, offset: 49 * PER_PAGE }) });
+  if (previous.last) list.push({ label: '/completed viewport zoom 12: page 50 by keyset', query: pageQuery(published, COMPLETED_SORT, PER_PAGE, { after: previous.last, offset: 0 }) });
+  return list;
+}
+
+async function feedBuckets(db: DatabaseHandle, viewerId: string): Promise<Combination[]> {
+  const snapshot = await new ContentListingRepository(db).feedSnapshot();
+  // The window and threshold of src/content/feed.ts.
+  return ([0, 1, 2] as const).map((bucket) => ({
+    label: `/feeds bucket ${bucket}: first page`,
+    query: feedBucketQuery({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after: null, limit: PER_PAGE + 1 }),
+  }));
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/**
+ * The plan's top nodes and its scans of contents, e.g. `Incremental Sort › Index Scan contents_price_id_idx`.
+ * A page query is described below its inner Limit (the page's own plan: the join to users and
+ * the sort of the page's 21 rows above it are the same for every page); a count below its
+ * Aggregate and Limit.
+ */
+function describePlan(root: PlanNode): string {
+  const limits: PlanNode[] = [];
+  const findLimits = (n: PlanNode) => {
+    if (n['Node Type'] === 'Limit') limits.push(n);
+    n.Plans?.forEach(findLimits);
+  };
+  findLimits(root);
+  let node = limits.at(-1)?.Plans?.[0] ?? root;
+  while (['Limit', 'Aggregate', 'Subquery Scan'].includes(node['Node Type']) && node.Plans?.length) node = node.Plans[0];
+  const scans: string[] = [];
+  const visit = (n: PlanNode) => {
+    if (n['Relation Name'] === 'contents' || (n['Index Name'] ?? '').startsWith('contents')) {
+      scans.push(n['Index Name'] ? `${n['Node Type']} ${n['Index Name']}` : n['Node Type']);
+    }
+    n.Plans?.forEach(visit);
+  };
+  visit(node);
+  const scanText = [...new Set(scans)].join(' + ');
+  return scans.length && !scanText.startsWith(node['Node Type']) ? `${node['Node Type']} › ${scanText}` : scanText || node['Node Type'];
+}
+
+async function measure(db: DatabaseHandle, mode: string, c: Combination): Promise<Measured> {
+  await db.rows(c.query); // warm-up: the plan below reads a warm cache, as a busy node would
+  const text = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${c.query}`);
+  const lines = text.map((r) => Object.values(r)[0]);
+  const ms = Number(/Execution Time: ([\d.]+) ms/.exec(lines.join('\n'))?.[1] ?? NaN);
+  const rows = Number(/actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/.exec(lines[0])?.[1] ?? NaN);
+  // The same plan as JSON (planned only, not run again) for the summary's node names.
+  const [json] = await db.rows<Record<string, unknown>>(sql`explain (format json) ${c.query}`);
+  const raw = Object.values(json)[0];
+  const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+  if (printPlans) console.log(`\n[${mode}] ${c.label} (${ms} ms)\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  return { mode, label: c.label, top: describePlan(doc[0].Plan), rows, ms };
+}
+
+/**
+ * What indexing reaction_count costs a reaction: `count` single-row updates of reaction_count (one
+ * statement each, as a reaction does), with the index and, on other rows after dropping it, without
+ * (then it is built again). Without it an update may be HOT (no index entries) where the page has
+ * room; with it never. Each pass follows a VACUUM, so both start from the same kind of pages.
+ */
+async function reactionWriteCost(db: DatabaseHandle, count: number): Promise<{ withIndex: number; without: number }> {
+  const ids = (await db.rows<{ id: string }>(sql`select id from contents where deleted_at is null order by random() limit ${count * 2}`)).map((r) => r.id);
+  const pass = async (batch: string[]) => {
+    await db.rows(sql`vacuum contents`);
+    const started = process.hrtime.bigint();
+    for (const id of batch) await db.rows(sql`update contents set reaction_count = reaction_count + 1 where id = ${id}`);
+    return Number(process.hrtime.bigint() - started) / 1e6 / batch.length;
+  };
+  const [definition] = await db.rows<{ indexdef: string }>(sql`select indexdef from pg_indexes where indexname = 'contents_reaction_count_id_idx'`);
+  if (!definition) throw new Error('contents_reaction_count_id_idx is missing');
+  const withIndex = await pass(ids.slice(0, count));
+  await db.rows(sql`drop index contents_reaction_count_id_idx`);
+  try {
+    return { withIndex, without: await pass(ids.slice(count)) };
+  } finally {
+    await db.rows(sql.raw(definition.indexdef));
+  }
+}
+
+const reactionCosts: string[] = [];
+
+async function runMode(mode: string): Promise<Measured[]> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-plans-'));
+  const storageEnv: Record<string, string> = {};
+  let drop: (() => Promise<void>) | null = null;
+  if (mode === 'server') {
+    const name = `bench_${randomBytes(5).toString('hex')}`;
+    await runOnServer(serverUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    storageEnv.DATABASE_URL = url.toString();
+    drop = () => runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+  const config = loadConfig({
+    ...storageEnv, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+  });
+  const service = await startService(config, createLogger('warn'));
+  try {
+    console.log(`\n== ${mode} ==`);
+    const db = service.app.database;
+    const [viewer] = await db.rows<{ id: string }>(sql`
+      insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
+      values (gen_random_uuid(), ${`planviewer${randomBytes(3).toString('hex')}`}, 'x', '+84900000001', true, 'Plan', 'Viewer') returning id`);
+    await seedContent(db, items, viewer.id);
+    const list = [...combinations(viewer.id, Date.now()), ...(await deepPages(db)), ...(await feedBuckets(db, viewer.id))]
+      .filter((c) => c.label.includes(only));
+    const results: Measured[] = [];
+    for (const c of list) results.push(await measure(db, mode, c));
+    const cost = await reactionWriteCost(db, 300);
+    reactionCosts.push(`${mode}: ${cost.withIndex.toFixed(2)} ms per reaction_count update with contents_reaction_count_id_idx, ${cost.without.toFixed(2)} ms without`);
+    return results;
+  } finally {
+    await service.close();
+    if (drop) await drop().catch((err) => console.error('drop failed', err));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const all: Measured[] = [];
+for (const mode of modes) all.push(...(await runMode(mode)));
+const cpus = os.cpus();
+console.log(`\n${items} items, ${PER_PAGE} per page; ${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}`);
+console.log('EXPLAIN (ANALYZE, BUFFERS) execution time after one warm-up run; top: the plan under Limit/Aggregate › its scans of contents.\n');
+console.log('| mode | combination | top › scans | rows | ms |');
+console.log('|---|---|---|---:|---:|');
+for (const r of all) console.log(`| ${r.mode} | ${r.label} | ${r.top} | ${r.rows} | ${r.ms.toFixed(2)} |`);
+const slowest = [...all].sort((a, b) => b.ms - a.ms).slice(0, 15);
+console.log('\nSlowest:');
+for (const r of slowest) console.log(`  ${r.ms.toFixed(1).padStart(8)} ms  [${r.mode}] ${r.label}  (${r.top})`);
+console.log('\nReaction write cost (300 updates, each its own statement):');
+for (const line of reactionCosts) console.log(`  ${line}`);
