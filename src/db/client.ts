@@ -1,16 +1,16 @@
 // Opens the database for either mode and hands out one handle over it:
 // - embedded (DATABASE_URL unset): PGlite in DATA_DIR/pgdata, guarded by a lock file so a
-//   second process refuses the same directory (two processes on one data dir corrupt it);
+//   second process refuses the same directory (two processes on one data dir corrupt it), on a
+//   database thread of its own or on the main thread (PGLITE_THREAD; see embedded.ts);
 // - server: node-postgres pool against DATABASE_URL.
 // Both drivers speak the same SQL, so one set of migrations (src/db/migrations) serves both, and
-// queries are drizzle-orm `sql` templates compiled to text and bound parameters here and sent
+// queries are drizzle-orm `sql` templates compiled to text and bound parameters (queryable.ts) and sent
 // to the driver directly (see docs/architecture.md for why no query builder).
-import fs from 'node:fs';
-import path from 'node:path';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
+import { openEmbedded } from './embedded.js';
+import { observed, queryableOver } from './queryable.js';
 
 /**
  * What a repository runs its SQL on: the database, or a transaction on it. Every query of the
@@ -51,138 +51,6 @@ export interface PoolUsage {
 
 /** Told the duration of every repository query and whether it failed (metrics hook; see service.ts). */
 export type QueryObserver = (seconds: number, failed: boolean) => void;
-
-const dialect = new PgDialect();
-
-type Run = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
-
-/** A Queryable over any driver call that takes (text, params) and answers {rows}. */
-function queryableOver(run: Run): Queryable {
-  return {
-    rows: async <T>(query: SQL) => {
-      const compiled = dialect.sqlToQuery(query);
-      return (await run(compiled.sql, compiled.params as unknown[])).rows as T[];
-    },
-  };
-}
-
-/** `run`, timed for the observer, counting the queries under way. */
-function observed(run: Run, observe: QueryObserver | undefined, active: { count: number }): Run {
-  return async (text, params) => {
-    const started = process.hrtime.bigint();
-    active.count++;
-    let failed = true;
-    try {
-      const result = await run(text, params);
-      failed = false;
-      return result;
-    } finally {
-      active.count--;
-      observe?.(Number(process.hrtime.bigint() - started) / 1e9, failed);
-    }
-  };
-}
-
-function acquireDataDirLock(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const lockFile = path.join(dataDir, 'service.lock');
-  const tryCreate = (): boolean => {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      return false;
-    }
-  };
-  if (!tryCreate()) {
-    // A lock left by a process that died (SIGKILL) is stale: take it over.
-    const holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
-    let alive = false;
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid) {
-      try {
-        process.kill(holder, 0);
-        alive = true;
-      } catch (err) {
-        alive = (err as NodeJS.ErrnoException).code === 'EPERM';
-      }
-    }
-    if (alive) throw new Error(`DATA_DIR ${dataDir} is in use by process ${holder}`);
-    fs.rmSync(lockFile, { force: true });
-    if (!tryCreate()) throw new Error(`DATA_DIR ${dataDir} is in use`);
-  }
-  return () => fs.rmSync(lockFile, { force: true });
-}
-
-async function openEmbedded(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
-  const releaseLock = acquireDataDirLock(config.dataDir);
-  try {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-    const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
-    const { cube } = await import('@electric-sql/pglite/contrib/cube');
-    const { earthdistance } = await import('@electric-sql/pglite/contrib/earthdistance');
-    const client = await PGlite.create({
-      dataDir: path.join(config.dataDir, 'pgdata'),
-      extensions: { pg_trgm, unaccent, cube, earthdistance },
-      // PGlite's own start parameters plus a smaller buffer cache: at PostgreSQL's default of
-      // 128MB the shared buffers are most of an idle node's resident memory, and in embedded mode
-      // the operating system's file cache holds the data files anyway (docs/operations.md).
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.PGLITE_SHARED_BUFFERS}`],
-    });
-    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL (PGlite) open');
-    // One process owns the directory, so "advisory locks" only need to exclude this process's
-    // own overlapping callers (two scheduler ticks, say).
-    const held = new Set<number>();
-    const tryWithAdvisoryLock = async <T>(key: number, fn: () => Promise<T>): Promise<T | undefined> => {
-      if (held.has(key)) return undefined;
-      held.add(key);
-      try {
-        return await fn();
-      } finally {
-        held.delete(key);
-      }
-    };
-    const active = { count: 0 };
-    const handle: DatabaseHandle = {
-      mode: 'embedded',
-      ...queryableOver(observed((text, params) => client.query(text, params), observe, active)),
-      transaction: (fn) => client.transaction((tx) => fn(queryableOver(observed((text, params) => tx.query(text, params), observe, active)))),
-      usage: () => ({ open: 1, max: 1, idle: active.count === 0 ? 1 : 0, waiting: Math.max(0, active.count - 1) }),
-      withAdvisoryLock: async (key, fn) => {
-        for (;;) {
-          const result = await tryWithAdvisoryLock(key, async () => ({ value: await fn() }));
-          if (result) return result.value;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      },
-      tryWithAdvisoryLock,
-      execScript: async (script) => {
-        try {
-          await client.exec(script);
-        } catch (err) {
-          await client.exec('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      },
-      ping: async () => {
-        await client.query('select 1');
-      },
-      close: async () => {
-        try {
-          await client.query('CHECKPOINT');
-          await client.close();
-        } finally {
-          releaseLock();
-        }
-      },
-    };
-    return handle;
-  } catch (err) {
-    releaseLock();
-    throw err;
-  }
-}
 
 async function openServer(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
   const pg = (await import('pg')).default;
