@@ -1,7 +1,11 @@
-// What the benches share: free ports, waiting for a node, posting JSON, and statements on the
-// PostgreSQL server a server-mode bench creates its scratch database on.
+// What the benches share: free ports, waiting for a node, posting JSON, statements on the
+// PostgreSQL server a server-mode bench creates its scratch database on, child Node processes
+// and the bare uWebSockets.js hello-world every HTTP bench measures beside the service.
 import net from 'node:net';
-import type { ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,3 +53,42 @@ export async function runOnServer(databaseUrl: string, statement: string): Promi
     await client.end();
   }
 }
+
+/** The project folder (where main.ts is). */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Starts `node <args>` in the project folder with `env` and nothing else of this process's
+ * environment but PATH and HOME, so a bench's child sees exactly the settings the bench chose.
+ */
+export function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** SIGTERM, then waits for the exit (a node flushes its profile or closes its database first). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * The transport alone: a uWebSockets.js app answering every GET with a small JSON envelope.
+ * Run it with `node --input-type=module -e BARE_UWS_HELLO` and PORT in the environment.
+ */
+export const BARE_UWS_HELLO = `
+import uWS from 'uWebSockets.js';
+const port = Number(process.env.PORT);
+uWS.App().get('/*', (res) => {
+  res.cork(() => {
+    res.writeHeader('Content-Type', 'application/json');
+    res.end('{"success":true,"message":"OK","data":{"hello":"world"}}');
+  });
+}).listen('127.0.0.1', port, (socket) => { if (!socket) process.exit(1); });
+process.on('SIGTERM', () => process.exit(0));
+`;

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { freePort, postJson, runOnServer, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, freePort, postJson, runOnServer, waitFor } from './bench-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -82,18 +82,6 @@ async function load(label: string, url: string, headers: Record<string, string> 
   };
 }
 
-const HELLO_WORLD = `
-import uWS from 'uWebSockets.js';
-const port = Number(process.env.PORT);
-uWS.App().get('/*', (res) => {
-  res.cork(() => {
-    res.writeHeader('Content-Type', 'application/json');
-    res.end('{"success":true,"message":"OK","data":{"hello":"world"}}');
-  });
-}).listen('127.0.0.1', port, (socket) => { if (!socket) process.exit(1); });
-process.on('SIGTERM', () => process.exit(0));
-`;
-
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-'));
   const results: Figures[] = [];
@@ -122,7 +110,7 @@ async function main() {
     await stopChild(service);
 
     const helloPort = await freePort();
-    const hello = startChild(['--input-type=module', '-e', HELLO_WORLD], { PORT: String(helloPort) });
+    const hello = startChild(['--input-type=module', '-e', BARE_UWS_HELLO], { PORT: String(helloPort) });
     await waitFor(`http://127.0.0.1:${helloPort}/`);
     results.push(await load('bare uWebSockets.js hello-world', `http://127.0.0.1:${helloPort}/`));
     await stopChild(hello);
