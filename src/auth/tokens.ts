@@ -2,7 +2,7 @@
 // (`sid`); every request also checks that session in the database, so logout and revocation take
 // effect at once on every node. Refresh tokens are opaque random strings kept only as hashes.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { Queryable } from '../db/client.js';
@@ -33,14 +33,15 @@ export class TokenService {
   private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX });
 
   private constructor(
-    private readonly key: Uint8Array,
+    /** Imported once: given as bytes, jose would import the key again on every sign and verify. */
+    private readonly key: KeyObject,
     readonly accessTtlSeconds: number,
   ) {}
 
   /** Uses JWT_SECRET when set; otherwise a secret generated once and shared through the database. */
   static async create(database: Queryable, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
     const secret = jwtSecret ?? (await getOrCreateServiceSecret(database, 'jwt_secret', 48));
-    return new TokenService(new TextEncoder().encode(secret), accessTtlSeconds);
+    return new TokenService(createSecretKey(Buffer.from(secret, 'utf8')), accessTtlSeconds);
   }
 
   async signAccessToken(claims: AccessClaims): Promise<string> {

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
 import { openEmbedded } from './embedded.js';
 import { observed, queryableOver } from './queryable.js';
+import { StatementNames } from './statement-names.js';
 
 /**
  * What a repository runs its SQL on: the database, or a transaction on it. Every query of the
@@ -86,16 +87,17 @@ async function openServer(config: Config, log: Logger, observe?: QueryObserver):
     }
   };
   log.info('PostgreSQL server pool open');
+  const statements = new StatementNames();
   const active = { count: 0 };
   return {
     mode: 'server',
-    ...queryableOver(observed((text, params) => pool.query(text, params), observe, active)),
+    ...queryableOver(observed((text, params) => pool.query({ name: statements.nameOf(text), text, values: params }), observe, active)),
     usage: () => ({ open: pool.totalCount, max: config.DATABASE_POOL_SIZE, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(queryableOver(observed((text, params) => client.query(text, params), observe, active)));
+        const result = await fn(queryableOver(observed((text, params) => client.query({ name: statements.nameOf(text), text, values: params }), observe, active)));
         await client.query('COMMIT');
         return result;
       } catch (err) {
