@@ -135,15 +135,21 @@ async function openEmbedded(dataDir: string): Promise<Run> {
 
 // --- the statements -------------------------------------------------------------------------
 
-// The user's privacy.session_timeout in minutes for session row `s` ($3: the default), and the
-// touch interval derived from it: as the service's session check computes them, inline.
+// The user's privacy.session_timeout in minutes for session row `s` ($3: the default), read once,
+// and the seconds since the session was last seen: the service's session check; the idle
+// arithmetic on them is done by the caller (sessionState below), as the service does.
 const timeout = `coalesce((select case when jsonb_typeof(us.overrides->'privacy.session_timeout') = 'number'
   then (us.overrides->>'privacy.session_timeout')::int end from user_settings us where us.user_id = s.user_id), $3::int)`;
-const touchEvery = `least(60, ${timeout} * 15)`;
 const SESSION_CHECK = `select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
-    (now() - s.last_seen_at) > make_interval(mins => ${timeout}) + make_interval(secs => ${touchEvery}) as idle_expired,
-    (now() - s.last_seen_at) > make_interval(secs => ${touchEvery}) as touch_due
-  from sessions s join users u on u.id = s.user_id where s.id = $1 and s.user_id = $2`;
+    extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
+  from sessions s join users u on u.id = s.user_id cross join lateral (select ${timeout} as minutes) t
+  where s.id = $1 and s.user_id = $2`;
+
+/** idle_expired and touch_due from the session check's row. */
+function sessionState(row: { idle_seconds: number; timeout_minutes: number }): { idle_expired: boolean; touch_due: boolean } {
+  const touchEvery = Math.min(60, row.timeout_minutes * 15);
+  return { idle_expired: row.idle_seconds > row.timeout_minutes * 60 + touchEvery, touch_due: row.idle_seconds > touchEvery };
+}
 const SESSION_TOUCH = 'update sessions set last_seen_at = now() where id = $1';
 const ROLE_GRANTS = `select r.name as role, p.name as permission from roles r
   join role_permissions rp on rp.role_id = r.id join permissions p on p.id = rp.permission_id
@@ -234,8 +240,10 @@ async function callerOf(run: Run, authorization: string | undefined, required: b
     throw new Refusal(401, 'Invalid access token');
   }
   const [s] = await run('plain_session_check', SESSION_CHECK, [claims.sid, claims.sub, DEFAULT_SETTINGS.privacy.session_timeout]);
-  if (!s || s.revoked || s.idle_expired) throw new Refusal(401, 'Session has ended');
-  if (s.touch_due) void run('plain_session_touch', SESSION_TOUCH, [claims.sid]).catch(() => undefined);
+  if (!s || s.revoked) throw new Refusal(401, 'Session has ended');
+  const state = sessionState(s as unknown as { idle_seconds: number; timeout_minutes: number });
+  if (state.idle_expired) throw new Refusal(401, 'Session has ended');
+  if (state.touch_due) void run('plain_session_touch', SESSION_TOUCH, [claims.sid]).catch(() => undefined);
   return { userId: claims.sub, role: s.role };
 }
 

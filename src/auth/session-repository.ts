@@ -94,15 +94,30 @@ export class SessionRepository {
     return row;
   }
 
+  /**
+   * The session's state for a request. The user's timeout is read once (the lateral subquery) and
+   * the idle arithmetic of `idleExpired` / TOUCH_EVERY is done here on the seconds since last_seen_at
+   * as the database's clock measures them.
+   */
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
-    const [row] = await this.db.rows<CallerSessionRow>(sql`
-      select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle, ${idleExpired} as idle_expired,
-             (now() - s.last_seen_at) > make_interval(secs => ${touchEverySeconds}) as touch_due,
-             greatest(0, ${touchEverySeconds} - extract(epoch from (now() - s.last_seen_at)))::float8 as touch_in_seconds,
-             ${touchEverySeconds}::float8 as touch_every_seconds
+    const [row] = await this.db.rows<{ role: string; username: string; revoked: boolean; ended_idle: boolean; idle_seconds: number; timeout_minutes: number }>(sql`
+      select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
+             extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
       from sessions s join users u on u.id = s.user_id
+      cross join lateral (select ${timeoutMinutes} as minutes) t
       where s.id = ${id} and s.user_id = ${userId}`);
-    return row;
+    if (!row) return undefined;
+    const touchEvery = Math.min(60, row.timeout_minutes * 15);
+    return {
+      role: row.role,
+      username: row.username,
+      revoked: row.revoked,
+      ended_idle: row.ended_idle,
+      idle_expired: row.idle_seconds > row.timeout_minutes * 60 + touchEvery,
+      touch_due: row.idle_seconds > touchEvery,
+      touch_in_seconds: Math.max(0, touchEvery - row.idle_seconds),
+      touch_every_seconds: touchEvery,
+    };
   }
 
   /** The user's live, unexpired sessions, most recently seen first. */
