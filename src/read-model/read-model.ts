@@ -39,6 +39,14 @@ export interface CachedPage {
 }
 
 const SECOND = 1_000;
+const ITEMS_MAX_BYTES = 48 * 1024 * 1024;
+const PAGES_MAX_BYTES = 48 * 1024 * 1024;
+
+/**
+ * An item's size, estimated when it is kept: its row plus the (at most two) detail answers made
+ * from it later, each about as long as the row's text and a fixed part.
+ */
+const itemBytes = (item: CachedItem): number => 3 * (JSON.stringify(item.row.content_info).length + 1_500);
 
 export class ReadModel {
   readonly sessions: ReadCache<string, CachedSession>;
@@ -58,11 +66,12 @@ export class ReadModel {
   ) {
     const usable = () => config.READ_CACHE === 'on' && relay.trusted();
     this.trusted = usable;
-    // Sizes: a few hundred bytes a session, a few KB an item with its answers, tens of KB a page.
-    this.sessions = new ReadCache('sessions', 100_000, 60 * SECOND, usable);
-    this.profiles = new ReadCache('profiles', 50_000, 60 * SECOND, usable);
-    this.items = new ReadCache('items', 20_000, 60 * SECOND, usable);
-    this.pages = new ReadCache('pages', 2_000, 30 * SECOND, usable);
+    // Sizes: a few hundred bytes a session or a profile; an item with its answers and a page vary
+    // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes.
+    this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
+    this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
+    this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
+    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length }, usable);
     relay.listen((invalidation) => this.apply(invalidation));
 
     // Which domain event makes what stale.
