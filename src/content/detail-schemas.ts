@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { listingItemSchema } from './response-schemas.js';
 import type { ContentService } from './service.js';
+import type { ContentSerialiser } from './serialise.js';
 import type { Language } from './values.js';
 
 export const createdContentSchema = z.object({
@@ -44,7 +45,7 @@ export const contentDetailSchema = listingItemSchema.omit({ video: true, images:
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 type Detail = z.output<typeof contentDetailSchema>;
-type DetailAnswer = Answer<ContentService['detail']>;
+type DetailAnswer = Answer<ContentSerialiser['detail']>;
 // The service builds content_info with Object.fromEntries over LANGUAGES (string keys): its values
 // are compared, and indexing by Language fails the typecheck if a language has no key here.
 const createdMatches: SameShape<z.output<typeof createdContentSchema>, Answer<ContentService['create']>> = true;

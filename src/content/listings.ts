@@ -1,7 +1,6 @@
 // `GET /all` (filtered, sorted, paged listing) and `GET /completed` (published items, optionally
 // inside a map viewport): who sees which items, how search text becomes terms, where a page starts
 // and what `total` says, and the answer's shape. The queries are ContentListingRepository's.
-import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
 import {
@@ -22,6 +21,7 @@ import { ADMIN_CONTENT_PERMISSION, viewerOf } from './service.js';
 import { foldForSearch, type Language } from './values.js';
 import { viewportAround, type Viewport } from './viewport.js';
 import type { ReadModel } from '../read-model/read-model.js';
+import { ReadCache } from '../read-model/read-cache.js';
 
 /**
  * The search text as terms, each of which must match: folded, so `can ho` finds `Căn hộ`, split on
@@ -47,48 +47,14 @@ function visibilityFor(caller: Caller | null): ListingVisibility {
 /** How far back (in pages) a remembered boundary is still used: the rest of the way is OFFSET. */
 const BOUNDARY_WINDOW_PAGES = 16;
 /**
- * A backstop only: the listing events forget everything at once, but a change this node is never
- * told of (another node's write, a direct database write) stays invisible to page positions at
- * most this long.
+ * A backstop only: every listing change, on any node, forgets everything at once (the read
+ * model's onListingsChanged), but a change no node announced (a direct database write) stays
+ * invisible to page positions at most this long.
  */
 const REMEMBER_MS = 30_000;
 
-/**
- * Remembered answers that stay true until the listed data changes. `forget` drops them all; an
- * answer read while a forget passed (generation taken before the read differs after it) may
- * predate the change and is not kept. Bounded by the total length of the keys (a key holds the
- * search terms and filter lists, so its length is what varies), each entry counted with a
- * fixed allowance for its value.
- */
-class Remembered<V extends object> {
-  private readonly entries: LRUCache<string, V>;
-  private generationCount = 0;
-
-  /** `trusted`: false while this node could miss a change made on another (src/read-model/relay.ts). */
-  constructor(
-    maxChars: number,
-    private readonly trusted: () => boolean,
-  ) {
-    this.entries = new LRUCache<string, V>({ maxSize: maxChars, sizeCalculation: (_value, key) => key.length + 100, ttl: REMEMBER_MS });
-  }
-
-  generation(): number {
-    return this.generationCount;
-  }
-
-  get(key: string): V | undefined {
-    return this.trusted() ? this.entries.get(key) : undefined;
-  }
-
-  set(key: string, value: V, generation: number): void {
-    if (generation === this.generationCount) this.entries.set(key, value);
-  }
-
-  forget(): void {
-    this.generationCount++;
-    this.entries.clear();
-  }
-}
+/** Remembered boundaries and totals are bounded by their keys' length (what varies) plus a fixed allowance. */
+const keyBytes = (_value: object, key: string): number => key.length + 100;
 
 /** A list filter as a set: order and repeats do not change what matches. */
 const asSet = (values: string[] | undefined, fold: (v: string) => string = (v) => v) =>
@@ -123,11 +89,14 @@ interface PageRequest {
 export class ContentListings {
   private readonly listings: ContentListingRepository;
   /** The (sort value, id) of the last row of recent pages, by query, order, page size and page. */
-  private readonly boundaries: Remembered<SortBoundary>;
-  /** The same for pages ordered by reaction_count, which every reaction moves. */
-  private readonly reactionBoundaries: Remembered<SortBoundary>;
-  /** The totals of recent queries (they do not depend on order or page). */
-  private readonly totals: Remembered<ListingTotal>;
+  /**
+   * The (sort value, id) of the last row of recent pages, by query, order, page size and page,
+   * and the totals of recent queries (they do not depend on order or page). ReadCaches: a value
+   * read while a change passed is not kept, and nothing is used while this node could miss
+   * another's change.
+   */
+  private readonly boundaries: ReadCache<string, SortBoundary>;
+  private readonly totals: ReadCache<string, ListingTotal>;
 
   constructor(
     app: AppContext,
@@ -135,25 +104,18 @@ export class ContentListings {
     readModel: ReadModel,
   ) {
     this.listings = new ContentListingRepository(app.database);
-    this.boundaries = new Remembered<SortBoundary>(4_000_000, readModel.trusted);
-    this.reactionBoundaries = new Remembered<SortBoundary>(1_000_000, readModel.trusted);
-    this.totals = new Remembered<ListingTotal>(2_000_000, readModel.trusted);
-    // Changes made on other nodes (and announced ones) arrive through the read model.
+    this.boundaries = new ReadCache<string, SortBoundary>('page-boundaries', { max: 40_000, ttlMs: REMEMBER_MS, maxBytes: 5_000_000, bytesOf: keyBytes }, readModel.trusted);
+    this.totals = new ReadCache<string, ListingTotal>('listing-totals', { max: 20_000, ttlMs: REMEMBER_MS, maxBytes: 2_000_000, bytesOf: keyBytes }, readModel.trusted);
+    // Anything that adds, removes, re-states, edits or reacts to an item, on any node, may move
+    // every page boundary and total; forgetting all is simple and cheap (the next pages read with
+    // OFFSET once).
     readModel.onListingsChanged(() => this.forgetAll());
-    // Anything that adds, removes, re-states or edits an item may move every page boundary and
-    // total; forgetting all is simple and cheap (the next pages read with OFFSET once).
-    for (const name of ['content.created', 'content.changed', 'content.deleted', 'video.completed', 'video.failed'] as const) {
-      app.events.subscribe(name, () => this.forgetAll());
-    }
-    // A reaction changes no match and no total, only the order by reaction_count.
-    app.events.subscribe('reaction.changed', () => this.reactionBoundaries.forget());
   }
 
   /** Forgets every remembered page boundary and total (the listed items may have changed). */
   forgetAll(): void {
-    this.boundaries.forget();
-    this.reactionBoundaries.forget();
-    this.totals.forget();
+    this.boundaries.clear();
+    this.totals.clear();
   }
 
   async listAll(caller: Caller | null, q: ListAllQuery) {
@@ -211,9 +173,9 @@ export class ContentListings {
     readPage: (start: PageStart) => Promise<ListingPage>,
     readTotal: () => Promise<ListingTotal>,
   ): Promise<{ page: ListingPage; total: number }> {
-    const boundaries = request.sort.column === 'reaction_count' ? this.reactionBoundaries : this.boundaries;
-    const boundaryGeneration = boundaries.generation();
-    const totalGeneration = this.totals.generation();
+    const boundaries = this.boundaries;
+    const boundaryGeneration = boundaries.epoch();
+    const totalGeneration = this.totals.epoch();
     const orderKey = `${request.matchKey}|${request.sort.column}|${request.sort.direction}|${request.perPage}|`;
     const offset = (request.page - 1) * request.perPage;
 

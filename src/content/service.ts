@@ -182,11 +182,7 @@ export class ContentService {
     return item;
   }
 
-  async detail(caller: Caller | null, id: string) {
-    return this.serialiser.detail(await this.findVisible(caller, id), viewerOf(caller));
-  }
-
-  /** `detail` serialised, once per item and kind of viewer while the item stays unchanged. */
+  /** The detail answer (ContentSerialiser.detail), serialised once per item and kind of viewer while the item stays unchanged. */
   async detailAnswer(caller: Caller | null, id: string): Promise<JsonText> {
     const item = await this.visibleItem(caller, id);
     const viewer = viewerOf(caller);

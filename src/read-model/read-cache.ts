@@ -21,12 +21,12 @@ export class ReadCache<K extends string, V extends object> {
 
   constructor(
     readonly name: string,
-    bound: { max: number; ttlMs: number; maxBytes?: number; bytesOf?: (value: V) => number },
+    bound: { max: number; ttlMs: number; maxBytes?: number; bytesOf?: (value: V, key: K) => number },
     /** False when caching is off or cannot be trusted now: every get misses and nothing is kept. */
     private readonly usable: () => boolean,
   ) {
     // Entries whose size varies (serialised answers) are also bounded by their total size.
-    const sized = bound.maxBytes && bound.bytesOf ? { maxSize: bound.maxBytes, sizeCalculation: (value: V) => Math.max(1, bound.bytesOf!(value)) } : {};
+    const sized = bound.maxBytes && bound.bytesOf ? { maxSize: bound.maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, bound.bytesOf!(value, key)) } : {};
     this.entries = new LRUCache<K, V>({ max: bound.max, ttl: bound.ttlMs, ttlAutopurge: false, ...sized });
   }
 

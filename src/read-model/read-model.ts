@@ -33,7 +33,7 @@ export interface CachedProfile {
   answer: JsonText;
 }
 
-/** A listing page: its serialised answer and, for a personal feed, whose it is. */
+/** A listing page's serialised answer. */
 export interface CachedPage {
   answer: JsonText;
 }
