@@ -39,7 +39,7 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
     RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4',
   });
   const service = await startService(config, createLogger('warn'));
-  const db = service.app.database;
+  const db = service.app.database.longRunning;
   try {
     const base = service.url;
     const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;

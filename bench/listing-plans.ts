@@ -155,7 +155,7 @@ function combinations(viewerId: string, now: number): Combination[] {
 }
 
 /** Deep pages: page 50 and 500 by OFFSET, and the same pages seeking past the previous page's last row. */
-async function deepPages(db: DatabaseHandle): Promise<Combination[]> {
+async function deepPages(db: DatabaseHandle['longRunning']): Promise<Combination[]> {
   const listings = new ContentListingRepository(db);
   const list: Combination[] = [];
   const cases: [string, string[], Partial<ListingFilters>, ListingSort, number][] = [
@@ -179,7 +179,7 @@ async function deepPages(db: DatabaseHandle): Promise<Combination[]> {
   return list;
 }
 
-async function feedBuckets(db: DatabaseHandle, viewerId: string): Promise<Combination[]> {
+async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string): Promise<Combination[]> {
   const snapshot = await new ContentListingRepository(db).feedSnapshot();
   // The window and threshold of src/content/feed.ts.
   return ([0, 1, 2] as const).map((bucket) => ({
@@ -222,7 +222,7 @@ function describePlan(root: PlanNode): string {
   return scans.length && !scanText.startsWith(node['Node Type']) ? `${node['Node Type']} › ${scanText}` : scanText || node['Node Type'];
 }
 
-async function measure(db: DatabaseHandle, mode: string, c: Combination): Promise<Measured> {
+async function measure(db: DatabaseHandle['longRunning'], mode: string, c: Combination): Promise<Measured> {
   await db.rows(c.query); // warm-up: the plan below reads a warm cache, as a busy node would
   const text = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${c.query}`);
   const lines = text.map((r) => Object.values(r)[0]);
@@ -242,7 +242,7 @@ async function measure(db: DatabaseHandle, mode: string, c: Combination): Promis
  * (then it is built again). Without it an update may be HOT (no index entries) where the page has
  * room; with it never. Each pass follows a VACUUM, so both start from the same kind of pages.
  */
-async function reactionWriteCost(db: DatabaseHandle, count: number): Promise<{ withIndex: number; without: number }> {
+async function reactionWriteCost(db: DatabaseHandle['longRunning'], count: number): Promise<{ withIndex: number; without: number }> {
   const ids = (await db.rows<{ id: string }>(sql`select id from contents where deleted_at is null order by random() limit ${count * 2}`)).map((r) => r.id);
   const pass = async (batch: string[]) => {
     await db.rows(sql`vacuum contents`);
@@ -281,7 +281,7 @@ async function runMode(mode: string): Promise<Measured[]> {
   const service = await startService(config, createLogger('warn'));
   try {
     console.log(`\n== ${mode} ==`);
-    const db = service.app.database;
+    const db = service.app.database.longRunning;
     const [viewer] = await db.rows<{ id: string }>(sql`
       insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
       values (gen_random_uuid(), ${`planviewer${randomBytes(3).toString('hex')}`}, 'x', '+84900000001', true, 'Plan', 'Viewer') returning id`);

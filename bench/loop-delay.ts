@@ -53,7 +53,7 @@ async function seed(dataDir: string): Promise<string> {
     const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
     const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
-    await seedContent(service.app.database, items, login.data.user.sub);
+    await seedContent(service.app.database.longRunning, items, login.data.user.sub);
     return login.data.AccessToken;
   } finally {
     await service.close();

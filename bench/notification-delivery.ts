@@ -45,7 +45,7 @@ async function main() {
     await new Promise<void>((resolve, reject) => socket.once('connect', () => resolve()).once('connect_error', reject));
 
     const { notifications } = service.services;
-    const db = service.app.database;
+    const db = service.app.database.longRunning;
 
     // (1) Latency, one notification at a time.
     const latencies: number[] = [];

@@ -119,7 +119,7 @@ async function seed(storage: Storage, items: number): Promise<Seeded> {
     const outbox = fs.readFileSync(config.smsOutboxFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
     const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
-    await seedContent(service.app.database, items, login.data.user.sub);
+    await seedContent(service.app.database.longRunning, items, login.data.user.sub);
     const ids = await service.app.database.rows<{ id: string }>(sql`
       select id from contents where status = 'completed' and deleted_at is null order by random() limit 8`);
     return { token: login.data.AccessToken, itemIds: ids.map((r) => r.id) };

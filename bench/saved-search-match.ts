@@ -43,7 +43,7 @@ const percentile = (xs: number[], p: number) => {
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function seed(service: RunningService): Promise<void> {
-  const db = service.app.database;
+  const db = service.app.database.longRunning;
   const started = Date.now();
   await db.rows(sql`
     insert into users (id, username, password_hash, phone_number, given_name, family_name)
@@ -83,7 +83,7 @@ async function seed(service: RunningService): Promise<void> {
 
 /** A published item at a city, with a price, queued for matching as the publish trigger does. */
 async function publishItem(service: RunningService, uploaderId: string, i: number): Promise<string> {
-  const db = service.app.database;
+  const db = service.app.database.longRunning;
   const [cityLat, cityLng] = CITIES[i % CITIES.length];
   const [lat, lng] = [cityLat + (Math.random() - 0.5) * 0.5, cityLng + (Math.random() - 0.5) * 0.5];
   const id = (await db.rows<{ id: string }>(sql`select gen_random_uuid() as id`))[0].id;
@@ -123,7 +123,7 @@ async function runMode(mode: string): Promise<void> {
   try {
     console.log(`\n== ${mode} (${service.app.database.mode})`);
     await seed(service);
-    const db = service.app.database;
+    const db = service.app.database.longRunning;
     const [uploader] = await db.rows<{ id: string }>(sql`select id from users where username = 'ssbench1'`);
     const matches = new SavedSearchMatchRepository(db);
 

@@ -20,7 +20,7 @@ export const CITIES = [
 ];
 
 /** Inserts the data set; `viewerId` (an existing user) follows 20 of the uploaders. */
-export async function seedContent(db: DatabaseHandle, items: number, viewerId: string): Promise<void> {
+export async function seedContent(db: DatabaseHandle['longRunning'], items: number, viewerId: string): Promise<void> {
   const started = Date.now();
   // Bulk load the way one would: drop the GIN indexes, insert, build them again (from the
   // migration's own definitions), instead of maintaining them row by row.

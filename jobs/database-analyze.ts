@@ -9,6 +9,6 @@ export const databaseAnalyzeJob: ScheduledJob = {
   name: 'database-analyze',
   cron: '35 * * * *',
   run: async ({ app }) => {
-    await new MaintenanceRepository(app.database).analyze();
+    await new MaintenanceRepository(app.database.longRunning).analyze();
   },
 };

@@ -8,7 +8,7 @@ export const statsRollupJob: ScheduledJob = {
   name: 'stats-rollup',
   cron: '5 * * * *',
   run: async ({ app }, now) => {
-    const rolled = await rollUpThrough(app.database, addDays(dayOf(now), -1));
+    const rolled = await rollUpThrough(app.database.longRunning, addDays(dayOf(now), -1));
     if (rolled) app.log.info(rolled, 'daily statistics rolled up');
   },
 };

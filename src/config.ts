@@ -21,6 +21,12 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  /**
+   * Server mode: the longest a node waits for a pooled connection, and then for the answer to one
+   * statement, before it gives up (answered 503; the connection is destroyed). Both together stay
+   * under CONTRACT §14's 5 s.
+   */
+  DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(2_500).default(2_000),
   /** Embedded mode: PostgreSQL's shared_buffers inside PGlite (its default 128MB is most of an idle node's memory). */
   PGLITE_SHARED_BUFFERS: z
     .string()

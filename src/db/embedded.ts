@@ -70,10 +70,15 @@ export async function openEmbedded(config: Config, log: Logger, observe?: QueryO
     };
     const active = { count: 0 };
     let closed = false;
-    const handle: DatabaseHandle = {
-      mode: 'embedded',
+    const queries: Pick<DatabaseHandle, 'rows' | 'transaction'> = {
       ...queryableOver(observed(engine.query, observe, active)),
       transaction: (fn) => engine.transaction((query) => fn(queryableOver(observed(query, observe, active)))),
+    };
+    const handle: DatabaseHandle = {
+      mode: 'embedded',
+      ...queries,
+      // One process owns the database and nothing here times a statement out.
+      longRunning: queries,
       usage: () => ({ open: 1, max: 1, idle: active.count === 0 ? 1 : 0, waiting: Math.max(0, active.count - 1) }),
       withAdvisoryLock: async (key, fn) => {
         for (;;) {

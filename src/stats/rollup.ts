@@ -12,7 +12,7 @@ interface RollupResult {
 }
 
 /** Rolls up every day after the watermark up to `lastDay` (normally yesterday). */
-export async function rollUpThrough(database: DatabaseHandle, lastDay: string): Promise<RollupResult | null> {
+export async function rollUpThrough(database: DatabaseHandle['longRunning'], lastDay: string): Promise<RollupResult | null> {
   return database.transaction(async (tx) => {
     const stats = new StatsRepository(tx);
     const mark = await stats.lockRolledThrough();

@@ -221,7 +221,7 @@ describe('total', () => {
 
   it('should be a plausible estimate, never below the rows seen, for a broad listing', async () => {
     const viewer = await registerAndLogin(server);
-    await seedContent(server.service.app.database, 3_000, viewer.userId);
+    await seedContent(server.service.app.database.longRunning, 3_000, viewer.userId);
     server.service.services.listings.forgetAll();
     const [{ n: live }] = await server.service.app.database.rows<{ n: number }>(
       sql`select count(*)::int as n from contents where deleted_at is null and status = 'completed'`);
