@@ -27,6 +27,9 @@ import { registerMetricsRoute } from './http/metrics-route.js';
 import { instrumentRealtime } from './realtime/metrics.js';
 import { jobMetrics } from './jobs/metrics.js';
 
+/** The longest a Redis command waits for its answer. */
+const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
 export interface RunningService {
   config: Config;
   app: AppContext;
@@ -73,8 +76,9 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
 
     if (config.REDIS_URL) {
       // No offline queue: while Redis is away, rate limits fall back to memory at once instead of
-      // requests waiting on a queue.
-      redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+      // requests waiting on a queue; and a command that gets no answer (a link that stops
+      // answering without closing) fails after a second instead of holding its request.
+      redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
       redis.on('error', (err) => log.warn({ err: err.message }, 'redis (rate limits, presence) error'));
       // Give Redis a moment to connect; if it cannot, serve anyway (limits fall back to memory,
       // /readyz says 503 until Redis answers).
@@ -140,6 +144,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         await realtime.close();
+        services.revocations.close();
         await services.readModel.close();
         rateLimits.close();
         if (redis) redis.disconnect();

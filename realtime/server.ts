@@ -66,10 +66,11 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
     registerNotificationsNamespace(io.of('/notifications'), app, services),
     registerProcessingNamespace(io.of('/processing'), app),
     registerFeedNamespace(io.of('/feed'), app, services.liveFeed, socketRateLimit(rateLimits)),
-    // A session that ends (logout, revocation) loses its sockets on every node: the adapter
-    // carries the disconnect to the node that holds them.
-    app.events.subscribe('session.revoked', ({ sessionId }) => {
-      for (const name of NAMESPACES) io.of(name).in(rooms.session(sessionId)).disconnectSockets(true);
+    // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
+    // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
+    // ended it also sends the disconnect through the adapter, for a node that did not hear.
+    app.events.subscribe('session.revoked', ({ sessionId, here }) => {
+      for (const name of NAMESPACES) (here ? io.of(name) : io.of(name).local).in(rooms.session(sessionId)).disconnectSockets(true);
     }),
   ];
   return { io, redis, stop: () => stops.forEach((stop) => stop()) };

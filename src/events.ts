@@ -11,8 +11,12 @@ import type { NotificationView } from './notifications/types.js';
 import type { EventBus } from './shared/events.js';
 
 export interface DomainEvents {
-  /** A session was ended (logout, revocation): sockets of that session must be disconnected. */
-  'session.revoked': { userId: string; sessionId: string };
+  /**
+   * A session was ended (logout, revocation; src/auth/revocations.ts): sockets of that session must
+   * be disconnected. Published on the node that ended it (`here: true`) and on every node that hears
+   * of it from there (`here: false`).
+   */
+  'session.revoked': { userId: string; sessionId: string; here: boolean };
   'follow.created': {
     follower_id: string;
     following_id: string;

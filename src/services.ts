@@ -9,6 +9,7 @@ import { CallerResolver } from './auth/caller.js';
 import { PasswordService } from './auth/password-reset.js';
 import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
+import { Revocations } from './auth/revocations.js';
 import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
@@ -44,6 +45,8 @@ import { createRelay } from './read-model/create-relay.js';
 
 export interface Services {
   readModel: ReadModel;
+  /** Ending sessions (and, later, changing what a user may do) so every node refuses them at once. */
+  revocations: Revocations;
   sessions: SessionService;
   accounts: AccountService;
   passwords: PasswordService;
@@ -77,21 +80,26 @@ export interface Services {
   push: PushService;
 }
 
+/** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
+const READ_MODEL_READY_MS = 5_000;
+
 /**
  * `redis`: the node's Redis connection (server mode), for what is shared between nodes (presence,
- * the read model's invalidations).
+ * the read model's invalidations, login attempts).
  */
 export async function createServices(app: AppContext, redis: Redis | null = null): Promise<Services> {
-  const readModel = new ReadModel(app.config, app.events, createRelay(app.config, redis, app.log));
+  const readModel = new ReadModel(app.config, app.events, createRelay(app.config, app.database, redis, app.log));
+  await readModel.ready(READ_MODEL_READY_MS);
+  const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(app.database, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const push = new PushService(app);
   const notifications = new NotificationService(app, push);
-  const sessions = new SessionService(app, notifications);
+  const sessions = new SessionService(app, tokens, revocations, notifications);
   const rolePermissions = new RolePermissions(app.database, app.events, readModel);
   const twoFactor = new TwoFactorService(app);
   const otp = new OtpService(app);
   const accounts = new AccountService(app, tokens, sessions, twoFactor, otp);
-  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events, readModel.sessions);
+  const callers = new CallerResolver(app.database, tokens, rolePermissions, sessions, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
   const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications, readModel.items);
@@ -101,6 +109,7 @@ export async function createServices(app: AppContext, redis: Redis | null = null
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
     readModel,
+    revocations,
     sessions,
     accounts,
     passwords: new PasswordService(app, accounts, sessions, otp),

@@ -150,11 +150,21 @@ export class AccountService {
     }
   }
 
+  /** A new access token and the session's next refresh token; the one presented is used up (CONTRACT §19). */
   async refresh(sessionId: string, username: string, refreshToken: string) {
-    const session = await this.sessions.findForRefresh(sessionId, username, refreshToken);
-    if (!session) throw unauthorized('auth.error.invalid_refresh_token', 'Refresh token, session or username is not valid');
-    const accessToken = await this.tokens.signAccessToken({ userId: session.userId, sessionId, username: session.username });
-    return { AccessToken: accessToken, ExpiresIn: this.tokens.accessTtlSeconds, TokenType: 'Bearer' as const, SessionId: sessionId };
+    const refreshed = await this.sessions.rotateRefreshToken(sessionId, username, refreshToken);
+    if (refreshed.outcome === 'reused') {
+      throw unauthorized('auth.error.refresh_token_reused', 'This refresh token was already used: the session has been ended, log in again');
+    }
+    if (refreshed.outcome === 'invalid') throw unauthorized('auth.error.invalid_refresh_token', 'Refresh token, session or username is not valid');
+    const accessToken = await this.tokens.signAccessToken({ userId: refreshed.userId, sessionId, username: refreshed.username });
+    return {
+      AccessToken: accessToken,
+      RefreshToken: refreshed.refreshToken,
+      ExpiresIn: this.tokens.accessTtlSeconds,
+      TokenType: 'Bearer' as const,
+      SessionId: sessionId,
+    };
   }
 
   async logout(caller: { userId: string; sessionId: string; username: string }, sessionIdHeader: string, usernameHeader: string): Promise<void> {

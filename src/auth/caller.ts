@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
-import type { DomainEventBus } from '../events.js';
+import type { SessionService } from './sessions.js';
 import { SessionRepository } from './session-repository.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedSession } from '../read-model/read-model.js';
@@ -40,7 +40,7 @@ const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Sess
 
 /**
  * Longest a checked live session is trusted without asking the database again: a backstop only,
- * since a revocation on any node reaches the read model at once (session.revoked).
+ * since a revocation on any node reaches the read model at once (src/auth/revocations.ts).
  */
 const SESSION_FRESH_MS = 30_000;
 
@@ -51,7 +51,8 @@ export class CallerResolver {
     database: DatabaseHandle,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
-    private readonly events: DomainEventBus,
+    /** Ends a session found idle, the way every revocation goes (revocations.ts). */
+    private readonly sessionService: SessionService,
     /** Live sessions recently checked (read-model.ts), dropped when one is revoked on any node. */
     private readonly cache: ReadCache<string, CachedSession>,
   ) {
@@ -83,8 +84,8 @@ export class CallerResolver {
     if (row.revoked && row.ended_idle) throw sessionTimedOut();
     if (row.revoked) throw unauthorized('auth.error.session_revoked', 'Session has ended');
     if (row.idle_expired) {
-      // privacy.session_timeout: ended here and now, and its sockets dropped on every node.
-      if ((await this.sessions.endIdle(userId, sessionId)).length) await this.events.publishAndWait('session.revoked', { userId, sessionId });
+      // privacy.session_timeout: ended here and now, on every node, and its sockets dropped.
+      await this.sessionService.endIdle(userId, sessionId);
       throw sessionTimedOut();
     }
     if (row.touch_due) {

@@ -38,6 +38,9 @@ export const loginSchema = z.object({
 
 export const refreshedSchema = z.object({
   AccessToken: z.string(),
+  RefreshToken: z
+    .string()
+    .describe('The session\'s next refresh token: the one sent is used up, and sending a used one again ends the session'),
   ExpiresIn: z.number().describe('Seconds the access token lives'),
   TokenType: z.literal('Bearer'),
   SessionId: z.string(),

@@ -1,5 +1,6 @@
-// Queries on the `sessions` table (migration 0001). A session is live while revoked_at is null;
-// its refresh token is usable until refresh_expires_at. Times are compared with the database's
+// Queries on the `sessions` table (migrations 0001, 0014). A session is live while revoked_at is
+// null; its current refresh token (hash, and number: refresh_generation) is usable until
+// refresh_expires_at. Times are compared with the database's
 // now(), so every node agrees on what has expired.
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
@@ -9,6 +10,7 @@ interface NewSession {
   id: string;
   userId: string;
   refreshTokenHash: string;
+  refreshGeneration: number;
   userAgent: string;
   ip: string;
   refreshTtlSeconds: number;
@@ -18,6 +20,7 @@ interface RefreshableSessionRow {
   user_id: string;
   username: string;
   refresh_token_hash: string;
+  refresh_generation: number;
 }
 
 interface LiveSessionRow {
@@ -68,8 +71,8 @@ export class SessionRepository {
 
   async insert(session: NewSession): Promise<void> {
     await this.db.rows(sql`
-      insert into sessions (id, user_id, refresh_token_hash, user_agent, ip, refresh_expires_at)
-      values (${session.id}, ${session.userId}, ${session.refreshTokenHash}, ${session.userAgent}, ${session.ip},
+      insert into sessions (id, user_id, refresh_token_hash, refresh_generation, user_agent, ip, refresh_expires_at)
+      values (${session.id}, ${session.userId}, ${session.refreshTokenHash}, ${session.refreshGeneration}, ${session.userAgent}, ${session.ip},
               now() + make_interval(secs => ${session.refreshTtlSeconds}))`);
   }
 
@@ -84,14 +87,25 @@ export class SessionRepository {
     return row;
   }
 
-  /** The live, unexpired session `id` if its user is `username` (any case). */
-  async findRefreshable(id: string, username: string): Promise<RefreshableSessionRow | undefined> {
+  /**
+   * The live, unexpired session `id` if its user is `username` (any case), locked until the end of
+   * the transaction (two refreshes of one session take turns).
+   */
+  async lockRefreshable(id: string, username: string): Promise<RefreshableSessionRow | undefined> {
     const [row] = await this.db.rows<RefreshableSessionRow>(sql`
-      select s.user_id, u.username, s.refresh_token_hash
+      select s.user_id, u.username, s.refresh_token_hash, s.refresh_generation
       from sessions s join users u on u.id = s.user_id
       where s.id = ${id} and s.revoked_at is null and s.refresh_expires_at > now()
-        and lower(u.username) = lower(${username}) and not ${idleExpired}`);
+        and lower(u.username) = lower(${username}) and not ${idleExpired}
+      for update of s`);
     return row;
+  }
+
+  /** Makes `generation` (with its token's hash) the session's current refresh token; the session was just used. */
+  async rotateRefreshToken(id: string, refreshTokenHash: string, generation: number): Promise<void> {
+    await this.db.rows(sql`
+      update sessions set refresh_token_hash = ${refreshTokenHash}, refresh_generation = ${generation}, last_seen_at = now()
+      where id = ${id}`);
   }
 
   /**

@@ -1,11 +1,14 @@
-// Sessions: one per login. Ending one (logout, revocation) stamps revoked_at, which every node
-// checks on every request, and publishes `session.revoked` so live sockets are dropped too.
+// Sessions: one per login. Ending one (logout, revocation, idle timeout, a reused refresh token)
+// stamps revoked_at through the one revocation path (revocations.ts), so every node refuses it from
+// the next request on and its sockets are dropped too. Refresh tokens rotate: each refresh hands
+// out the session's next token, and the one presented is then used up (CONTRACT §19).
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
 import { SessionRepository } from './session-repository.js';
-import { newRefreshToken } from './tokens.js';
+import type { TokenService } from './tokens.js';
+import type { EndedSession, Revocations } from './revocations.js';
 import type { NotificationService } from '../notifications/service.js';
 import { wantsLoginAlerts } from '../notifications/preferences.js';
 
@@ -21,11 +24,27 @@ interface SessionView {
 /** Sessions ended per statement by the idle sweep. */
 const IDLE_SWEEP_BATCH = 500;
 
+/** What a refresh came to: the session's next refresh token, a used token (the session ended), or nothing valid. */
+export type RefreshOutcome =
+  | { outcome: 'rotated'; userId: string; username: string; refreshToken: string }
+  | { outcome: 'reused' }
+  | { outcome: 'invalid' };
+
+const sameHash = (a: string, b: string): boolean => {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+const endedOf = (userId: string, sessionIds: string[]): EndedSession[] => sessionIds.map((sessionId) => ({ userId, sessionId }));
+
 export class SessionService {
   private readonly sessions: SessionRepository;
 
   constructor(
     private readonly app: AppContext,
+    private readonly tokens: TokenService,
+    private readonly revocations: Revocations,
     private readonly notifications: NotificationService,
   ) {
     this.sessions = new SessionRepository(app.database);
@@ -38,7 +57,7 @@ export class SessionService {
    */
   async open(userId: string, userAgent: string, ip: string): Promise<{ sessionId: string; refreshToken: string; newDevice: boolean }> {
     const sessionId = newId();
-    const refreshToken = newRefreshToken();
+    const refreshToken = this.tokens.refreshToken(sessionId, 1);
     const agent = userAgent.slice(0, 512);
     const newDevice = await this.app.database.transaction(async (tx) => {
       const sessions = new SessionRepository(tx);
@@ -47,6 +66,7 @@ export class SessionService {
         id: sessionId,
         userId,
         refreshTokenHash: sha256(refreshToken),
+        refreshGeneration: 1,
         userAgent: agent,
         ip,
         refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
@@ -66,15 +86,29 @@ export class SessionService {
     return { sessionId, refreshToken, newDevice };
   }
 
-  /** The live session matching id, username and refresh token, or null. */
-  async findForRefresh(sessionId: string, username: string, refreshToken: string): Promise<{ userId: string; username: string } | null> {
-    const row = await this.sessions.findRefreshable(sessionId, username);
-    if (!row) return null;
-    const expected = Buffer.from(row.refresh_token_hash, 'hex');
-    const given = Buffer.from(sha256(refreshToken), 'hex');
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-    await this.sessions.touch(sessionId);
-    return { userId: row.user_id, username: row.username };
+  /**
+   * POST /refresh-token: the session's next refresh token for its current one, which is used up
+   * from then on. A token of the session that was already used ends the session (someone else may
+   * hold it: CONTRACT §19). Two refreshes of one session take turns (the row is locked), so the
+   * second to come with the same token finds it used.
+   */
+  async rotateRefreshToken(sessionId: string, username: string, refreshToken: string): Promise<RefreshOutcome> {
+    const verdict = await this.app.database.transaction(async (tx): Promise<RefreshOutcome | { outcome: 'used'; userId: string }> => {
+      const sessions = new SessionRepository(tx);
+      const row = await sessions.lockRefreshable(sessionId, username);
+      if (!row) return { outcome: 'invalid' };
+      if (sameHash(row.refresh_token_hash, sha256(refreshToken))) {
+        const generation = row.refresh_generation + 1;
+        const next = this.tokens.refreshToken(sessionId, generation);
+        await sessions.rotateRefreshToken(sessionId, sha256(next), generation);
+        return { outcome: 'rotated', userId: row.user_id, username: row.username, refreshToken: next };
+      }
+      const generation = this.tokens.refreshTokenGeneration(sessionId, refreshToken);
+      return generation !== null && generation < row.refresh_generation ? { outcome: 'used', userId: row.user_id } : { outcome: 'invalid' };
+    });
+    if (verdict.outcome !== 'used') return verdict;
+    await this.revoke(verdict.userId, sessionId);
+    return { outcome: 'reused' };
   }
 
   async list(userId: string, currentSessionId: string): Promise<SessionView[]> {
@@ -91,9 +125,11 @@ export class SessionService {
 
   /** Ends one of the user's sessions; false when no such live session. */
   async revoke(userId: string, sessionId: string): Promise<boolean> {
-    const revoked = await this.sessions.revoke(userId, sessionId);
-    await this.announceRevoked(userId, revoked);
-    return revoked.length > 0;
+    const { sessions } = await this.revocations.revoke(
+      async (tx) => ({ sessions: endedOf(userId, await new SessionRepository(tx).revoke(userId, sessionId)) }),
+      { retry: true },
+    );
+    return sessions.length > 0;
   }
 
   /** DELETE /user/sessions/:id: ends one of the caller's sessions; 404 when it has no such live session. */
@@ -104,11 +140,20 @@ export class SessionService {
     return { session_id: sessionId, current: sessionId === currentSessionId };
   }
 
-  /** Ends every live session of the user except `keepSessionId` (all when null); returns how many. */
+  /**
+   * Ends every live session of the user except `keepSessionId` (all when null); returns how many.
+   * Not retried when the database does not answer: a later run would also end sessions opened since.
+   */
   async revokeAllExcept(userId: string, keepSessionId: string | null): Promise<number> {
-    const revoked = await this.sessions.revokeAllExcept(userId, keepSessionId);
-    await this.announceRevoked(userId, revoked);
-    return revoked.length;
+    const { sessions } = await this.revocations.revoke(async (tx) => ({
+      sessions: endedOf(userId, await new SessionRepository(tx).revokeAllExcept(userId, keepSessionId)),
+    }));
+    return sessions.length;
+  }
+
+  /** Ends a session a request found idle past its user's privacy.session_timeout. */
+  async endIdle(userId: string, sessionId: string): Promise<void> {
+    await this.revocations.revoke(async (tx) => ({ sessions: endedOf(userId, await new SessionRepository(tx).endIdle(userId, sessionId)) }), { retry: true });
   }
 
   /**
@@ -118,15 +163,11 @@ export class SessionService {
   async expireIdle(): Promise<number> {
     let total = 0;
     for (;;) {
-      const ended = await this.sessions.revokeIdle(IDLE_SWEEP_BATCH);
-      for (const s of ended) await this.announceRevoked(s.user_id, [s.id]);
-      total += ended.length;
-      if (ended.length < IDLE_SWEEP_BATCH) return total;
+      const { sessions } = await this.revocations.revoke(async (tx) => ({
+        sessions: (await new SessionRepository(tx).revokeIdle(IDLE_SWEEP_BATCH)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
+      }));
+      total += sessions.length;
+      if (sessions.length < IDLE_SWEEP_BATCH) return total;
     }
-  }
-
-  /** Resolves once every node has been told (their cached sessions go: src/read-model/). */
-  private async announceRevoked(userId: string, sessionIds: string[]): Promise<void> {
-    await Promise.all(sessionIds.map((sessionId) => this.app.events.publishAndWait('session.revoked', { userId, sessionId })));
   }
 }

@@ -1,8 +1,11 @@
 // Access tokens are short-lived HS256 JWTs (jose) carrying the user id (`sub`) and the session id
 // (`sid`); every request also checks that session in the database, so logout and revocation take
-// effect at once on every node. Refresh tokens are opaque random strings kept only as hashes.
+// effect at once on every node. Refresh tokens rotate (CONTRACT §19): a session's n-th refresh
+// token is `<n>.<signature>`, signed for that session with the same key, so a token already used
+// (a smaller n than the session's current one) is told from one never issued without keeping
+// every used token; the database keeps only the current one's hash (src/auth/sessions.ts).
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
 import type { Queryable } from '../db/client.js';
@@ -55,6 +58,22 @@ export class TokenService {
       .sign(this.key);
   }
 
+  /** The `generation`-th refresh token of session `sessionId`. */
+  refreshToken(sessionId: string, generation: number): string {
+    const signature = createHmac('sha256', this.key).update(`refresh-token:${sessionId}:${generation}`).digest('base64url');
+    return `${generation}.${signature}`;
+  }
+
+  /** Which of session `sessionId`'s refresh tokens `token` is, or null when it is none of them. */
+  refreshTokenGeneration(sessionId: string, token: string): number | null {
+    const parts = /^(\d{1,9})\.[\w-]{43}$/.exec(token);
+    if (!parts) return null;
+    const generation = Number(parts[1]);
+    const expected = Buffer.from(this.refreshToken(sessionId, generation));
+    const given = Buffer.from(token);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? generation : null;
+  }
+
   /** Verifies signature, issuer, audience and expiry; throws 401 with a precise code. */
   async verifyAccessToken(token: string): Promise<AccessClaims> {
     const known = this.verified.get(token);
@@ -82,4 +101,3 @@ export class TokenService {
   }
 }
 
-export const newRefreshToken = (): string => randomBytes(48).toString('base64url');

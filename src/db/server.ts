@@ -21,6 +21,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
 import type { DatabaseHandle, QueryObserver, Queryable } from './client.js';
+import { answeredWithin, destroyConnection } from './answered-within.js';
 import { observed, queryableOver, type Run } from './queryable.js';
 import { StatementNames } from './statement-names.js';
 
@@ -36,14 +37,6 @@ const ADVISORY_LOCK_WAIT_MS = 10 * 60_000;
  * within it).
  */
 const COMMIT_ANSWER_MARGIN_MS = 500;
-
-/** What the node gives up with when PostgreSQL does not answer in time: an outage (503). */
-const noAnswer = (what: string, ms: number) => Object.assign(new Error(`PostgreSQL did not answer ${what} within ${ms} ms`), { code: 'ETIMEDOUT' });
-
-/** pg-pool gives a connection up this way itself: its socket is destroyed. */
-function destroyConnection(client: pg.PoolClient): void {
-  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-}
 
 export async function openServer(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
   const pg = (await import('pg')).default;
@@ -72,18 +65,8 @@ export async function openServer(config: Config, log: Logger, observe?: QueryObs
   const release = (client: pg.PoolClient) => client.release(abandoned.has(client));
 
   /** Sends one statement on `client` and waits at most `ms` for its answer; past that the connection goes. */
-  const answered = <T>(client: pg.PoolClient, ms: number, send: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        abandoned.add(client);
-        destroyConnection(client);
-        reject(noAnswer('a statement', ms));
-      }, ms);
-      send().then(
-        (value) => (clearTimeout(timer), resolve(value)),
-        (err: unknown) => (clearTimeout(timer), reject(err)),
-      );
-    });
+  const answered = <T>(client: pg.PoolClient, ms: number, send: () => Promise<T>, what?: string): Promise<T> =>
+    answeredWithin(ms, send, () => (abandoned.add(client), destroyConnection(client)), what);
 
   const statements = new StatementNames();
   const active = { count: 0 };
@@ -132,7 +115,7 @@ export async function openServer(config: Config, log: Logger, observe?: QueryObs
       await answered(client, ms, () => client.query(`select commit_before(to_timestamp(${deadlineSeconds.toFixed(3)})); commit`));
     } catch (err) {
       // Ran past its deadline yet answered: the server was too slow to trust with the commit.
-      if ((err as { code?: unknown }).code === '57014') throw noAnswer('the commit', ms);
+      if ((err as { code?: unknown }).code === '57014') throw Object.assign(new Error('PostgreSQL ran the commit after its deadline'), { code: 'ETIMEDOUT' });
       throw err;
     }
   };

@@ -2,8 +2,8 @@
 // and tells the other nodes. Domain events are translated into these (read-model.ts), so the
 // other nodes hear only what their caches need, never a domain event twice.
 export type Invalidation =
-  /** A session ended. */
-  | { kind: 'session'; sessionId: string }
+  /** A session ended (its user's, for what drops its sockets). */
+  | { kind: 'session'; sessionId: string; userId: string }
   /** Something others see of a user changed (name, avatar, role, settings): their sessions, profile and items. */
   | { kind: 'user'; userId: string }
   /** A follow was made or undone: both profiles' counts and the follower's feed. */
@@ -26,7 +26,7 @@ export function parseInvalidation(value: unknown): Invalidation | null {
   const id = (x: unknown): x is string => typeof x === 'string' && uuidText.test(x);
   switch (v.kind) {
     case 'session':
-      return id(v.sessionId) ? { kind: 'session', sessionId: v.sessionId } : null;
+      return id(v.sessionId) && id(v.userId) ? { kind: 'session', sessionId: v.sessionId, userId: v.userId } : null;
     case 'user':
       return id(v.userId) ? { kind: 'user', userId: v.userId } : null;
     case 'follow':

@@ -3,9 +3,11 @@
 // of the listings), kept true by the domain events that change them. Each event is turned into
 // invalidations (the table below), applied here at once and sent to the other nodes, which apply
 // them too. The publisher of an event that must be seen everywhere before its request answers
-// (a revoked session, an edit) uses publishAndWait: these listeners resolve once the other nodes'
-// message has left (relay.ts). See docs/read-model.md.
+// (an edit) uses publishAndWait: these listeners resolve once the other nodes have been handed
+// the message (relay.ts). A revocation does not wait for an event: its invalidations commit with
+// it (`invalidateWith`, used by src/auth/revocations.ts). See docs/read-model.md.
 import type { Config } from '../config.js';
+import type { Queryable } from '../db/client.js';
 import type { DomainEventBus, DomainEvents } from '../events.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
@@ -55,6 +57,7 @@ export class ReadModel {
   readonly pages: ReadCache<string, CachedPage>;
   private readonly roleListeners: (() => void)[] = [];
   private readonly listingListeners: (() => void)[] = [];
+  private readonly endedElsewhereListeners: ((session: { userId: string; sessionId: string }) => void)[] = [];
 
   /** Whether this node's caches may answer now: caching is on and no invalidation can be missed. */
   readonly trusted: () => boolean;
@@ -72,12 +75,14 @@ export class ReadModel {
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
     this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length }, usable);
-    relay.listen((invalidation) => this.apply(invalidation));
+    relay.listen((invalidation) => {
+      this.apply(invalidation);
+      if (invalidation.kind === 'session') for (const listener of this.endedElsewhereListeners) listener(invalidation);
+    });
 
-    // Which domain event makes what stale.
+    // Which domain event makes what stale. (Ended sessions: invalidateWith, in the revoking transaction.)
     const on = <K extends keyof DomainEvents & string>(name: K, stale: (payload: DomainEvents[K]) => Invalidation) =>
       events.subscribe(name, (payload) => this.changed(stale(payload)), { awaited: true });
-    on('session.revoked', (e) => ({ kind: 'session', sessionId: e.sessionId }));
     on('user.changed', (e) => ({ kind: 'user', userId: e.userId }));
     on('follow.created', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
     on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
@@ -102,6 +107,30 @@ export class ReadModel {
    */
   onListingsChanged(listener: () => void): void {
     this.listingListeners.push(listener);
+  }
+
+  /** `listener` runs for each session that another node ended, when this node hears of it. */
+  onSessionEndedElsewhere(listener: (session: { userId: string; sessionId: string }) => void): void {
+    this.endedElsewhereListeners.push(listener);
+  }
+
+  /**
+   * For a change every node must refuse from the next request on (a revocation): writes its
+   * invalidations into `tx`, the transaction that makes the change, so every node hears them when,
+   * and only if, it commits. Call the answer once committed: it applies them to this node's caches
+   * and resolves true once every other node has applied them too, false when that is not sure.
+   */
+  async invalidateWith(tx: Queryable, invalidations: Invalidation[]): Promise<() => Promise<boolean>> {
+    const handedOver = await this.relay.within(tx, invalidations);
+    return () => {
+      for (const invalidation of invalidations) this.apply(invalidation);
+      return handedOver();
+    };
+  }
+
+  /** Resolves once this node hears the others (or after `timeoutMs`; until then its caches answer nothing). */
+  ready(timeoutMs: number): Promise<void> {
+    return this.relay.ready(timeoutMs);
   }
 
   stats(): ReadCacheStats[] {

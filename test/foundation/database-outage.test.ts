@@ -87,12 +87,10 @@ describe.skipIf(!pgBin)('database outage', () => {
     expect((await api.get('/auth/api/v1/user/me')).status).toBe(200);
 
     await stopPostgres();
-    // What the read model holds (the caller's session and own profile) is still answered; a
-    // server-mode node without Redis could miss other nodes' changes, so it caches nothing
-    // (docs/read-model.md) and answers 503 there too.
-    const cachesTrusted = Boolean(server.env.REDIS_URL);
-    expect((await api.get('/auth/api/v1/user/me')).status).toBe(cachesTrusted ? 200 : 503);
-    // ...what it does not hold needs the database: 503.
+    // A node that cannot hear the other nodes through the database (revocations travel there)
+    // trusts none of its caches (docs/read-model.md): even the caller's own profile is 503...
+    expectErrorEnvelope(await api.get('/auth/api/v1/user/me'), 503, 'service.error.unavailable');
+    // ...and so is everything else.
     const down = await api.get('/sns/api/v1/notifications');
     expectErrorEnvelope(down, 503, 'service.error.unavailable');
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);

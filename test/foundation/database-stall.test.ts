@@ -5,7 +5,7 @@
 // keeps every connection open and passes nothing, then delivers what it kept, as a healed network
 // does. (A server that refuses connections: database-outage.test.ts.) Server mode only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, testEnvironment } from '../helpers/server.js';
+import { asTestServer, startNode, testEnvironment } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import type { RunningService } from '../../service.js';
@@ -20,7 +20,6 @@ describe.skipIf(!enabled)('PostgreSQL that stops answering', () => {
   let cleanup: () => Promise<void>;
   let user: TestUser;
 
-  const asServer = () => ({ url: node.url, service: node, dataDir: node.config.dataDir, env: {}, close: async () => undefined });
   const sessionCount = async () => {
     const res = await user.api.get(SESSIONS);
     expect(res.status).toBe(200);
@@ -29,15 +28,12 @@ describe.skipIf(!enabled)('PostgreSQL that stops answering', () => {
   const loginAgain = () => new ApiClient(node.url).post(`${AUTH}/login`, { phone_number: user.phone, password: user.password });
 
   beforeAll(async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL!);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    proxy = await TcpProxy.before(process.env.TEST_DATABASE_URL!, 5432);
     // No jobs: the only transactions are the ones the test's requests make.
     const environment = await testEnvironment({ SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0' });
     cleanup = environment.cleanup;
-    const viaProxy = new URL(environment.env.DATABASE_URL);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    node = await startNode({ ...environment.env, DATABASE_URL: viaProxy.toString() });
-    user = await registerAndLogin(asServer());
+    node = await startNode({ ...environment.env, DATABASE_URL: proxy.through(environment.env.DATABASE_URL) });
+    user = await registerAndLogin(asTestServer(node));
   }, 60_000);
 
   afterAll(async () => {

@@ -88,6 +88,11 @@ export async function startNode(env: Record<string, string>): Promise<RunningSer
   return startService(config, createLogger(env.LOG_LEVEL ?? 'silent'));
 }
 
+/** A node started with startNode, as the account helpers (api.ts) take it; closing it stays the caller's. */
+export function asTestServer(node: RunningService): TestServer {
+  return { url: node.url, service: node, dataDir: node.config.dataDir, env: {}, close: async () => undefined };
+}
+
 export async function bootServer(overrides: Record<string, string> = {}): Promise<TestServer> {
   const { env, cleanup } = await testEnvironment(overrides);
   const service = await startNode(env);

@@ -37,6 +37,19 @@ export class TcpProxy {
     return proxy;
   }
 
+  /** A proxy in front of the server a URL names (postgres://…, redis://…; `defaultPort` when it names none). */
+  static before(url: string, defaultPort: number): Promise<TcpProxy> {
+    const target = new URL(url);
+    return TcpProxy.start(target.hostname, Number(target.port || defaultPort));
+  }
+
+  /** `url` (same credentials, path and query) going through this proxy. */
+  through(url: string): string {
+    const via = new URL(url);
+    via.host = `127.0.0.1:${this.port}`;
+    return via.toString();
+  }
+
   get port(): number {
     return (this.listener.address() as net.AddressInfo).port;
   }
