@@ -6,6 +6,8 @@ import type { AppContext } from './context.js';
 import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
 import { CallerResolver } from './auth/caller.js';
+import { createFailedLoginStore } from './auth/failed-login-store.js';
+import { LoginGuard } from './auth/login-guard.js';
 import { PasswordService } from './auth/password-reset.js';
 import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
@@ -98,7 +100,8 @@ export async function createServices(app: AppContext, redis: Redis | null = null
   const rolePermissions = new RolePermissions(app.database, app.events, readModel);
   const twoFactor = new TwoFactorService(app);
   const otp = new OtpService(app);
-  const accounts = new AccountService(app, tokens, sessions, twoFactor, otp);
+  const loginGuard = new LoginGuard(createFailedLoginStore(redis, app.config.REDIS_PREFIX, app.log));
+  const accounts = new AccountService(app, tokens, sessions, twoFactor, otp, loginGuard);
   const callers = new CallerResolver(app.database, tokens, rolePermissions, sessions, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);

@@ -4185,6 +4185,8 @@ export interface operations {
                             AccessToken: string;
                             /** @description Seconds the access token lives */
                             ExpiresIn: number;
+                            /** @description The session's next refresh token: the one sent is used up, and sending a used one again ends the session */
+                            RefreshToken: string;
                             SessionId: string;
                             /** @constant */
                             TokenType: "Bearer";

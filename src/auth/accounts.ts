@@ -6,6 +6,7 @@ import { newId } from '../shared/ids.js';
 import { DEFAULT_ROLE } from '../authorization/catalogue.js';
 import { OtpService, type CodeDeliveryDetails } from './otp.js';
 import { normalisePhoneNumber } from './phone.js';
+import type { LoginGuard } from './login-guard.js';
 import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { TwoFactorCheck } from './two-factor-check.js';
@@ -42,6 +43,8 @@ export class AccountService {
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorCheck,
     private readonly otp: OtpService,
+    /** Failed logins per account (CONTRACT §19). */
+    private readonly loginGuard: LoginGuard,
   ) {
     this.users = new UserRepository(app.database);
   }
@@ -100,27 +103,30 @@ export class AccountService {
 
   async login(input: { phone_number: string; password: string; two_factor_code?: string }, userAgent: string, ip: string): Promise<LoginResult> {
     const invalid = () => badRequest('auth.error.invalid_credentials', 'Phone number or password is incorrect');
-    let phone: string;
+    let phone: string | null = null;
     try {
       phone = this.phone(input.phone_number);
     } catch {
-      await bcrypt.compare(input.password, DUMMY_HASH);
-      throw invalid();
+      // Not a phone number: counted as typed, and answered as a wrong password (below).
     }
-    const user = await this.users.findForLogin(phone);
+    // Counted as a failure unless forgiven once the password proves right (429 when too many).
+    const attempt = await this.loginGuard.begin(phone ?? input.phone_number.trim());
+    const user = phone === null ? undefined : await this.users.findForLogin(phone);
     const passwordOk = await bcrypt.compare(input.password, user?.password_hash ?? DUMMY_HASH);
-    if (!user || !passwordOk) throw invalid();
+    if (!user || !passwordOk || phone === null) throw invalid();
+    // A wrong two-factor code is a failed login too; a missing one is the first of two steps.
+    if (user.two_factor_enabled && input.two_factor_code && !(await this.twoFactor.verifyLoginCode(user.id, input.two_factor_code))) {
+      throw unauthorized('auth.error.invalid_two_factor_code', 'The two-factor code is not correct');
+    }
+    await attempt.forgive();
     if (!user.phone_verified) {
       throw badRequest('auth.error.phone_not_verified', 'Verify the phone number with the code sent by SMS first', {
         field: 'phone_number',
         constraint: 'verified',
       });
     }
-    if (user.two_factor_enabled) {
-      if (!input.two_factor_code) throw unauthorized('auth.error.two_factor_required', 'A two-factor code is required (two_factor_code)');
-      if (!(await this.twoFactor.verifyLoginCode(user.id, input.two_factor_code))) {
-        throw unauthorized('auth.error.invalid_two_factor_code', 'The two-factor code is not correct');
-      }
+    if (user.two_factor_enabled && !input.two_factor_code) {
+      throw unauthorized('auth.error.two_factor_required', 'A two-factor code is required (two_factor_code)');
     }
     const { sessionId, refreshToken, newDevice } = await this.sessions.open(user.id, userAgent, ip);
     if (newDevice) await this.alertNewDevice(phone, userAgent);

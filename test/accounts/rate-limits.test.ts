@@ -53,6 +53,20 @@ describe('auth limit: 5 requests per minute per IP', () => {
     expect((await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': freshIp() } })).status).toBe(400);
   });
 
+  it('should count every address of one IPv6 /64 as one client', async () => {
+    const inSubnet = (host: string) => ({ 'x-forwarded-for': `2001:db8:77:${ipCounter++}::${host}` });
+    const subnet = inSubnet('1')['x-forwarded-for'].replace(/::1$/, '');
+    for (let i = 1; i <= 5; i++) {
+      const res = await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': `${subnet}::${i.toString(16)}` } });
+      expect(res.status).toBe(400);
+    }
+    // Another address of the same /64, however it is written, shares the spent budget...
+    const sameSubnet = `${subnet.replace('2001:db8', '2001:0db8')}:ffff:0:0:9`;
+    expectErrorEnvelope(await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': sameSubnet } }), 429, 'rate_limit.error.exceeded');
+    // ...and the next /64 has its own.
+    expect((await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: inSubnet('1') })).status).toBe(400);
+  });
+
   it('should fail with 429 on register, send-otp and forgot-password each past the limit', async () => {
     for (const [path, body] of [
       ['register', () => ({ username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' })],

@@ -12,8 +12,8 @@ const newUser = () => registerAndLogin(server.current);
 const inSeconds = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
 
 const sessionHeaders = (u: TestUser) => ({ 'x-user-username': u.username, 'x-session-id': u.sessionId });
-const refresh = (u: TestUser, headers: Record<string, string> = sessionHeaders(u), token: string | null = null) =>
-  api().post(`${AUTH}/refresh-token`, { refresh_token: u.refreshToken }, { headers, token });
+const refresh = (u: TestUser, headers: Record<string, string> = sessionHeaders(u), token: string | null = null, refreshToken = u.refreshToken) =>
+  api().post(`${AUTH}/refresh-token`, { refresh_token: refreshToken }, { headers, token });
 const me = (token: string) => api().get(`${AUTH}/user/me`, { token });
 
 describe('POST /refresh-token', () => {
@@ -52,13 +52,50 @@ describe('POST /refresh-token', () => {
     expectErrorEnvelope(await refresh(other, sessionHeaders(user)), 401);
   });
 
-  it('should succeed with a new access token for the same session, without any access token', async () => {
+  it("should fail with 401 invalid_refresh_token for another session's refresh token, and leave the session alone", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    // Another session's genuine token, and a made-up one of this session's form.
+    expectErrorEnvelope(await refresh(user, sessionHeaders(user), null, other.refreshToken), 401, 'auth.error.invalid_refresh_token');
+    expectErrorEnvelope(await refresh(user, sessionHeaders(user), null, `0.${'A'.repeat(43)}`), 401, 'auth.error.invalid_refresh_token');
+    expect((await me(user.token)).status).toBe(200);
+    expect((await refresh(user)).status).toBe(200);
+  });
+
+  it('should succeed with a new access token and the next refresh token for the same session, without any access token', async () => {
     const user = await newUser();
     const res = await refresh(user);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ ExpiresIn: 900, TokenType: 'Bearer', SessionId: user.sessionId });
     expect(res.body.data.AccessToken.split('.')).toHaveLength(3);
+    expect(typeof res.body.data.RefreshToken).toBe('string');
+    expect(res.body.data.RefreshToken).not.toBe(user.refreshToken);
     expect((await me(res.body.data.AccessToken)).body.data.sub).toBe(user.userId);
+    // The next one works (once), and so on.
+    const next = await refresh(user, sessionHeaders(user), null, res.body.data.RefreshToken);
+    expect(next.status).toBe(200);
+    expect(next.body.data.RefreshToken).not.toBe(res.body.data.RefreshToken);
+    expect((await me(user.token)).status).toBe(200);
+  });
+
+  it('should end the session when a used refresh token comes back: its access and refresh tokens answer 401', async () => {
+    const user = await newUser();
+    const rotated = await refresh(user);
+    expect(rotated.status).toBe(200);
+    const reuse = await refresh(user);
+    expectErrorEnvelope(reuse, 401, 'auth.error.refresh_token_reused');
+    expectErrorEnvelope(await me(user.token), 401, 'auth.error.session_revoked');
+    expectErrorEnvelope(await me(rotated.body.data.AccessToken), 401, 'auth.error.session_revoked');
+    expectErrorEnvelope(await refresh(user, sessionHeaders(user), null, rotated.body.data.RefreshToken), 401, 'auth.error.invalid_refresh_token');
+    expectErrorEnvelope(await refresh(user), 401, 'auth.error.invalid_refresh_token');
+  });
+
+  it('should let one of two refreshes with the same token win, and then end the session (the other used it)', async () => {
+    const user = await newUser();
+    const answers = await Promise.all([refresh(user), refresh(user)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
+    expectErrorEnvelope(answers.find((r) => r.status === 401)!, 401, 'auth.error.refresh_token_reused');
+    expectErrorEnvelope(await me(user.token), 401, 'auth.error.session_revoked');
   });
 
   it('should succeed with the username in another case and an expired access token sent along', async () => {

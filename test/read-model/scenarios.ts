@@ -113,6 +113,15 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       });
     });
 
+    it('should refuse a session whose used refresh token came back, on the next request', async () => {
+      const [ending, keep] = [await newSession(world.sessions), await newSession(world.sessions)];
+      await warm(bothLive(ending, keep));
+      const refresh = (token: string) => on(cluster().readers[0], null).post('/auth/api/v1/refresh-token', { refresh_token: token }, { headers: sessionHeaders(ending) });
+      expectStatus(await refresh(ending.refreshToken), 200, 'refresh');
+      expectRefused(await refresh(ending.refreshToken), 'auth.error.refresh_token_reused', 'the used refresh token');
+      await onEveryNode(endedOnly(ending, keep, 'auth.error.session_revoked'));
+    });
+
     it('should refuse a session ended by its idle timeout (privacy.session_timeout) on the next request', async () => {
       const [ending, keep] = [world.idle, await newSession(world.idle)];
       await warm(bothLive(ending, keep));
