@@ -122,12 +122,14 @@ export class NotificationListener {
   /** Gives the connection up (once) and opens another shortly. */
   private drop(client: pg.Client, err: Error): void {
     if (client !== this.client) return;
+    const wasListening = this.listening;
     this.client = null;
     this.listening = false;
     if (this.timer) clearTimeout(this.timer);
     destroyConnection(client);
     if (this.closed) return;
-    this.log.warn({ err: err.message }, 'read-model listener lost its PostgreSQL connection; caches are not trusted until it listens again');
+    // Said once when the link goes, not at every try to bring it back.
+    if (wasListening) this.log.warn({ err: err.message }, 'read-model listener lost its PostgreSQL connection; caches are not trusted until it listens again');
     this.timer = setTimeout(() => void this.connect(), RECONNECT_AFTER_MS);
     this.timer.unref();
   }
