@@ -3,7 +3,8 @@
 // stops passing anything while keeping A's connections open, so A does not even see its link go.
 // Then a logout, an ended session and a reused refresh token on A answer either 200 with B
 // refusing the token on its very next request, or 503 and B refusing it within 5 s of the link
-// returning; a rename on A shows on B's next read; A still logs users in. Server mode only.
+// returning (and B drops the session's socket); a rename on A shows on B's next read; A still logs
+// users in. Server mode only.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asTestServer, startNode, testEnvironment } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type ApiResponse, type TestUser } from '../helpers/api.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { closeAll, connect, disconnected } from '../realtime/socket-client.js';
 import type { RunningService } from '../../service.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
@@ -61,7 +63,10 @@ describe.skipIf(!enabled)('revocations under a partial partition (node A cut fro
     nodeB = await startNode({ ...environment.env, DATA_DIR: dataDirB });
   }, 60_000);
 
-  afterEach(() => proxy.resume());
+  afterEach(() => {
+    closeAll();
+    proxy.resume();
+  });
 
   afterAll(async () => {
     proxy?.resume();
@@ -72,13 +77,15 @@ describe.skipIf(!enabled)('revocations under a partial partition (node A cut fro
     if (dataDirB) fs.rmSync(dataDirB, { recursive: true, force: true });
   });
 
-  it('should refuse a session logged out on A on every node', async () => {
+  it('should refuse a session logged out on A on every node, and drop its socket on B', async () => {
     const user = await userSeenOnBothNodes();
+    const socket = await connect(nodeB.url, '/notifications', user.token, 'websocket');
     proxy.hold();
     const logout = await on(nodeA, user.token).post(`${AUTH}/logout`, undefined, {
       headers: { 'x-user-username': user.username, 'x-session-id': user.sessionId },
     });
     await refusedEverywhere(logout, user.token);
+    expect(await disconnected(socket)).toBe('io server disconnect');
   }, 30_000);
 
   it('should refuse a session ended on A (DELETE /user/sessions/{id}) on every node', async () => {
