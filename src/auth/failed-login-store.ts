@@ -78,7 +78,10 @@ export class RedisFailedLoginStore implements FailedLoginStore {
   }
 
   async forget(account: string, id: string): Promise<void> {
-    await Promise.all([this.redis.zrem(this.key(account), id).catch(() => undefined), this.fallback.forget(account, id)]);
+    // Not waited for: the login need not wait on Redis for it (a second on a link that stopped
+    // answering), and this node's next command on the connection runs after it anyway.
+    void this.redis.zrem(this.key(account), id).catch(() => undefined);
+    await this.fallback.forget(account, id);
   }
 
   private key(account: string): string {

@@ -80,12 +80,13 @@ describe.skipIf(!enabled)('revocations under a partial partition (node A cut fro
   it('should refuse a session logged out on A on every node, and drop its socket on B', async () => {
     const user = await userSeenOnBothNodes();
     const socket = await connect(nodeB.url, '/notifications', user.token, 'websocket');
+    const dropped = disconnected(socket, 20_000);
     proxy.hold();
     const logout = await on(nodeA, user.token).post(`${AUTH}/logout`, undefined, {
       headers: { 'x-user-username': user.username, 'x-session-id': user.sessionId },
     });
     await refusedEverywhere(logout, user.token);
-    expect(await disconnected(socket)).toBe('io server disconnect');
+    expect(await dropped).toBe('io server disconnect');
   }, 30_000);
 
   it('should refuse a session ended on A (DELETE /user/sessions/{id}) on every node', async () => {
