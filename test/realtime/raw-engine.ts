@@ -11,8 +11,11 @@ export class RawEngine {
   private readonly received: string[] = [];
   private readonly waiters: { match: (packet: string) => boolean; resolve: (packet: string) => void }[] = [];
   private nextAckId = 1;
+  /** Resolves when the websocket has closed (either side). */
+  readonly closed: Promise<void>;
 
   private constructor(readonly ws: WebSocket) {
+    this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
     ws.on('message', (data, isBinary) => {
       const packet = isBinary ? '<binary>' : data.toString();
       // Engine.IO ping: answer, or the server closes the connection after pingTimeout.
