@@ -63,15 +63,6 @@ export class CallerResolver {
     return this.live(claims.userId, claims.sessionId);
   }
 
-  /**
-   * The caller of a connection that continues without presenting its token again (a Socket.IO
-   * connection recovered after a short drop): the same live-session check as `resolve`, and the
-   * role's permissions as they are now.
-   */
-  resume(userId: string, sessionId: string): Promise<Caller> {
-    return this.live(userId, sessionId);
-  }
-
   private async live(userId: string, sessionId: string): Promise<Caller> {
     const cached = this.cache.get(sessionId);
     if (cached && cached.userId === userId && Date.now() < cached.freshUntil) {
