@@ -192,7 +192,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const push = new PushService(app, repositories.push, repositories.serviceSecrets);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
   const sessions = new SessionService(app, repositories.sessions, repositories.settings, notifications);
-  const rolePermissions = new RolePermissions(app.database, app.events, readModel);
+  const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
   const otp = new OtpService(app, repositories.otpCodes);
   const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp);
@@ -212,7 +212,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, notifications),
-    roles: new RoleService(app.database, rolePermissions),
+    roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
     settings: new SettingsService(app.database),
