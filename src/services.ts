@@ -199,10 +199,10 @@ export async function createServices(app: AppContext, repositories: Repositories
   const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, app.events, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app);
-  const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications, readModel.items);
+  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app);
-  const listings = new ContentListings(app, contentSerialiser, readModel);
-  const feed = new ContentFeed(app, contentSerialiser);
+  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
+  const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
   return {
     readModel,
@@ -220,7 +220,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     listings,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
-    liveFeed: new ContentLiveFeed(app, contentSerialiser),
+    liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
     savedSearches: new SavedSearchService(app, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, notifications),
     mediaRemoval,

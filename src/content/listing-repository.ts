@@ -3,7 +3,7 @@
 // parameterised SQL fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client
 // text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
@@ -262,9 +262,7 @@ export function feedBucketQuery(q: FeedBucketQuery): SQL {
     limit ${q.limit}`;
 }
 
-export class ContentListingRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ContentListingRepository extends Repository {
   /** A page of `GET /all`. */
   filteredPage(
     visibility: ListingVisibility,
