@@ -60,6 +60,7 @@ import { FollowService } from './follows/service.js';
 import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
 import { VideoJobRepository } from './media/video-job-repository.js';
+import { VideoJobQueue } from './media/video-job-queue.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { NotificationService } from './notifications/service.js';
 import { createPaymentProvider } from './payments/provider.js';
@@ -168,7 +169,7 @@ export interface Services {
   savedSearchMatcher: SavedSearchMatcher;
   mediaRemoval: MediaRemoval;
   uploads: UploadService;
-  videoJobs: VideoJobRepository;
+  videoJobs: VideoJobQueue;
   videoProcessor: VideoProcessor;
   comments: CommentService;
   chat: ChatService;
@@ -198,7 +199,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp);
   const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, app.events, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
-  const mediaRemoval = new MediaRemoval(app);
+  const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app);
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
@@ -224,9 +225,9 @@ export async function createServices(app: AppContext, repositories: Repositories
     savedSearches: new SavedSearchService(app, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, notifications),
     mediaRemoval,
-    uploads: new UploadService(app),
-    videoJobs: new VideoJobRepository(app.database),
-    videoProcessor: new VideoProcessor(app, notifications),
+    uploads: new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs),
+    videoJobs: new VideoJobQueue(repositories.videoJobs),
+    videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, notifications),
     chat,
     presence: new PresenceService(app, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
