@@ -201,7 +201,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
-  const chat = new ChatService(app);
+  const chat = new ChatService(app, repositories.chat, repositories.users);
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
@@ -212,7 +212,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
-    follows: new FollowService(app, notifications),
+    follows: new FollowService(app, repositories.follows, repositories.users, notifications),
     roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
@@ -228,7 +228,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     uploads: new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
-    comments: new CommentService(app, notifications),
+    comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
     chat,
     presence: new PresenceService(app, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
     stats: new StatsService(app.database),
