@@ -204,7 +204,14 @@ export async function createServices(app: AppContext, repositories: Repositories
   const chat = new ChatService(app, repositories.chat, repositories.users);
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
-  const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
+  const payments = new PaymentService(
+    app.database,
+    app.config,
+    repositories.payments,
+    repositories.ledger,
+    repositories.idempotencyKeys,
+    createPaymentProvider(app.config),
+  );
   return {
     readModel,
     sessions,
@@ -241,7 +248,15 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.serviceSecrets,
     ),
     payments,
-    campaigns: new CampaignService(app.database, app.config, payments, notifications),
+    campaigns: new CampaignService(
+      app.database,
+      app.config,
+      repositories.campaigns,
+      repositories.estimations,
+      repositories.contents,
+      payments,
+      notifications,
+    ),
     notifications,
     push,
   };
