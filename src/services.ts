@@ -70,7 +70,10 @@ import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
 import { PushService } from './push/service.js';
 import { SettingsService } from './settings/service.js';
+import { StatsRollup } from './stats/rollup.js';
 import { StatsService } from './stats/service.js';
+import { ScheduledJobRuns } from './scheduling/job-runs.js';
+import { DatabaseMaintenance } from './db/maintenance.js';
 import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
@@ -174,6 +177,10 @@ export interface Services {
   comments: CommentService;
   chat: ChatService;
   stats: StatsService;
+  statsRollup: StatsRollup;
+  /** The scheduler's lock and bookkeeping per job (jobs/scheduler.ts). */
+  jobRuns: ScheduledJobRuns;
+  maintenance: DatabaseMaintenance;
   publishing: PublishingService;
   payments: PaymentService;
   campaigns: CampaignService;
@@ -223,22 +230,25 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
-    settings: new SettingsService(app.database),
+    settings: new SettingsService(repositories.settings, repositories.users),
     content,
     listings,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
-    savedSearches: new SavedSearchService(app, contentSerialiser),
-    savedSearchMatcher: new SavedSearchMatcher(app, notifications),
+    savedSearches: new SavedSearchService(app, repositories.savedSearches, contentSerialiser),
+    savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
     uploads: new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
     chat,
-    presence: new PresenceService(app, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
-    stats: new StatsService(app.database),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
+    stats: new StatsService(repositories.stats, repositories.users),
+    statsRollup: new StatsRollup(app.database, repositories.stats),
+    jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
+    maintenance: new DatabaseMaintenance(repositories.maintenance),
     publishing: new PublishingService(
       app,
       repositories.publications,

@@ -1,7 +1,7 @@
 // The queries of saved searches (migration 0010): the searches themselves, and the page of
 // published items that match one (the filter fragments of `GET /all`, so both list the same items).
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 import { CONTENT_COLUMNS, textArray } from '../content/content-repository.js';
 import { filterConditions, searchConditions, viewportConditions, where, type FeedRow } from '../content/listing-repository.js';
@@ -33,9 +33,7 @@ const CURSOR_TIMESTAMP_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 const cube = (box: [number[], number[]]): SQL =>
   sql`cube(${`{${box[0].join(',')}}`}::float8[], ${`{${box[1].join(',')}}`}::float8[])`;
 
-export class SavedSearchRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SavedSearchRepository extends Repository {
   /** Holds, until the transaction ends, the lock that serialises one user's creations (the per-user cap). */
   async lockUser(userId: string): Promise<void> {
     await this.db.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`saved_searches:${userId}`}, 0))`);
