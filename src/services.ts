@@ -236,7 +236,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
-    savedSearches: new SavedSearchService(app, repositories.savedSearches, contentSerialiser),
+    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
     uploads: new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs),

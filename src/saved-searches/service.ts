@@ -10,6 +10,7 @@ import type { ContentSerialiser } from '../content/serialise.js';
 import { viewerOf } from '../content/service.js';
 import { matchable } from './matchable.js';
 import type { SavedSearchRepository, SavedSearchRow } from './saved-search-repository.js';
+import type { ContentListingRepository } from '../content/listing-repository.js';
 import { MAX_SAVED_SEARCHES, type CreateSavedSearchInput, type MatchesQuery, type SavedSearchView } from './schemas.js';
 
 const timestampText = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
@@ -37,6 +38,7 @@ export class SavedSearchService {
   constructor(
     private readonly app: AppContext,
     private readonly searches: SavedSearchRepository,
+    private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
   ) {}
 
@@ -74,9 +76,9 @@ export class SavedSearchService {
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     const search = await this.searches.findOwn(id, caller.userId);
     if (!search) throw searchNotFound();
-    const rows = await this.searches.matchingPage(
-      matchable(search.filters),
-      search.filters,
+    const { searchTerms, viewport } = matchable(search.filters);
+    const rows = await this.listings.publishedMatching(
+      { searchTerms, filters: search.filters, viewport },
       after ? { createdKey: after.c, id: after.i } : null,
       query.per_page + 1,
     );
