@@ -6,7 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
-import { SessionRepository } from './session-repository.js';
+import type { SessionRepository } from './session-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
 import type { TokenService } from './tokens.js';
 import type { EndedSession, Revocations } from './revocations.js';
 import type { NotificationService } from '../notifications/service.js';
@@ -39,16 +40,14 @@ const sameHash = (a: string, b: string): boolean => {
 const endedOf = (userId: string, sessionIds: string[]): EndedSession[] => sessionIds.map((sessionId) => ({ userId, sessionId }));
 
 export class SessionService {
-  private readonly sessions: SessionRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly sessions: SessionRepository,
+    private readonly settings: SettingsRepository,
     private readonly tokens: TokenService,
     private readonly revocations: Revocations,
     private readonly notifications: NotificationService,
-  ) {
-    this.sessions = new SessionRepository(app.database);
-  }
+  ) {}
 
   /**
    * Opens a session. `newDevice` is true when the user signed in before but never from this
@@ -60,7 +59,7 @@ export class SessionService {
     const refreshToken = this.tokens.refreshToken(sessionId, 1);
     const agent = userAgent.slice(0, 512);
     const newDevice = await this.app.database.transaction(async (tx) => {
-      const sessions = new SessionRepository(tx);
+      const sessions = this.sessions.in(tx);
       const history = await sessions.userAgentHistory(userId, agent);
       await sessions.insert({
         id: sessionId,
@@ -72,7 +71,7 @@ export class SessionService {
         refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
       });
       // The very first login is not a new device: there is no earlier one to compare with.
-      if (!history.any || history.seen || !(await wantsLoginAlerts(tx, userId))) return false;
+      if (!history.any || history.seen || !(await wantsLoginAlerts(this.settings.in(tx), userId))) return false;
       await this.notifications.notify(tx, {
         userId,
         type: 'login.new_device',
@@ -94,7 +93,7 @@ export class SessionService {
    */
   async rotateRefreshToken(sessionId: string, username: string, refreshToken: string): Promise<RefreshOutcome> {
     const verdict = await this.app.database.transaction(async (tx): Promise<RefreshOutcome | { outcome: 'used'; userId: string }> => {
-      const sessions = new SessionRepository(tx);
+      const sessions = this.sessions.in(tx);
       const row = await sessions.lockRefreshable(sessionId, username);
       if (!row) return { outcome: 'invalid' };
       if (sameHash(row.refresh_token_hash, sha256(refreshToken))) {
@@ -126,7 +125,7 @@ export class SessionService {
   /** Ends one of the user's sessions; false when no such live session. */
   async revoke(userId: string, sessionId: string): Promise<boolean> {
     const { sessions } = await this.revocations.revoke(
-      async (tx) => ({ sessions: endedOf(userId, await new SessionRepository(tx).revoke(userId, sessionId)) }),
+      async (tx) => ({ sessions: endedOf(userId, await this.sessions.in(tx).revoke(userId, sessionId)) }),
       { retry: true },
     );
     return sessions.length > 0;
@@ -146,14 +145,14 @@ export class SessionService {
    */
   async revokeAllExcept(userId: string, keepSessionId: string | null): Promise<number> {
     const { sessions } = await this.revocations.revoke(async (tx) => ({
-      sessions: endedOf(userId, await new SessionRepository(tx).revokeAllExcept(userId, keepSessionId)),
+      sessions: endedOf(userId, await this.sessions.in(tx).revokeAllExcept(userId, keepSessionId)),
     }));
     return sessions.length;
   }
 
   /** Ends a session a request found idle past its user's privacy.session_timeout. */
   async endIdle(userId: string, sessionId: string): Promise<void> {
-    await this.revocations.revoke(async (tx) => ({ sessions: endedOf(userId, await new SessionRepository(tx).endIdle(userId, sessionId)) }), { retry: true });
+    await this.revocations.revoke(async (tx) => ({ sessions: endedOf(userId, await this.sessions.in(tx).endIdle(userId, sessionId)) }), { retry: true });
   }
 
   /**
@@ -164,7 +163,7 @@ export class SessionService {
     let total = 0;
     for (;;) {
       const { sessions } = await this.revocations.revoke(async (tx) => ({
-        sessions: (await new SessionRepository(tx).revokeIdle(IDLE_SWEEP_BATCH)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
+        sessions: (await this.sessions.in(tx).revokeIdle(IDLE_SWEEP_BATCH)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
       }));
       total += sessions.length;
       if (sessions.length < IDLE_SWEEP_BATCH) return total;

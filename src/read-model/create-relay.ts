@@ -8,15 +8,23 @@ import type { DatabaseHandle } from '../db/client.js';
 import { NotificationListener } from '../db/notification-listener.js';
 import type { Logger } from '../shared/logger.js';
 import { ClusterRelay } from './cluster-relay.js';
+import type { ReadModelNoticeRepository } from './notice-repository.js';
 import { PostgresRelay, READ_MODEL_CHANNEL } from './postgres-relay.js';
 import { RedisRelay } from './redis-relay.js';
 import { SingleNodeRelay, UnlinkedRelay, type InvalidationRelay } from './relay.js';
 
-export function createRelay(config: Config, database: DatabaseHandle, redis: Redis | null, log: Logger): InvalidationRelay {
+export function createRelay(
+  config: Config,
+  database: DatabaseHandle,
+  notices: ReadModelNoticeRepository,
+  redis: Redis | null,
+  log: Logger,
+): InvalidationRelay {
   if (config.embeddedDatabase) return new SingleNodeRelay();
   if (!redis) return new UnlinkedRelay();
   const postgres = new PostgresRelay(
     database,
+    notices,
     (name, onNotification, onListening) =>
       new NotificationListener(
         { connectionString: config.DATABASE_URL!, channel: READ_MODEL_CHANNEL, timeoutMs: config.DATABASE_TIMEOUT_MS, name },

@@ -15,12 +15,12 @@
 // - `trusted()` while the listener hears (src/db/notification-listener.ts); each (re)LISTEN forgets
 //   every cache, since messages sent meanwhile were missed.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
 import type { Logger } from '../shared/logger.js';
 import { RetryQueue } from '../shared/retry-queue.js';
 import { parseInvalidation, type Invalidation } from './invalidation.js';
+import type { ReadModelNoticeRepository } from './notice-repository.js';
 import type { InvalidationRelay } from './relay.js';
 
 export const READ_MODEL_CHANNEL = 'read_model';
@@ -65,6 +65,7 @@ export class PostgresRelay implements InvalidationRelay {
 
   constructor(
     private readonly database: DatabaseHandle,
+    private readonly notices: ReadModelNoticeRepository,
     listen: (name: string, onNotification: (payload: string) => void, onListening: () => void) => Listening,
     private readonly log: Logger,
   ) {
@@ -100,15 +101,13 @@ export class PostgresRelay implements InvalidationRelay {
 
   async within(tx: Queryable, invalidations: Invalidation[]): Promise<() => Promise<boolean>> {
     if (invalidations.length === 0) return () => Promise.resolve(true);
-    const [{ nodes }] = await tx.rows<{ nodes: string[] }>(sql`
-      select coalesce(array_agg(substr(application_name, ${LISTENER_NAME_PREFIX.length + 1})), '{}') as nodes
-      from pg_stat_activity
-      where datname = current_database() and starts_with(application_name, ${LISTENER_NAME_PREFIX})`);
+    const notices = this.notices.in(tx);
+    const nodes = await notices.listenerNames(LISTENER_NAME_PREFIX);
     const ids: string[] = [];
     for (const batch of this.batches(invalidations)) {
       const id = randomUUID();
       ids.push(id);
-      await tx.rows(sql`select pg_notify(${READ_MODEL_CHANNEL}, ${JSON.stringify({ from: this.nodeId, id, invalidations: batch })})`);
+      await notices.notify(READ_MODEL_CHANNEL, JSON.stringify({ from: this.nodeId, id, invalidations: batch }));
     }
     return async () => (await Promise.all(ids.map((id) => this.acknowledged(id, nodes)))).every(Boolean);
   }
