@@ -67,7 +67,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const { method, headers } = exchange;
 
     if (method === 'OPTIONS') {
-      exchange.send(204, cors.preflightHeaders(headers['access-control-request-headers']), null);
+      exchange.send(204, exchange.preflightHeaders(), null);
       return;
     }
 

@@ -27,6 +27,8 @@ import { ContentService } from './content/service.js';
 import { FollowService } from './follows/service.js';
 import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
+import { ResumableUploadRepository } from './media/resumable-upload-repository.js';
+import { ResumableUploads } from './media/resumable-uploads.js';
 import { VideoJobRepository } from './media/video-job-repository.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { NotificationService } from './notifications/service.js';
@@ -64,6 +66,8 @@ export interface Services {
   savedSearchMatcher: SavedSearchMatcher;
   mediaRemoval: MediaRemoval;
   uploads: UploadService;
+  /** Resumable (tus) uploads, CONTRACT §24. */
+  resumableUploads: ResumableUploads;
   videoJobs: VideoJobRepository;
   videoProcessor: VideoProcessor;
   comments: CommentService;
@@ -99,6 +103,7 @@ export async function createServices(app: AppContext, redis: Redis | null = null
   const listings = new ContentListings(app, contentSerialiser, readModel);
   const feed = new ContentFeed(app, contentSerialiser);
   const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
+  const uploads = new UploadService(app);
   return {
     readModel,
     sessions,
@@ -119,7 +124,8 @@ export async function createServices(app: AppContext, redis: Redis | null = null
     savedSearches: new SavedSearchService(app, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, notifications),
     mediaRemoval,
-    uploads: new UploadService(app),
+    uploads,
+    resumableUploads: new ResumableUploads(app, new ResumableUploadRepository(app.database), uploads),
     videoJobs: new VideoJobRepository(app.database),
     videoProcessor: new VideoProcessor(app, notifications),
     comments: new CommentService(app, notifications),
