@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
@@ -154,5 +155,65 @@ describe('unfinished resumable uploads expire (RESUMABLE_UPLOAD_TTL=4)', () => {
     expect(resumableFiles(node).sort()).toEqual([laterId]);
     expect(await node.app.database.rows(sql`select id from resumable_uploads where id = ${id}`)).toEqual([]);
     expect(await node.app.database.rows(sql`select id from resumable_uploads where id = ${laterId}`)).toHaveLength(1);
+  });
+});
+
+/** A small tmpfs of its own: storage that fills up, and can be made read-only. */
+function tinyStorage(bytes: number): { dir: string; readOnly: () => void; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-tus-full-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'ignore' });
+  return {
+    dir,
+    readOnly: () => execFileSync('mount', ['-o', 'remount,ro', dir], { stdio: 'ignore' }),
+    remove: () => {
+      execFileSync('umount', [dir], { stdio: 'ignore' });
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether this run may mount a file system (root with the right to mount). */
+function canMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    tinyStorage(4096).remove();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!canMount())('resumable uploads on storage that is full, then read-only (CONTRACT §19)', () => {
+  let storage: ReturnType<typeof tinyStorage>;
+  beforeAll(() => {
+    storage = tinyStorage(256 * 1024);
+  });
+  // Registered before the server's hooks, so it runs after the server is closed.
+  afterAll(() => storage?.remove());
+  const booted = useTestServer(() => ({ MEDIA_DIR: storage.dir, VIDEO_WORKERS: '0' }));
+
+  it('should answer 507 media.error.storage_unavailable, keep what was written and leave the item as it was', async () => {
+    const node = booted.current.service;
+    const owner = await registerAndLogin(booted.current);
+    const contentId = await createContent(owner);
+    const before = await contentVideo(node, contentId);
+    const bytes = Buffer.alloc(400 * 1024, 7);
+    const { location } = await createUpload(node.url, owner.token, bytes.length, mainVideo(contentId));
+
+    const full = await patchUpload(node.url, owner.token, location, 0, bytes);
+    expect(full.status).toBe(507);
+    expect(full.body).toMatchObject({ success: false, error_code: 'media.error.storage_unavailable' });
+    const head = await headUpload(node.url, owner.token, location);
+    expect(head.status).toBe(200);
+    const kept = Number(head.headers.get('upload-offset'));
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(bytes.length);
+    expect(await contentVideo(node, contentId)).toEqual(before);
+
+    storage.readOnly();
+    const refused = await createUpload(node.url, owner.token, 1000, mainVideo(contentId));
+    expect(refused.status).toBe(507);
+    expect(refused.body.error_code).toBe('media.error.storage_unavailable');
+    expect(await contentVideo(node, contentId)).toEqual(before);
   });
 });
