@@ -22,7 +22,7 @@ import { newId } from '../src/shared/ids.js';
 import { IncomingBody, bodyTooLarge } from './body.js';
 import type { Exchange } from './exchange.js';
 import { toAppError } from './envelope.js';
-import { rateLimitHeaders, type RateLimits } from './rate-limit.js';
+import { rateLimitHeaders, type RateLimitName, type RateLimits } from './rate-limit.js';
 import type { OpenExchange } from './server.js';
 import { callerOf } from './steps/authenticate.js';
 import { webBody, type WebBody } from './web-body.js';
@@ -119,13 +119,13 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
     const caller = (await callerOf(deps.callers, headers.authorization, true))!;
     requirePermission(caller, PERMISSION);
 
-    let rateHeaders: Record<string, string> = {};
+    // An upload counts once against the upload limit, at its creation; HEAD and PATCH count
+    // against no limit (a 500 MB video in 5 MB chunks is 100 PATCHes), DELETE as any request.
+    const key = `u:${caller.userId}`;
+    const limits: RateLimitName[] = id === null ? ['general', 'uploads'] : method === 'DELETE' ? ['general'] : [];
+    const rateHeaders = limits.length ? rateLimitHeaders(await deps.rateLimits.consume(limits.map((name) => ({ name, key })))) : {};
     let row: ResumableUploadRow | null = null;
-    if (id === null) {
-      // An upload counts once against the upload limit, at its creation (HEAD and PATCH do not).
-      const key = `u:${caller.userId}`;
-      rateHeaders = rateLimitHeaders(await deps.rateLimits.consume([{ name: 'general', key }, { name: 'uploads', key }]));
-    } else {
+    if (id !== null) {
       row = await resumable.find(caller, id);
       if (row.state !== 'uploading' && (await answerFinished(exchange, row, body))) return;
     }
