@@ -42,7 +42,7 @@ describe('a resumable upload across a restart of its node', () => {
     await cleanup?.();
   });
 
-  it('should continue after the node is stopped and started again between two chunks', async () => {
+  it('should continue after the node is stopped and started again between two chunks', { timeout: 120_000 }, async () => {
     const video = await makeVideo(path.join(scratch, 'restart.mp4'), { seconds: 2 });
     node = await startNode(env);
     const owner = await registerAndLogin(serverOf(node, env));
@@ -89,7 +89,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a resumable upload on two nodes
     await cleanup?.();
   });
 
-  it('should refuse a PATCH on one node while another node writes to the upload (409)', async () => {
+  it('should refuse a PATCH on one node while another node writes to the upload (409)', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const { location } = await createUpload(nodeA.url, owner.token, video.length, mainVideo(contentId));
     const onA = openPatch(nodeA.url, owner.token, location, 0, video, 3000);
@@ -102,7 +102,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a resumable upload on two nodes
     expect((await waitForJobEnd(nodeA, contentId)).status).toBe('completed');
   });
 
-  it('should take the second half on the other node and complete the item', async () => {
+  it('should take the second half on the other node and complete the item', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const { location } = await createUpload(nodeA.url, owner.token, video.length, mainVideo(contentId));
     const half = Math.floor(video.length / 2);
@@ -121,7 +121,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a resumable upload on two nodes
 describe('unfinished resumable uploads expire (RESUMABLE_UPLOAD_TTL=4)', () => {
   const booted = useTestServer({ RESUMABLE_UPLOAD_TTL: '4', VIDEO_WORKERS: '0' });
 
-  it('should give Upload-Expires at creation, then answer 404 once expired, and the job removes the bytes', async () => {
+  it('should give Upload-Expires at creation, then answer 404 once expired, and the job removes the bytes', { timeout: 120_000 }, async () => {
     const node = booted.current.service;
     const owner = await registerAndLogin(booted.current);
     const contentId = await createContent(owner);

@@ -17,7 +17,7 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 describe('upload rate limit (RATE_LIMIT_SCALE=1: 5 uploads and 100 requests a minute)', () => {
   const booted = useTestServer({ RATE_LIMIT_SCALE: '1', VIDEO_WORKERS: '0' });
 
-  it('should count each upload once, at creation: 5 uploads of many chunks pass, the 6th creation gets 429', async () => {
+  it('should count each upload once, at creation: 5 uploads of many chunks pass, the 6th creation gets 429', { timeout: 120_000 }, async () => {
     // One user only: the auth endpoints allow 5 requests a minute per address at this scale.
     const owner = await registerAndLogin(booted.current);
     const contentId = await createContent(owner);
@@ -50,7 +50,7 @@ describe('upload:progress on /processing', () => {
   const booted = useTestServer({ VIDEO_WORKERS: '0' });
   afterEach(() => closeAll());
 
-  it.each(['websocket', 'polling'] as Transport[])('should reach the uploader over %s as chunks land, at most 4 a second', async (transport) => {
+  it.each(['websocket', 'polling'] as Transport[])('should reach the uploader over %s as chunks land, at most 4 a second', { timeout: 120_000 }, async (transport) => {
     const [owner, other] = await Promise.all([registerAndLogin(booted.current), registerAndLogin(booted.current)]);
     const contentId = await createContent(owner);
     const video = await makeVideo(path.join(scratch, `progress-${transport}.mp4`), { seconds: 4 });

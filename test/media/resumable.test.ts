@@ -173,7 +173,7 @@ describe('resumable uploads (tus)', () => {
     expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('500');
   });
 
-  it('should refuse a second PATCH while one is writing (409), and keep the first', async () => {
+  it('should refuse a second PATCH while one is writing (409), and keep the first', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const first = openPatch(url(), owner.token, location, 0, video, 4000);
@@ -231,7 +231,7 @@ describe('resumable uploads (tus)', () => {
     });
   });
 
-  it('should resume a transfer cut off mid-chunk from the offset the server reports, and complete the item (tus-js-client)', async () => {
+  it('should resume a transfer cut off mid-chunk from the offset the server reports, and complete the item (tus-js-client)', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     // The first connection that carries more than half the video towards the node is dropped.
     const proxy = await cuttingProxy(url(), Math.floor(video.length / 2));
@@ -260,7 +260,7 @@ describe('resumable uploads (tus)', () => {
     expect(item.video.size).toBe(video.length);
   });
 
-  it('should keep the bytes of a PATCH cut off mid-body up to the last byte received', async () => {
+  it('should keep the bytes of a PATCH cut off mid-body up to the last byte received', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const created = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const expires = created.headers.get('upload-expires');
@@ -305,7 +305,7 @@ describe('resumable uploads (tus)', () => {
     expect(images.map((i) => i.name)).toEqual(['kitchen.png']);
   });
 
-  it('should take a whole small upload in its creation request (creation-with-upload)', async () => {
+  it('should take a whole small upload in its creation request (creation-with-upload)', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const answer = await createUpload(url(), owner.token, video.length, mainVideo(contentId), video);
     expect(answer.status).toBe(201);
@@ -317,11 +317,15 @@ describe('resumable uploads (tus)', () => {
   it('should end an upload on DELETE: its bytes go, then 404', async () => {
     const contentId = await createContent(owner);
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
-    expect((await patchUpload(url(), owner.token, location, 0, video.subarray(0, 3000))).status).toBe(204);
+    const patched = await patchUpload(url(), owner.token, location, 0, video.subarray(0, 3000));
+    expect(patched.status).toBe(204);
     expect(resumableFiles(node())).toContain(idOf(location));
 
     const ended = await tusRequest(url(), 'DELETE', location, { token: owner.token });
     expect(ended.status).toBe(204);
+    // A DELETE counts against the general limit as any request; a PATCH against none.
+    expect(ended.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(patched.headers.get('x-ratelimit-limit')).toBeNull();
     expect(resumableFiles(node())).not.toContain(idOf(location));
     expect((await headUpload(url(), owner.token, location)).status).toBe(404);
     expect(await uploadRow(idOf(location))).toBeNull();
