@@ -53,10 +53,12 @@ export class ResumableFileStore extends FileStore {
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration'];
   }
 
+  /** Creates the upload's empty file; when the storage refuses it, its record goes too. */
   override async create(upload: Upload): Promise<Upload> {
     try {
       return await super.create(upload);
     } catch (err) {
+      await this.configstore.delete(upload.id).catch(() => undefined);
       throw isStorageUnavailable(err) ? storageUnavailable() : err;
     }
   }

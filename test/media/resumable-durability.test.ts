@@ -215,5 +215,8 @@ describe.skipIf(!canMount())('resumable uploads on storage that is full, then re
     expect(refused.status).toBe(507);
     expect(refused.body.error_code).toBe('media.error.storage_unavailable');
     expect(await contentVideo(node, contentId)).toEqual(before);
+    // The refused creation left no record; the first upload's stays, with its bytes.
+    const rows = await node.app.database.rows<{ id: string }>(sql`select id from resumable_uploads where content_id = ${contentId}`);
+    expect(rows.map((r) => r.id)).toEqual([location.split('/').pop()]);
   });
 });
