@@ -8,7 +8,7 @@
 // 404); the creation and completion rules of ResumableUploads (src/media/resumable-uploads.ts);
 // every error in the envelope of SPEC §7, with tus's headers.
 import { Server, type ServerOptions } from '@tus/server';
-import { ERRORS, TUS_RESUMABLE, TUS_VERSION } from '@tus/utils';
+import { TUS_RESUMABLE, TUS_VERSION } from '@tus/utils';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { Caller, CallerResolver } from '../src/auth/caller.js';
@@ -16,16 +16,15 @@ import { requirePermission } from '../src/auth/caller.js';
 import type { Services } from '../src/services.js';
 import type { ResumableUploadRow } from '../src/media/resumable-upload-repository.js';
 import { readOnlyLocker } from '../src/media/resumable-lock.js';
-import { isStorageUnavailable, storageUnavailable } from '../src/media/storage-errors.js';
-import { AppError, conflict } from '../src/shared/errors.js';
+import { AppError } from '../src/shared/errors.js';
 import { newId } from '../src/shared/ids.js';
 import { IncomingBody, bodyTooLarge } from './body.js';
 import type { Exchange } from './exchange.js';
-import { toAppError } from './envelope.js';
 import { rateLimitHeaders, type RateLimitName, type RateLimits } from './rate-limit.js';
 import type { OpenExchange } from './server.js';
 import { callerOf } from './steps/authenticate.js';
 import { webBody, type WebBody } from './web-body.js';
+import { tusError, tusTextError } from './resumable-errors.js';
 
 export const RESUMABLE_PATH = '/file-processing/api/v1/resumable';
 const UPLOAD_ROUTE = `${RESUMABLE_PATH}/:id`;
@@ -110,7 +109,7 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
   const serve = async (exchange: Exchange, id: string | null, body: IncomingBody | null, declaredLength: number | null) => {
     const { method, headers } = exchange;
     if (method === 'OPTIONS') {
-      exchange.send(204, { ...discoveryHeaders(resumable.maxSize), ...exchange.preflightHeaders() }, null);
+      exchange.send(204, { ...discoveryHeaders(resumable.maxSize, resumable.store.extensions), ...exchange.preflightHeaders() }, null);
       return;
     }
     const allowed = id === null ? method === 'POST' : ['HEAD', 'PATCH', 'DELETE'].includes(method);
@@ -201,11 +200,11 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
 }
 
 /** What OPTIONS tells a tus client (CONTRACT §24). */
-function discoveryHeaders(maxSize: number): Record<string, string> {
+function discoveryHeaders(maxSize: number, extensions: string[]): Record<string, string> {
   return {
     'Tus-Resumable': TUS_RESUMABLE,
     'Tus-Version': TUS_VERSION.join(','),
-    'Tus-Extension': 'creation,creation-with-upload,termination,expiration',
+    'Tus-Extension': extensions.join(','),
     'Tus-Max-Size': String(maxSize),
   };
 }
@@ -227,51 +226,4 @@ function requestHeaders(headers: Record<string, string>): Headers {
 
 function hasBody(headers: Record<string, string>): boolean {
   return (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
-}
-
-type TusFailure = { status_code: number; body: string };
-
-/** tus's own refusals as §7 errors, by identity. */
-const TUS_ERRORS = new Map<TusFailure, () => AppError>([
-  [ERRORS.MISSING_OFFSET, () => new AppError(400, 'upload.error.missing_offset', 'Upload-Offset is required', { field: 'Upload-Offset', constraint: 'required' })],
-  [ERRORS.INVALID_CONTENT_TYPE, () => unsupportedType()],
-  [ERRORS.INVALID_OFFSET, () => conflict('upload.error.offset_mismatch', 'Upload-Offset is not the offset of the upload; ask for it with HEAD', { field: 'Upload-Offset', constraint: 'the current offset' })],
-  [ERRORS.FILE_NOT_FOUND, () => uploadGone()],
-  [ERRORS.FILE_NO_LONGER_EXISTS, () => uploadGone()],
-  [ERRORS.ERR_SIZE_EXCEEDED, () => new AppError(413, 'upload.error.length_exceeded', 'The body goes past the declared Upload-Length', { field: 'body', constraint: 'at most Upload-Length minus Upload-Offset bytes' })],
-  [ERRORS.ERR_MAX_SIZE_EXCEEDED, () => new AppError(413, 'file.error.too_large', 'The upload is larger than the service accepts', { field: 'Upload-Length', constraint: 'at most Tus-Max-Size bytes' })],
-  [ERRORS.INVALID_LENGTH, () => lengthRequired('Upload-Length')],
-  [ERRORS.UNSUPPORTED_CREATION_DEFER_LENGTH_EXTENSION, () => lengthRequired('Upload-Defer-Length')],
-  [ERRORS.INVALID_METADATA, () => new AppError(400, 'upload.error.invalid_metadata', 'Upload-Metadata is malformed', { field: 'Upload-Metadata', constraint: 'key base64,key base64' })],
-  [ERRORS.UNSUPPORTED_CONCATENATION_EXTENSION, () => new AppError(400, 'upload.error.concatenation_unsupported', 'Parallel (concatenated) uploads are not offered', { field: 'Upload-Concat', constraint: 'absent' })],
-  [ERRORS.ABORTED, () => new AppError(400, 'request.error.aborted', 'The request was stopped')],
-]);
-
-const uploadGone = () => new AppError(404, 'upload.error.not_found', 'No such upload');
-const unsupportedType = () =>
-  new AppError(415, 'request.error.unsupported_media_type', 'Content-Type must be application/offset+octet-stream', { field: 'content-type', constraint: 'application/offset+octet-stream' });
-const lengthRequired = (field: string) =>
-  new AppError(400, 'upload.error.length_required', 'Declare the upload size (Upload-Length) at creation', { field, constraint: 'Upload-Length, a whole number of bytes' });
-
-/** Any error a tus request ended with, as the error its answer carries. */
-function tusError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  if (isStorageUnavailable(err)) return storageUnavailable();
-  const known = TUS_ERRORS.get(err as TusFailure);
-  if (known) return known();
-  return toAppError(err);
-}
-
-/** The few refusals tus writes without going through onResponseError: version and header checks. */
-function tusTextError(status: number, text: string): AppError {
-  const invalid = /^Invalid (.+)$/.exec(text.trim())?.[1]?.split(' ') ?? [];
-  // A missing or other version: 412 with the versions offered, as tus asks.
-  if (status === 412 || invalid.includes('tus-resumable')) {
-    return new AppError(412, 'upload.error.unsupported_version', 'Tus-Resumable: 1.0.0 is required', { field: 'Tus-Resumable', constraint: TUS_RESUMABLE }, {
-      'Tus-Version': TUS_VERSION.join(','),
-    });
-  }
-  if (invalid.includes('content-type')) return unsupportedType();
-  if (invalid.length) return new AppError(400, 'upload.error.invalid_header', `Invalid ${invalid[0]} header`, { field: invalid[0], constraint: 'see the tus 1.0 protocol' });
-  return status === 404 ? uploadGone() : new AppError(status, 'upload.error.refused', text.trim() || 'The upload request was refused');
 }
