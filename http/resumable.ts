@@ -18,7 +18,7 @@ import type { ResumableUploadRow } from '../src/media/resumable-upload-repositor
 import { readOnlyLocker } from '../src/media/resumable-lock.js';
 import { AppError } from '../src/shared/errors.js';
 import { newId } from '../src/shared/ids.js';
-import { IncomingBody, bodyTooLarge } from './body.js';
+import { IncomingBody, bodyTooLarge, hasBody } from './body.js';
 import type { Exchange } from './exchange.js';
 import { rateLimitHeaders, type RateLimitName, type RateLimits } from './rate-limit.js';
 import type { OpenExchange } from './server.js';
@@ -222,8 +222,4 @@ function requestHeaders(headers: Record<string, string>): Headers {
     out.set(name, value);
   }
   return out;
-}
-
-function hasBody(headers: Record<string, string>): boolean {
-  return (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
 }
