@@ -90,3 +90,9 @@ export class ResumableFileStore extends FileStore {
     return path.join(this.directory, id);
   }
 }
+
+// FileStore's constructor starts an fs.mkdir of its directory whose callback throws on failure:
+// an uncaught exception, fatal to the process, if the directory's parent goes away meanwhile (a
+// node whose start fails and whose data directory is removed at once). ResumableUploads makes the
+// directory synchronously before building the store, so the store's own attempt is left out.
+(ResumableFileStore.prototype as unknown as { checkOrCreateDirectory: () => void }).checkOrCreateDirectory = () => undefined;

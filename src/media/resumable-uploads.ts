@@ -67,7 +67,7 @@ export class ResumableUploads {
     private readonly files: UploadService,
   ) {
     this.directory = path.join(app.config.mediaDir, RESUMABLE_DIR);
-    // Made here, synchronously: the store would otherwise make it in the background.
+    // Made here, synchronously (the store does not make it: resumable-store.ts says why).
     fs.mkdirSync(this.directory, { recursive: true });
     this.store = new ResumableFileStore(
       { directory: this.directory, records: new UploadRecords(uploads) },
