@@ -12,7 +12,7 @@ import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
 import { OutboxSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createServices, type Services } from './src/services.js';
+import { createRepositories, createServices, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -65,10 +65,11 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       events: new EventBus<DomainEvents>(log),
       sms: new OutboxSmsProvider(config.smsOutboxFile),
     };
+    const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
       await applyMigrations(database, log);
-      await seedRolesAndPermissions(app);
-      await ensureAdministrator(app);
+      await seedRolesAndPermissions(repositories.roles);
+      await ensureAdministrator(app, repositories.users);
     });
 
     if (config.REDIS_URL) {
@@ -82,7 +83,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       await Promise.race([connected, new Promise((r) => setTimeout(r, 5_000).unref())]);
     }
     // Built once Redis is known: presence keeps its cross-node state there.
-    const services = await createServices(app, redis);
+    const services = await createServices(app, repositories, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
     const httpCounters = httpMetrics(metrics.registry);

@@ -28,7 +28,6 @@ import {
   cappedCountQuery,
   COMPLETED_SORT,
   completedConditions,
-  ContentListingRepository,
   feedBucketQuery,
   pageQuery,
   type ListingFilters,
@@ -36,6 +35,7 @@ import {
   type ListingVisibility,
 } from '../src/content/listing-repository.js';
 import { searchTerms } from '../src/content/listings.js';
+import { createRepositories } from '../src/services.js';
 import { viewportAround } from '../src/content/viewport.js';
 import { runOnServer } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
@@ -156,7 +156,7 @@ function combinations(viewerId: string, now: number): Combination[] {
 
 /** Deep pages: page 50 and 500 by OFFSET, and the same pages seeking past the previous page's last row. */
 async function deepPages(db: DatabaseHandle): Promise<Combination[]> {
-  const listings = new ContentListingRepository(db);
+  const { listings } = createRepositories(db);
   const list: Combination[] = [];
   const cases: [string, string[], Partial<ListingFilters>, ListingSort, number][] = [
     ['no filter', [], {}, NEWEST, 500],
@@ -180,7 +180,7 @@ async function deepPages(db: DatabaseHandle): Promise<Combination[]> {
 }
 
 async function feedBuckets(db: DatabaseHandle, viewerId: string): Promise<Combination[]> {
-  const snapshot = await new ContentListingRepository(db).feedSnapshot();
+  const snapshot = await createRepositories(db).listings.feedSnapshot();
   // The window and threshold of src/content/feed.ts.
   return ([0, 1, 2] as const).map((bucket) => ({
     label: `/feeds bucket ${bucket}: first page`,

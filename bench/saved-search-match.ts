@@ -20,7 +20,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { SavedSearchMatchRepository } from '../src/saved-searches/match-repository.js';
+import { createRepositories } from '../src/services.js';
 
 const searches = Number(process.env.BENCH_SEARCHES ?? 100_000);
 const items = Number(process.env.BENCH_ITEMS ?? 30);
@@ -125,7 +125,7 @@ async function runMode(mode: string): Promise<void> {
     await seed(service);
     const db = service.app.database;
     const [uploader] = await db.rows<{ id: string }>(sql`select id from users where username = 'ssbench1'`);
-    const matches = new SavedSearchMatchRepository(db);
+    const matches = createRepositories(db).savedSearchMatches;
 
     const statement: number[] = [];
     const transaction: number[] = [];
@@ -152,7 +152,7 @@ async function runMode(mode: string): Promise<void> {
       await tx.rows(sql`set local enable_bitmapscan = off`);
       for (let i = 0; i < Math.min(items, 10); i++) {
         const t = performance.now();
-        await new SavedSearchMatchRepository(tx).searchesMatching(probe);
+        await matches.in(tx).searchesMatching(probe);
         scan.push(performance.now() - t);
       }
     });

@@ -2,13 +2,12 @@
 // index walk and a trigram or array index by their row estimates (docs/content.md); embedded
 // PGlite has no autovacuum, so without this a table that grows keeps the estimates of when it was
 // small. On a server autovacuum does it too; an extra ANALYZE costs little.
-import { MaintenanceRepository } from '../src/db/maintenance-repository.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
 export const databaseAnalyzeJob: ScheduledJob = {
   name: 'database-analyze',
   cron: '35 * * * *',
-  run: async ({ app }) => {
-    await new MaintenanceRepository(app.database).analyze();
+  run: async ({ services }) => {
+    await services.maintenance.refreshPlannerStatistics();
   },
 };

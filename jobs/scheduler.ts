@@ -8,7 +8,6 @@
 // stop() stops the crons and waits for the ticks in progress.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { AppContext } from '../src/context.js';
-import { JobRunRepository } from '../src/scheduling/job-run-repository.js';
 import type { JobNode, ScheduledJob } from './scheduled-job.js';
 import { scheduledJobs } from './scheduled-jobs.js';
 
@@ -28,25 +27,18 @@ const MINUTE_MS = 60_000;
 /** Jobs running on this node, per application (tests run several nodes in one process). */
 const runningJobs = new WeakMap<AppContext, Map<string, Promise<JobOutcome>>>();
 
-/** A stable advisory-lock key per job name (FNV-1a), away from the start-up lock's key. */
-export function jobLockKey(name: string): number {
-  let hash = 0x811c9dc5;
-  for (const ch of Buffer.from(name, 'utf8')) hash = Math.imul(hash ^ ch, 0x01000193) >>> 0;
-  return 7_200_000 + (hash % 100_000);
-}
-
 /**
  * Runs `job` now on this node, with the overlap guard, the cross-node lock and the bookkeeping.
  * `scheduledAt` (a cron tick) makes it skip a tick that was already completed elsewhere; without
  * it the job runs regardless (tests, catch-up).
  */
 export async function runJobNow(node: JobNode, job: ScheduledJob, now = new Date(), scheduledAt?: Date): Promise<JobOutcome> {
-  const { app } = node;
+  const { app, services } = node;
   let mine = runningJobs.get(app);
   if (!mine) runningJobs.set(app, (mine = new Map()));
   if (mine.has(job.name)) return 'skipped_overlap';
   const run = (async (): Promise<JobOutcome> =>
-    (await app.database.tryWithAdvisoryLock(jobLockKey(job.name), () => runLocked(node, job, now, scheduledAt))) ?? 'skipped_other_node')();
+    (await services.jobRuns.whileHoldingLock(job.name, () => runLocked(node, job, now, scheduledAt))) ?? 'skipped_other_node')();
   mine.set(job.name, run);
   try {
     return await run;
@@ -56,7 +48,7 @@ export async function runJobNow(node: JobNode, job: ScheduledJob, now = new Date
 }
 
 async function runLocked(node: JobNode, job: ScheduledJob, now: Date, scheduledAt?: Date): Promise<JobOutcome> {
-  const runs = new JobRunRepository(node.app.database);
+  const runs = node.services.jobRuns;
   if (scheduledAt && (await runs.succeededSince(job.name, scheduledAt))) return 'skipped_done';
   await runs.recordStart(job.name);
   try {
@@ -108,8 +100,7 @@ export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJo
 
   // Catch up on ticks missed while no node was running.
   const catchUp = (async () => {
-    const rows = await new JobRunRepository(app.database).lastSuccesses();
-    const lastSuccess = new Map(rows.map((r) => [r.job_name, r.last_success_at]));
+    const lastSuccess = await node.services.jobRuns.lastSuccesses();
     const now = new Date();
     jobs.forEach((job, i) => {
       if (missedTick(tasks[i], lastSuccess.get(job.name) ?? null, now)) {

@@ -1,14 +1,12 @@
 // Rolls finished UTC days up into daily_stats (see src/stats/rollup.ts). Hourly, so a node that
 // was down at midnight catches up within the hour; each run continues after the watermark.
-import { rollUpThrough } from '../src/stats/rollup.js';
-import { addDays, dayOf } from '../src/stats/days.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
 export const statsRollupJob: ScheduledJob = {
   name: 'stats-rollup',
   cron: '5 * * * *',
-  run: async ({ app }, now) => {
-    const rolled = await rollUpThrough(app.database, addDays(dayOf(now), -1));
+  run: async ({ app, services }, now) => {
+    const rolled = await services.statsRollup.rollUpFinishedDays(now);
     if (rolled) app.log.info(rolled, 'daily statistics rolled up');
   },
 };

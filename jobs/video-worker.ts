@@ -1,5 +1,5 @@
 // Durable video-processing workers: VIDEO_WORKERS loops per node, each claiming one job at a time
-// from video_jobs (see src/media/video-job-repository.ts), polling about once a second and woken at once
+// from video_jobs (src/media/video-job-queue.ts), polling about once a second and woken at once
 // when a job is queued on this node. While a job runs its lease is extended every third of
 // JOB_LEASE_SECONDS; a lost claim aborts the work. stop(timeout) stops claiming, waits for running
 // jobs up to the timeout, then kills their ffmpeg and gives the jobs back to the queue so a

@@ -1,37 +1,56 @@
-// Handshake authentication for every namespace: `auth: {token}` (or an `Authorization: Bearer`
-// header for non-browser clients) resolved exactly like a REST request, including the
-// live-session check. A missing, bad, expired or revoked token fails the connection with the
-// message `unauthorized` (CONTRACT §7); `err.data.error_code` says which.
-import type { CallerResolver } from '../src/auth/caller.js';
-import { AppError } from '../src/shared/errors.js';
-import type { Logger } from '../src/shared/logger.js';
+// The handshake steps every namespace starts with (realtime/socket-edge.ts runs them):
+// 1. one socket per namespace per connection (a second CONNECT while the first is pending is
+//    refused with `too_many_connections`);
+// 2. authentication: `auth: {token}` (or an `Authorization: Bearer` header for non-browser
+//    clients) resolved exactly like a REST request, including the live-session check. A missing,
+//    bad, expired or revoked token fails the connection with the message `unauthorized`
+//    (CONTRACT §7); `err.data.error_code` says which;
+// 3. at most MAX_CONNECTIONS_PER_USER connections per user on this node (`too_many_connections`);
+// 4. the rooms of the user and of the session, joined before `connection` fires, so a revocation
+//    published from then on reaches the socket.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Caller, CallerResolver } from '../src/auth/caller.js';
+import { unauthorized } from '../src/shared/errors.js';
+import type { ConnectionLimit } from './connection-limit.js';
 import { rooms, type RealtimeSocket } from './events.js';
+import { refuse, type HandshakeStep } from './socket-edge.js';
 
-type ConnectError = Error & { data?: { error_code: string } };
+const MAX_TOKEN_LENGTH = 4096;
 
-const refuse = (message: string, errorCode: string): ConnectError => Object.assign(new Error(message), { data: { error_code: errorCode } });
+const tooManyConnections = () => refuse('too_many_connections', 'realtime.error.too_many_connections');
 
-function tokenOf(socket: RealtimeSocket): string | null {
-  const auth = socket.handshake.auth as { token?: unknown } | undefined;
-  if (typeof auth?.token === 'string' && auth.token) return auth.token.replace(/^Bearer\s+/i, '');
-  const header = socket.handshake.headers.authorization;
+/** The bearer token of a handshake: `auth.token`, else the Authorization header. */
+export function tokenOf(auth: unknown, headers: IncomingHttpHeaders): string | null {
+  const token = (auth as { token?: unknown } | null | undefined)?.token;
+  if (typeof token === 'string' && token) return token.replace(/^Bearer\s+/i, '');
+  const header = headers.authorization;
   const m = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   return m ? m[1] : null;
 }
 
-export function handshakeAuth(callers: CallerResolver, log: Logger) {
-  return async (socket: RealtimeSocket, next: (err?: Error) => void) => {
-    const token = tokenOf(socket);
-    if (!token || token.length > 4096) return next(refuse('unauthorized', 'auth.error.missing_token'));
-    try {
-      socket.data.caller = await callers.resolve(token);
-    } catch (err) {
-      if (err instanceof AppError && err.status === 401) return next(refuse('unauthorized', err.code));
-      log.warn({ err: (err as Error).message }, 'socket handshake failed');
-      return next(refuse('unavailable', 'service.error.unavailable'));
-    }
-    // Joined before `connection` fires, so a revocation published from now on reaches it.
-    socket.join([rooms.user(socket.data.caller.userId), rooms.session(socket.data.caller.sessionId)]);
-    next();
+/** The caller a handshake's token names (401 AppError when there is none or it is not live). */
+export async function handshakeCaller(callers: CallerResolver, auth: unknown, headers: IncomingHttpHeaders): Promise<Caller> {
+  const token = tokenOf(auth, headers);
+  if (!token || token.length > MAX_TOKEN_LENGTH) throw unauthorized('auth.error.missing_token', 'A token is required');
+  return callers.resolve(token);
+}
+
+/** The steps every namespace's handshake begins with, in order. */
+export function commonHandshake(callers: CallerResolver, limit: ConnectionLimit): HandshakeStep[] {
+  const namespaceOf = (socket: RealtimeSocket) => socket.nsp.name;
+  const oneSocketPerNamespace: HandshakeStep = (socket) => {
+    if (limit.enter(socket.conn, namespaceOf(socket))) throw tooManyConnections();
+    socket.once('disconnect', () => limit.leave(socket.conn, namespaceOf(socket)));
+    return () => limit.leave(socket.conn, namespaceOf(socket));
   };
+  const authenticate: HandshakeStep = async (socket) => {
+    socket.data.caller = await handshakeCaller(callers, socket.handshake.auth, socket.handshake.headers);
+  };
+  const withinUserLimit: HandshakeStep = (socket) => {
+    if (limit.admit(socket.conn, namespaceOf(socket), socket.data.caller.userId)) throw tooManyConnections();
+  };
+  const joinOwnRooms: HandshakeStep = (socket) => {
+    socket.join([rooms.user(socket.data.caller.userId), rooms.session(socket.data.caller.sessionId)]);
+  };
+  return [oneSocketPerNamespace, authenticate, withinUserLimit, joinOwnRooms];
 }

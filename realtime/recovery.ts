@@ -5,13 +5,16 @@
 //
 // Two things are added to what Socket.IO does by itself, per namespace adapter:
 //
-// 1. Only live sessions are restored. Socket.IO skips the handshake middlewares for a recovered
-//    socket, so nothing would notice a session that ended while the client was away. Before a
-//    session is restored the caller's session is checked live in the database and the caller is
-//    rebuilt from it (current role and permissions; a session restored on another node arrives
-//    serialised, which would not keep a permission Set anyway). A session that ended is not
-//    restored: the connection goes through the normal handshake, which refuses it with
-//    `unauthorized`. The check runs before any missed event is written to the client.
+// 1. Only its owner restores a session, and only while their session is live (CONTRACT §19).
+//    Socket.IO skips the handshake middlewares for a recovered socket and restores whatever
+//    recovery id it is given. Here a session is persisted under its recovery id bound to the
+//    session that owns it, and restored only for the claimant of the handshake
+//    (realtime/recovery-owner.ts: the caller its token names, checked live like a REST token):
+//    another user's handshake, or one without a live token, finds nothing and starts fresh (the
+//    normal handshake then refuses a bad token with `unauthorized`). The caller of the restored
+//    socket is the claimant (current role and permissions; a session restored on another node
+//    arrives serialised, which would not keep a permission Set anyway). All of this runs before
+//    any missed event is written to the client.
 //
 // 2. Nothing is lost or doubled across the restore. The restored socket joins its rooms only
 //    when the restore resolves, and the restore waits on I/O (the check above; with streams, the
@@ -23,9 +26,8 @@
 //    recorded events newer than it.
 import type { Namespace, Socket } from 'socket.io';
 import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
-import type { Caller, CallerResolver } from '../src/auth/caller.js';
-import type { Logger } from '../src/shared/logger.js';
-import { AppError } from '../src/shared/errors.js';
+import type { Caller } from '../src/auth/caller.js';
+import { ownedPid, recoveryClaimant } from './recovery-owner.js';
 
 /** How long a dropped connection may stay away and still recover (CONTRACT §18). */
 export const RECOVERY_WINDOW_MS = 2 * 60_000;
@@ -196,36 +198,37 @@ class DispatchLog {
   }
 }
 
-function persistedCaller(session: Session): { userId: string; sessionId: string } | null {
+function persistedCaller(session: { data?: unknown }): { userId: string; sessionId: string } | null {
   const caller = (session.data as { caller?: Partial<Caller> } | undefined)?.caller;
   return typeof caller?.userId === 'string' && typeof caller.sessionId === 'string' ? { userId: caller.userId, sessionId: caller.sessionId } : null;
 }
 
-/** Wraps `factory` so that each namespace's adapter restores live sessions only, exactly. */
-export function recoverable(factory: AdapterFactory, kind: OffsetKind, callers: CallerResolver, log: Logger): AdapterFactory {
+/** Wraps `factory` so that each namespace's adapter restores its owners' live sessions only, exactly. */
+export function recoverable(factory: AdapterFactory, kind: OffsetKind): AdapterFactory {
   return function (nsp: Namespace): Adapter {
     const adapter = factory(nsp);
     const dispatched = new DispatchLog(adapter, kind);
     nsp.on('connection', (socket: Socket) => {
       if (!socket.recovered) dispatched.announce(nsp, socket);
     });
+    const persist = adapter.persistSession.bind(adapter);
+    adapter.persistSession = (session) => {
+      const owner = persistedCaller(session);
+      // A socket always has its caller; one without could never be claimed, so it is not kept.
+      if (owner) return persist({ ...session, pid: ownedPid(session.pid, owner.sessionId) });
+    };
     const restore = adapter.restoreSession.bind(adapter);
     adapter.restoreSession = (async (pid: string, offset: string): Promise<Session | null> => {
+      const claimant = recoveryClaimant();
+      if (!claimant) return null;
       const recorded = dispatched.start();
       try {
-        const session = await restore(pid, offset);
+        const session = await restore(ownedPid(pid, claimant.sessionId), offset);
         if (!session) return session;
-        const who = persistedCaller(session);
-        if (!who) return null;
-        let caller: Caller;
-        try {
-          caller = await callers.resume(who.userId, who.sessionId);
-        } catch (err) {
-          if (!(err instanceof AppError && err.status === 401)) log.warn({ err: (err as Error).message }, 'socket recovery check failed');
-          return null;
-        }
+        const owner = persistedCaller(session);
+        if (owner?.userId !== claimant.userId || owner.sessionId !== claimant.sessionId) return null;
         const later = await dispatched.newerThanMissed(session, offset, recorded);
-        return { ...session, data: { ...(session.data as object), caller }, missedPackets: [...session.missedPackets, ...later] };
+        return { ...session, pid, data: { ...(session.data as object), caller: claimant }, missedPackets: [...session.missedPackets, ...later] };
       } finally {
         dispatched.stop(recorded);
       }

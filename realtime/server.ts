@@ -1,6 +1,8 @@
-// Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication,
-// session revocation, connection state recovery (realtime/recovery.ts), the hand-over of sockets
-// on stop (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
+// Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication and
+// connection limits (realtime/handshake.ts), every handler behind one edge (realtime/socket-edge.ts:
+// rate limits, clients that go away), session revocation, connection state recovery for its owner
+// only (realtime/recovery.ts, recovery-owner.ts), the hand-over of sockets on stop
+// (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
 // domain events (the REST, socket and job paths all publish them), so a push works the same
 // whichever path caused it, on every node.
 import type { Server as HttpServer } from 'node:http';
@@ -9,10 +11,13 @@ import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
-import { handshakeAuth } from './handshake.js';
+import { commonHandshake } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
 import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
+import { checkRecoveryClaims } from './recovery-owner.js';
+import { ConnectionLimit } from './connection-limit.js';
+import { NamespaceEdge } from './socket-edge.js';
 import { handOverSockets } from './handover.js';
 import { attachToUws, closeServer } from './uws-binding.js';
 import { NAMESPACES, rooms, type RealtimeServer } from './events.js';
@@ -45,27 +50,39 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   // Recovery where the adapter keeps what a dropped client missed: this node's memory (no Redis)
   // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
   let adapter: AdapterFactory;
-  if (!redis) adapter = recoverable(inMemoryAdapter, 'memory', services.callers, log);
-  else if (redis.recovers) adapter = recoverable(redis.factory, 'stream', services.callers, log);
+  if (!redis) adapter = recoverable(inMemoryAdapter, 'memory');
+  else if (redis.recovers) adapter = recoverable(redis.factory, 'stream');
   else adapter = redis.factory;
+  const recovers = !redis || redis.recovers;
   const io: RealtimeServer = new Server({
     serveClient: false,
     maxHttpBufferSize: MAX_PACKET_BYTES,
     cors: { origin: origins },
     adapter,
-    ...(!redis || redis.recovers ? { connectionStateRecovery } : {}),
+    ...(recovers ? { connectionStateRecovery } : {}),
   });
 
-  const auth = handshakeAuth(services.callers, log);
-  for (const name of NAMESPACES) io.of(name).use(auth);
+  // Every namespace: the common handshake steps first, then the namespace's own.
+  const limit = new ConnectionLimit();
+  const shared = { log, rateLimit: socketRateLimit(rateLimits) };
+  const common = commonHandshake(services.callers, limit);
+  const edges = new Map(
+    NAMESPACES.map((name) => {
+      const edge = new NamespaceEdge(io.of(name), shared);
+      for (const step of common) edge.use(step);
+      if (recovers) checkRecoveryClaims(io.of(name), services.callers, limit, log);
+      return [name, edge] as const;
+    }),
+  );
+  const edge = (name: (typeof NAMESPACES)[number]) => edges.get(name)!;
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(io.of('/chat'), app, chat, services.presence, socketRateLimit(rateLimits)),
-    registerCommentsNamespace(io.of('/comments'), app, comments),
-    registerNotificationsNamespace(io.of('/notifications'), app, services),
-    registerProcessingNamespace(io.of('/processing'), app),
-    registerFeedNamespace(io.of('/feed'), app, services.liveFeed, socketRateLimit(rateLimits)),
+    registerChatNamespace(edge('/chat'), app, chat, services.presence),
+    registerCommentsNamespace(edge('/comments'), app, comments),
+    registerNotificationsNamespace(edge('/notifications'), app, services),
+    registerProcessingNamespace(edge('/processing'), app),
+    registerFeedNamespace(edge('/feed'), app, services.liveFeed),
     // A session that ends (logout, revocation) loses its sockets on every node: the adapter
     // carries the disconnect to the node that holds them.
     app.events.subscribe('session.revoked', ({ sessionId }) => {

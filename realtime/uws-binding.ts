@@ -15,6 +15,13 @@
 // websocket is never subscribed to the uWS topics of those rooms: it would get its missed events
 // and then nothing more. Each recovered socket is subscribed here when it connects (or when it
 // upgrades to websocket), before any other connection handler runs.
+//
+// Third fix: nothing may touch a uWS websocket once it is closed ("Invalid access of closed
+// uWS.WebSocket" is thrown, and from an async handler it ends the process). socket.io's patched
+// addAll subscribes a socket still in its handshake (which our handshake steps, and Socket.IO
+// itself, do after awaits) to its rooms' topics on its websocket, whether or not the client has
+// gone meanwhile. The dispatchers below keep only the room bookkeeping for a socket whose
+// websocket is closed (or not open yet), and the recovered-socket subscription checks the same.
 import type { EventEmitter } from 'node:events';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Namespace, Server, Socket } from 'socket.io';
@@ -31,12 +38,30 @@ function implFor(adapter: Adapter): Patchable {
   return bound.get(adapter.nsp.server) ?? originals;
 }
 
+/** The engine's uWS websocket transport of a socket (its `socket` is not in the types). */
+type WebsocketTransport = { name: string; readyState: string; socket?: WebSocket<unknown> };
+
+/** Whether a uWS call on the socket's websocket is allowed: websocket transport, open, its uWS socket there. */
+function websocketUsable(socket: Socket): boolean {
+  const transport = socket.conn.transport as unknown as WebsocketTransport;
+  return transport.name === 'websocket' && transport.readyState === 'open' && socket.conn.readyState !== 'closed' && transport.socket !== undefined;
+}
+
+/** Whether the socket `id` of the adapter's namespace sits on a websocket that may no longer be used. */
+function onDeadWebsocket(adapter: Adapter, id: string): boolean {
+  const nsp = adapter.nsp as unknown as { sockets: Map<string, Socket>; _preConnectSockets: Map<string, Socket> };
+  const socket = nsp.sockets.get(id) ?? nsp._preConnectSockets.get(id);
+  return socket !== undefined && socket.conn.transport.name === 'websocket' && !websocketUsable(socket);
+}
+
 function installDispatchers(): void {
   proto.addAll = function (this: Adapter, ...args: Parameters<Adapter['addAll']>) {
-    return implFor(this).addAll.apply(this, args);
+    const impl = onDeadWebsocket(this, args[0]) ? originals : implFor(this);
+    return impl.addAll.apply(this, args);
   };
   proto.del = function (this: Adapter, ...args: Parameters<Adapter['del']>) {
-    return implFor(this).del.apply(this, args);
+    const impl = onDeadWebsocket(this, args[0]) ? originals : implFor(this);
+    return impl.del.apply(this, args);
   };
   proto.broadcast = function (this: Adapter, ...args: Parameters<Adapter['broadcast']>) {
     return implFor(this).broadcast.apply(this, args);
@@ -48,8 +73,8 @@ const TOPIC_SEPARATOR = '\x1f';
 
 function subscribeRecovered(nsp: Namespace, socket: Socket): void {
   const subscribe = () => {
-    // The engine's websocket transport keeps the uWS socket as `socket` (not in the types).
-    const ws = (socket.conn.transport as unknown as { socket: WebSocket<unknown> }).socket;
+    if (!socket.connected || !websocketUsable(socket)) return;
+    const ws = (socket.conn.transport as unknown as WebsocketTransport).socket!;
     ws.subscribe(nsp.name);
     for (const room of socket.rooms) ws.subscribe(`${nsp.name}${TOPIC_SEPARATOR}${room}`);
   };

@@ -1,8 +1,40 @@
-// The composition root: every service of the domain is built here, once, from the AppContext,
+// The composition root: every repository and every service of the domain is built here, once,
 // and handed to the doors into it (http/ routes, realtime/ namespaces, jobs/). Nothing else
-// constructs a service, so each has one instance per node and one place says what it needs.
+// constructs a repository or a service, so each has one instance per node, and each service's
+// constructor says which repositories (tables) and services it reaches.
 import type { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
+import type { Queryable } from './db/client.js';
+import { MaintenanceRepository } from './db/maintenance-repository.js';
+import { OtpRepository } from './auth/otp-repository.js';
+import { SessionRepository } from './auth/session-repository.js';
+import { UserRepository } from './auth/user-repository.js';
+import { RolesRepository } from './authorization/roles-repository.js';
+import { CampaignRepository } from './campaigns/campaign-repository.js';
+import { EstimationRepository } from './campaigns/estimation-repository.js';
+import { ChatRepository } from './chat/chat-repository.js';
+import { CommentRepository } from './comments/comment-repository.js';
+import { ContentRepository } from './content/content-repository.js';
+import { ContentListingRepository } from './content/listing-repository.js';
+import { LiveContentRepository } from './content/live-repository.js';
+import { FollowRepository } from './follows/follow-repository.js';
+import { UploadedFileRepository } from './media/uploaded-file-repository.js';
+import { NotificationRepository } from './notifications/notification-repository.js';
+import { IdempotencyRepository } from './payments/idempotency-repository.js';
+import { LedgerRepository } from './payments/ledger-repository.js';
+import { PaymentRepository } from './payments/payment-repository.js';
+import { PresenceRepository } from './presence/presence-repository.js';
+import { OAuthStateRepository } from './publishing/oauth-state-repository.js';
+import { PublicationRepository } from './publishing/publication-repository.js';
+import { SocialAccountRepository } from './publishing/social-account-repository.js';
+import { PushRepository } from './push/push-repository.js';
+import { SavedSearchMatchRepository } from './saved-searches/match-repository.js';
+import { SavedSearchRepository } from './saved-searches/saved-search-repository.js';
+import { JobRunRepository } from './scheduling/job-run-repository.js';
+import { SettingsRepository } from './settings/settings-repository.js';
+import { ServiceSecretRepository } from './shared/service-secret-repository.js';
+import { StatsRepository } from './stats/stats-repository.js';
+import { TwoFactorRepository } from './twofactor/two-factor-repository.js';
 import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
 import { CallerResolver } from './auth/caller.js';
@@ -30,6 +62,7 @@ import { UploadService } from './media/upload-service.js';
 import { ResumableUploadRepository } from './media/resumable-upload-repository.js';
 import { ResumableUploads } from './media/resumable-uploads.js';
 import { VideoJobRepository } from './media/video-job-repository.js';
+import { VideoJobQueue } from './media/video-job-queue.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { NotificationService } from './notifications/service.js';
 import { createPaymentProvider } from './payments/provider.js';
@@ -39,10 +72,87 @@ import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
 import { PushService } from './push/service.js';
 import { SettingsService } from './settings/service.js';
+import { StatsRollup } from './stats/rollup.js';
 import { StatsService } from './stats/service.js';
+import { ScheduledJobRuns } from './scheduling/job-runs.js';
+import { DatabaseMaintenance } from './db/maintenance.js';
 import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
+
+/** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
+export interface Repositories {
+  users: UserRepository;
+  sessions: SessionRepository;
+  otpCodes: OtpRepository;
+  twoFactor: TwoFactorRepository;
+  serviceSecrets: ServiceSecretRepository;
+  roles: RolesRepository;
+  settings: SettingsRepository;
+  follows: FollowRepository;
+  contents: ContentRepository;
+  listings: ContentListingRepository;
+  liveContents: LiveContentRepository;
+  uploadedFiles: UploadedFileRepository;
+  resumableUploads: ResumableUploadRepository;
+  videoJobs: VideoJobRepository;
+  comments: CommentRepository;
+  chat: ChatRepository;
+  notifications: NotificationRepository;
+  push: PushRepository;
+  presence: PresenceRepository;
+  savedSearches: SavedSearchRepository;
+  savedSearchMatches: SavedSearchMatchRepository;
+  payments: PaymentRepository;
+  ledger: LedgerRepository;
+  idempotencyKeys: IdempotencyRepository;
+  campaigns: CampaignRepository;
+  estimations: EstimationRepository;
+  oauthStates: OAuthStateRepository;
+  socialAccounts: SocialAccountRepository;
+  publications: PublicationRepository;
+  stats: StatsRepository;
+  jobRuns: JobRunRepository;
+  maintenance: MaintenanceRepository;
+}
+
+/** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
+export function createRepositories(database: Queryable): Repositories {
+  return {
+    users: new UserRepository(database),
+    sessions: new SessionRepository(database),
+    otpCodes: new OtpRepository(database),
+    twoFactor: new TwoFactorRepository(database),
+    serviceSecrets: new ServiceSecretRepository(database),
+    roles: new RolesRepository(database),
+    settings: new SettingsRepository(database),
+    follows: new FollowRepository(database),
+    contents: new ContentRepository(database),
+    listings: new ContentListingRepository(database),
+    liveContents: new LiveContentRepository(database),
+    uploadedFiles: new UploadedFileRepository(database),
+    resumableUploads: new ResumableUploadRepository(database),
+    videoJobs: new VideoJobRepository(database),
+    comments: new CommentRepository(database),
+    chat: new ChatRepository(database),
+    notifications: new NotificationRepository(database),
+    push: new PushRepository(database),
+    presence: new PresenceRepository(database),
+    savedSearches: new SavedSearchRepository(database),
+    savedSearchMatches: new SavedSearchMatchRepository(database),
+    payments: new PaymentRepository(database),
+    ledger: new LedgerRepository(database),
+    idempotencyKeys: new IdempotencyRepository(database),
+    campaigns: new CampaignRepository(database),
+    estimations: new EstimationRepository(database),
+    oauthStates: new OAuthStateRepository(database),
+    socialAccounts: new SocialAccountRepository(database),
+    publications: new PublicationRepository(database),
+    stats: new StatsRepository(database),
+    jobRuns: new JobRunRepository(database),
+    maintenance: new MaintenanceRepository(database),
+  };
+}
 
 export interface Services {
   readModel: ReadModel;
@@ -68,11 +178,15 @@ export interface Services {
   uploads: UploadService;
   /** Resumable (tus) uploads, CONTRACT §24. */
   resumableUploads: ResumableUploads;
-  videoJobs: VideoJobRepository;
+  videoJobs: VideoJobQueue;
   videoProcessor: VideoProcessor;
   comments: CommentService;
   chat: ChatService;
   stats: StatsService;
+  statsRollup: StatsRollup;
+  /** The scheduler's lock and bookkeeping per job (jobs/scheduler.ts). */
+  jobRuns: ScheduledJobRuns;
+  maintenance: DatabaseMaintenance;
   publishing: PublishingService;
   payments: PaymentService;
   campaigns: CampaignService;
@@ -82,59 +196,85 @@ export interface Services {
 }
 
 /**
- * `redis`: the node's Redis connection (server mode), for what is shared between nodes (presence,
- * the read model's invalidations).
+ * `repositories`: the node's (createRepositories over app.database). `redis`: the node's Redis
+ * connection (server mode), for what is shared between nodes (presence, the read model's
+ * invalidations).
  */
-export async function createServices(app: AppContext, redis: Redis | null = null): Promise<Services> {
+export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null): Promise<Services> {
   const readModel = new ReadModel(app.config, app.events, createRelay(app.config, redis, app.log));
-  const tokens = await TokenService.create(app.database, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
-  const push = new PushService(app);
-  const notifications = new NotificationService(app, push);
-  const sessions = new SessionService(app, notifications);
-  const rolePermissions = new RolePermissions(app.database, app.events, readModel);
-  const twoFactor = new TwoFactorService(app);
-  const otp = new OtpService(app);
-  const accounts = new AccountService(app, tokens, sessions, twoFactor, otp);
-  const callers = new CallerResolver(app.database, tokens, rolePermissions, app.events, readModel.sessions);
+  const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
+  const push = new PushService(app, repositories.push, repositories.serviceSecrets);
+  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
+  const sessions = new SessionService(app, repositories.sessions, repositories.settings, notifications);
+  const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
+  const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
+  const otp = new OtpService(app, repositories.otpCodes);
+  const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp);
+  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, app.events, readModel.sessions);
   const contentSerialiser = new ContentSerialiser(app.config);
-  const mediaRemoval = new MediaRemoval(app);
-  const content = new ContentService(app, contentSerialiser, mediaRemoval, notifications, readModel.items);
-  const chat = new ChatService(app);
-  const listings = new ContentListings(app, contentSerialiser, readModel);
-  const feed = new ContentFeed(app, contentSerialiser);
-  const payments = new PaymentService(app.database, app.config, createPaymentProvider(app.config));
-  const uploads = new UploadService(app);
+  const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
+  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
+  const chat = new ChatService(app, repositories.chat, repositories.users);
+  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
+  const feed = new ContentFeed(repositories.listings, contentSerialiser);
+  const payments = new PaymentService(
+    app.database,
+    app.config,
+    repositories.payments,
+    repositories.ledger,
+    repositories.idempotencyKeys,
+    createPaymentProvider(app.config),
+  );
+  const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   return {
     readModel,
     sessions,
     accounts,
-    passwords: new PasswordService(app, accounts, sessions, otp),
-    profiles: new ProfileService(app, readModel.profiles),
-    avatars: new AvatarService(app),
-    follows: new FollowService(app, notifications),
-    roles: new RoleService(app.database, rolePermissions),
+    passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
+    profiles: new ProfileService(app, repositories.users, readModel.profiles),
+    avatars: new AvatarService(app, repositories.users),
+    follows: new FollowService(app, repositories.follows, repositories.users, notifications),
+    roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
-    settings: new SettingsService(app.database),
+    settings: new SettingsService(repositories.settings, repositories.users),
     content,
     listings,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
-    liveFeed: new ContentLiveFeed(app, contentSerialiser),
-    savedSearches: new SavedSearchService(app, contentSerialiser),
-    savedSearchMatcher: new SavedSearchMatcher(app, notifications),
+    liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
+    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
+    savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
     uploads,
-    resumableUploads: new ResumableUploads(app, new ResumableUploadRepository(app.database), uploads),
-    videoJobs: new VideoJobRepository(app.database),
-    videoProcessor: new VideoProcessor(app, notifications),
-    comments: new CommentService(app, notifications),
+    resumableUploads: new ResumableUploads(app, repositories.resumableUploads, uploads),
+    videoJobs: new VideoJobQueue(repositories.videoJobs),
+    videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
+    comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
     chat,
-    presence: new PresenceService(app, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
-    stats: new StatsService(app.database),
-    publishing: new PublishingService(app),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
+    stats: new StatsService(repositories.stats, repositories.users),
+    statsRollup: new StatsRollup(app.database, repositories.stats),
+    jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
+    maintenance: new DatabaseMaintenance(repositories.maintenance),
+    publishing: new PublishingService(
+      app,
+      repositories.publications,
+      repositories.oauthStates,
+      repositories.socialAccounts,
+      repositories.contents,
+      repositories.serviceSecrets,
+    ),
     payments,
-    campaigns: new CampaignService(app.database, app.config, payments, notifications),
+    campaigns: new CampaignService(
+      app.database,
+      app.config,
+      repositories.campaigns,
+      repositories.estimations,
+      repositories.contents,
+      payments,
+      notifications,
+    ),
     notifications,
     push,
   };

@@ -6,38 +6,31 @@ import type { AppContext } from '../../src/context.js';
 import type { ChatService } from '../../src/chat/service.js';
 import type { PresenceService } from '../../src/presence/service.js';
 import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from '../../src/chat/schemas.js';
-import { withAck } from '../ack.js';
-import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
-import type { SocketRateLimit } from '../socket-rate-limit.js';
+import { rooms } from '../events.js';
+import type { NamespaceEdge } from '../socket-edge.js';
 import { socketTyping, typingRateLimit } from './chat-typing.js';
 
-export function registerChatNamespace(
-  nsp: RealtimeNamespace,
-  app: AppContext,
-  chat: ChatService,
-  presence: PresenceService,
-  rateLimit: SocketRateLimit,
-): () => void {
+export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat: ChatService, presence: PresenceService): () => void {
+  const { nsp } = edge;
   const typingLimit = typingRateLimit(app.config.RATE_LIMIT_SCALE);
 
   // Already a member: joined before the connection completes, so messages arrive without
-  // asking. Rooms made later are joined with `room:join`. (Runs after the handshake auth.)
-  nsp.use((socket, next) => {
-    chat.roomIdsOf(socket.data.caller.userId).then(
-      (ids) => {
-        if (ids.length) socket.join(ids.map(rooms.chat));
-        next();
-      },
-      (err) => {
-        app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect');
-        next();
-      },
-    );
+  // asking. Rooms made later are joined with `room:join`. A socket that cannot read its rooms
+  // still connects (it can join them with `room:join`).
+  edge.use(async (socket) => {
+    let ids: string[];
+    try {
+      ids = await chat.roomIdsOf(socket.data.caller.userId);
+    } catch (err) {
+      app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect');
+      return;
+    }
+    if (ids.length && socket.conn.readyState === 'open') socket.join(ids.map(rooms.chat));
   });
 
-  // `connection` fires for new and recovered sockets alike (a recovered one skips the middleware
-  // above and keeps its rooms), so presence counts both.
-  nsp.on('connection', (socket: RealtimeSocket) => {
+  // `connection` fires for new and recovered sockets alike (a recovered one skips the handshake
+  // steps and keeps its rooms), so presence counts both.
+  edge.onConnection((socket, on) => {
     const { caller } = socket.data;
     const typing = socketTyping(socket);
     presence.socketConnected(caller.userId);
@@ -51,53 +44,31 @@ export function registerChatNamespace(
       if (!socket.rooms.has(rooms.chat(roomId))) await chat.assertMember(caller, roomId);
     };
 
-    socket.on(
-      'room:join',
-      withAck(app.log, joinRoomPayload, async ({ roomId }) => {
-        await rateLimit(caller.userId);
-        await chat.assertMember(caller, roomId);
-        await socket.join(rooms.chat(roomId));
-      }),
-    );
-    socket.on(
-      'room:leave',
-      withAck(app.log, joinRoomPayload, async ({ roomId }) => {
-        typing.stop(roomId);
-        await socket.leave(rooms.chat(roomId));
-      }),
-    );
-    socket.on(
-      'message:send',
-      withAck(app.log, sendMessageBody, async (payload) => {
-        await rateLimit(caller.userId);
-        const message = await chat.sendMessage(caller, payload);
-        typing.stop(payload.roomId);
-        return message;
-      }),
-    );
-    socket.on(
-      'room:read',
-      withAck(app.log, roomReadPayload, async ({ roomId, messageId }) => {
-        await rateLimit(caller.userId);
-        return chat.markRead(caller, roomId, messageId);
-      }),
-    );
-    socket.on(
-      'typing:start',
-      withAck(app.log, typingPayload, async ({ roomId }) => {
-        await typingLimit(socket.id);
-        await assertMember(roomId);
-        typing.start(roomId);
-      }),
-    );
-    socket.on(
-      'typing:stop',
-      withAck(app.log, typingPayload, async ({ roomId }) => {
-        await typingLimit(socket.id);
-        await assertMember(roomId);
-        typing.stop(roomId);
-      }),
-    );
+    // Each handler checks that its socket is still connected before it touches it after an await.
+    on('room:join', joinRoomPayload, async ({ roomId }) => {
+      await chat.assertMember(caller, roomId);
+      if (socket.connected) await socket.join(rooms.chat(roomId));
+    });
+    on('room:leave', joinRoomPayload, async ({ roomId }) => {
+      typing.stop(roomId);
+      await socket.leave(rooms.chat(roomId));
+    });
+    on('message:send', sendMessageBody, async (payload) => {
+      const message = await chat.sendMessage(caller, payload);
+      typing.stop(payload.roomId);
+      return message;
+    });
+    on('room:read', roomReadPayload, async ({ roomId, messageId }) => chat.markRead(caller, roomId, messageId));
+    on('typing:start', typingPayload, async ({ roomId }) => {
+      await typingLimit(socket.id);
+      await assertMember(roomId);
+      if (socket.connected) typing.start(roomId);
+    });
+    on('typing:stop', typingPayload, async ({ roomId }) => {
+      await typingLimit(socket.id);
+      await assertMember(roomId);
+      typing.stop(roomId);
+    });
   });
 
   presence.start();

@@ -4,31 +4,27 @@ import type { AppContext } from '../../src/context.js';
 import type { CommentService } from '../../src/comments/service.js';
 import { subscribePayload } from '../../src/comments/schemas.js';
 import { tooManyRequests } from '../../src/shared/errors.js';
-import { withAck } from '../ack.js';
-import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
+import { rooms } from '../events.js';
+import type { NamespaceEdge } from '../socket-edge.js';
 
 /** Content items one socket may follow at once. */
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
-export function registerCommentsNamespace(nsp: RealtimeNamespace, app: AppContext, comments: CommentService): () => void {
-  nsp.on('connection', (socket: RealtimeSocket) => {
-    socket.on(
-      'content:subscribe',
-      withAck(app.log, subscribePayload, async ({ contentId }) => {
-        await comments.assertContentExists(contentId, socket.data.caller);
-        const subscribed = [...socket.rooms].filter((r) => r.startsWith('content:')).length;
-        if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
-          throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);
-        }
-        await socket.join(rooms.content(contentId));
-      }),
-    );
-    socket.on(
-      'content:unsubscribe',
-      withAck(app.log, subscribePayload, async ({ contentId }) => {
-        await socket.leave(rooms.content(contentId));
-      }),
-    );
+export function registerCommentsNamespace(edge: NamespaceEdge, app: AppContext, comments: CommentService): () => void {
+  const { nsp } = edge;
+  edge.onConnection((socket, on) => {
+    on('content:subscribe', subscribePayload, async ({ contentId }) => {
+      await comments.assertContentExists(contentId, socket.data.caller);
+      if (!socket.connected) return;
+      const subscribed = [...socket.rooms].filter((r) => r.startsWith('content:')).length;
+      if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
+        throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);
+      }
+      await socket.join(rooms.content(contentId));
+    });
+    on('content:unsubscribe', subscribePayload, async ({ contentId }) => {
+      await socket.leave(rooms.content(contentId));
+    });
   });
 
   return app.events.subscribe('comment.created', ({ comment }) => {

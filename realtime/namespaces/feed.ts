@@ -19,9 +19,8 @@ import { KeyedThrottle } from '../../src/content/live-throttle.js';
 import { ViewportIndex } from '../../src/content/live-viewport-index.js';
 import { viewportAround } from '../../src/content/viewport.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
-import { withAck } from '../ack.js';
-import { rooms, type RealtimeNamespace, type RealtimeSocket } from '../events.js';
-import type { SocketRateLimit } from '../socket-rate-limit.js';
+import { rooms, type RealtimeSocket } from '../events.js';
+import { refuse, type NamespaceEdge } from '../socket-edge.js';
 
 /** CONTRACT §15: at most one `content:stats` per item per second. */
 const STATS_INTERVAL_MS = 1000;
@@ -29,26 +28,25 @@ const STATS_INTERVAL_MS = 1000;
 const languageOf = (socket: RealtimeSocket): Language => LANGUAGES.find((lang) => socket.rooms.has(rooms.language(lang))) ?? DEFAULT_LANGUAGE;
 const otherLanguageRooms = (lang: Language) => LANGUAGES.filter((l) => l !== lang).map(rooms.language);
 
-export function registerFeedNamespace(nsp: RealtimeNamespace, app: AppContext, liveFeed: ContentLiveFeed, rateLimit: SocketRateLimit): () => void {
+export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, liveFeed: ContentLiveFeed): () => void {
+  const { nsp } = edge;
   // With Redis other nodes exist and hear serverSideEmit; the in-memory adapter has no peers.
   const clustered = Boolean(app.config.REDIS_URL);
   const areas = new ViewportIndex<RealtimeSocket>();
 
   // Joined before `connection`, so nothing published from then on is missed.
-  nsp.use((socket, next) => {
+  edge.use(async (socket) => {
     const auth = socket.handshake.auth as { language?: unknown } | undefined;
     socket.join(rooms.language(socketLanguage(auth?.language, socket.handshake.headers['x-language'])));
-    liveFeed.followedUploaderIds(socket.data.caller.userId).then(
-      (ids) => {
-        if (ids.length) socket.join(ids.map(rooms.author));
-        next();
-      },
-      (err) => {
-        app.log.warn({ err: (err as Error).message }, 'could not read follows for a feed socket');
-        // A feed socket that silently hears no followed uploader would look broken: refuse, the client retries.
-        next(Object.assign(new Error('unavailable'), { data: { error_code: 'service.error.unavailable' } }));
-      },
-    );
+    let ids: string[];
+    try {
+      ids = await liveFeed.followedUploaderIds(socket.data.caller.userId);
+    } catch (err) {
+      app.log.warn({ err: (err as Error).message }, 'could not read follows for a feed socket');
+      // A feed socket that silently hears no followed uploader would look broken: refuse, the client retries.
+      throw refuse('unavailable', 'service.error.unavailable');
+    }
+    if (ids.length && socket.conn.readyState === 'open') socket.join(ids.map(rooms.author));
   });
 
   const watchArea = (socket: RealtimeSocket, area: AreaWatch) => {
@@ -56,7 +54,7 @@ export function registerFeedNamespace(nsp: RealtimeNamespace, app: AppContext, l
     areas.watch(socket, viewportAround(area.latitude, area.longitude, area.zoom_level));
   };
 
-  nsp.on('connection', (socket: RealtimeSocket) => {
+  edge.onConnection((socket, on) => {
     const { caller } = socket.data;
     // A socket restored by connection state recovery has its rooms back (followed uploaders,
     // language, watched items) and its viewport in its data; a new one has none of them.
@@ -72,27 +70,21 @@ export function registerFeedNamespace(nsp: RealtimeNamespace, app: AppContext, l
     }
     // One watch change at a time per socket, so a slower earlier one cannot land last.
     let watching: Promise<void> = Promise.resolve();
-    socket.on(
-      'content:watch',
-      withAck(app.log, contentWatchPayload, async ({ contentIds }) => {
-        await rateLimit(caller.userId);
-        const apply = watching.then(async () => {
-          const wanted = new Set((await liveFeed.watchableIds(caller, contentIds)).map(rooms.watch));
-          for (const room of watched) if (!wanted.has(room)) socket.leave(room);
-          if (wanted.size) socket.join([...wanted]);
-          watched = [...wanted];
-        });
-        watching = apply.catch(() => undefined);
-        await apply;
-      }),
-    );
-    socket.on(
-      'area:watch',
-      withAck(app.log, areaWatchPayload, async (area) => {
-        await rateLimit(caller.userId);
-        if (socket.connected) watchArea(socket, area);
-      }),
-    );
+    on('content:watch', contentWatchPayload, async ({ contentIds }) => {
+      const apply = watching.then(async () => {
+        const wanted = new Set((await liveFeed.watchableIds(caller, contentIds)).map(rooms.watch));
+        // Gone meanwhile: its rooms were left when it disconnected, and must stay left.
+        if (!socket.connected) return;
+        for (const room of watched) if (!wanted.has(room)) socket.leave(room);
+        if (wanted.size) socket.join([...wanted]);
+        watched = [...wanted];
+      });
+      watching = apply.catch(() => undefined);
+      await apply;
+    });
+    on('area:watch', areaWatchPayload, async (area) => {
+      if (socket.connected) watchArea(socket, area);
+    });
     socket.on('disconnect', () => areas.unwatch(socket));
   });
 

@@ -4,12 +4,13 @@
 // tells Web Push whether a user is connected, so pushes go only to users with no socket here.
 import type { AppContext } from '../../src/context.js';
 import type { Services } from '../../src/services.js';
-import { rooms, type RealtimeNamespace } from '../events.js';
+import { rooms } from '../events.js';
+import type { NamespaceEdge } from '../socket-edge.js';
 
 /** How long a presence question may wait for the other nodes before Web Push sends anyway. */
 const PRESENCE_TIMEOUT_MS = 3_000;
 
-export function registerNotificationsNamespace(nsp: RealtimeNamespace, app: AppContext, services: Pick<Services, 'notifications' | 'push'>): () => void {
+export function registerNotificationsNamespace({ nsp }: NamespaceEdge, app: AppContext, services: Pick<Services, 'notifications' | 'push'>): () => void {
   const { notifications, push } = services;
   // The legacy pushes obey the same settings toggle as their notification type (`follow`,
   // `reply`): a type turned off is not pushed in any form.

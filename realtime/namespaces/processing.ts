@@ -2,9 +2,10 @@
 // resumable uploads landing (`upload:progress`) and their videos being processed:
 // `video:progress`, `video:completed`, `video:failed`.
 import type { AppContext } from '../../src/context.js';
-import { rooms, type RealtimeNamespace } from '../events.js';
+import { rooms } from '../events.js';
+import type { NamespaceEdge } from '../socket-edge.js';
 
-export function registerProcessingNamespace(nsp: RealtimeNamespace, app: AppContext): () => void {
+export function registerProcessingNamespace({ nsp }: NamespaceEdge, app: AppContext): () => void {
   const stops = [
     app.events.subscribe('video.progress', ({ uploaderId, contentId, stage, percent }) => {
       nsp.to(rooms.user(uploaderId)).emit('video:progress', { contentId, stage, percent });

@@ -9,7 +9,7 @@ import { normalisePhoneNumber } from './phone.js';
 import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
 import type { TwoFactorCheck } from './two-factor-check.js';
-import { UserRepository } from './user-repository.js';
+import type { UserRepository } from './user-repository.js';
 
 interface RegisterInput {
   username: string;
@@ -34,17 +34,14 @@ const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', 10);
 export const fullName = (given: string, family: string): string => [given, family].filter(Boolean).join(' ');
 
 export class AccountService {
-  private readonly users: UserRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly users: UserRepository,
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorCheck,
     private readonly otp: OtpService,
-  ) {
-    this.users = new UserRepository(app.database);
-  }
+  ) {}
 
   phone(input: string, field = 'phone_number'): string {
     return normalisePhoneNumber(input, this.app.config.DEFAULT_PHONE_REGION, field);

@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
 import { sanitiseImage } from '../media/image-sanitiser.js';
 import { requireSameIdentity, type Caller } from './caller.js';
-import { UserRepository } from './user-repository.js';
+import type { UserRepository } from './user-repository.js';
 
 const AVATAR_MAX_SIDE = 512;
 const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/bmp', 'image/webp'] as const;
@@ -33,11 +33,10 @@ const undecodable = () =>
   badRequest('file.error.invalid_image', 'The avatar image could not be decoded', { field: 'avatar', constraint: 'a readable image' });
 
 export class AvatarService {
-  private readonly users: UserRepository;
-
-  constructor(private readonly app: AppContext) {
-    this.users = new UserRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly users: UserRepository,
+  ) {}
 
   /**
    * Stores the caller's new avatar and answers its URL. `claimed` is the identity the request

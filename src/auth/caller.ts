@@ -1,12 +1,11 @@
 // Who is calling: resolved from a bearer access token plus a live-session check, in the read
 // model's session cache or else the database, so a revoked session is refused from the next
 // request on, on every node.
-import type { DatabaseHandle } from '../db/client.js';
 import { unauthorized, forbidden } from '../shared/errors.js';
 import type { RolePermissions } from '../authorization/role-permissions.js';
 import type { TokenService } from './tokens.js';
 import type { DomainEventBus } from '../events.js';
-import { SessionRepository } from './session-repository.js';
+import type { SessionRepository } from './session-repository.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedSession } from '../read-model/read-model.js';
 
@@ -45,31 +44,18 @@ const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Sess
 const SESSION_FRESH_MS = 30_000;
 
 export class CallerResolver {
-  private readonly sessions: SessionRepository;
-
   constructor(
-    database: DatabaseHandle,
+    private readonly sessions: SessionRepository,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
     private readonly events: DomainEventBus,
     /** Live sessions recently checked (read-model.ts), dropped when one is revoked on any node. */
     private readonly cache: ReadCache<string, CachedSession>,
-  ) {
-    this.sessions = new SessionRepository(database);
-  }
+  ) {}
 
   async resolve(accessToken: string): Promise<Caller> {
     const claims = await this.tokens.verifyAccessToken(accessToken);
     return this.live(claims.userId, claims.sessionId);
-  }
-
-  /**
-   * The caller of a connection that continues without presenting its token again (a Socket.IO
-   * connection recovered after a short drop): the same live-session check as `resolve`, and the
-   * role's permissions as they are now.
-   */
-  resume(userId: string, sessionId: string): Promise<Caller> {
-    return this.live(userId, sessionId);
   }
 
   private async live(userId: string, sessionId: string): Promise<Caller> {

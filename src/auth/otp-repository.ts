@@ -1,7 +1,7 @@
 // Queries on the `otp_codes` table (migration 0001). Expiry and the sending windows are measured
 // with the database's now(), so every node agrees on them.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 
 interface NewOtpCode {
@@ -19,9 +19,7 @@ interface LatestCodeRow {
   consumed: boolean;
 }
 
-export class OtpRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class OtpRepository extends Repository {
   /** Codes created for (number, purpose) in the last hour. */
   async countLastHour(phoneNumber: string, purpose: string): Promise<number> {
     const [row] = await this.db.rows<{ n: number }>(sql`

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { SmsPurpose } from '../sms/provider.js';
 import { AppError, badRequest, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { OtpRepository } from './otp-repository.js';
+import type { OtpRepository } from './otp-repository.js';
 import { maskPhoneNumber } from './phone.js';
 
 const MAX_CODE_ATTEMPTS = 5;
@@ -29,11 +29,10 @@ const MESSAGES: Record<SmsPurpose, (code: string) => string> = {
 };
 
 export class OtpService {
-  private readonly codes: OtpRepository;
-
-  constructor(private readonly app: AppContext) {
-    this.codes = new OtpRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly codes: OtpRepository,
+  ) {}
 
   /** Creates a code for (phone, purpose), sends it, and answers the masked delivery details. */
   async issue(phoneNumber: string, purpose: SmsPurpose): Promise<CodeDeliveryDetails> {

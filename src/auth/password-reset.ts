@@ -9,19 +9,16 @@ import { badRequest, notFound } from '../shared/errors.js';
 import type { AccountService } from './accounts.js';
 import type { CodeDeliveryDetails } from './otp.js';
 import type { SessionService } from './sessions.js';
-import { UserRepository } from './user-repository.js';
+import type { UserRepository } from './user-repository.js';
 
 export class PasswordService {
-  private readonly users: UserRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly users: UserRepository,
     private readonly accounts: AccountService,
     private readonly sessions: SessionService,
     private readonly otp: OtpService,
-  ) {
-    this.users = new UserRepository(app.database);
-  }
+  ) {}
 
   /** Sends a reset code to a number that has an account (404 otherwise). */
   async forgotPassword(phoneInput: string): Promise<CodeDeliveryDetails> {

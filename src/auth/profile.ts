@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from './accounts.js';
-import { UserRepository, type ProfileChanges } from './user-repository.js';
+import type { ProfileChanges, UserRepository } from './user-repository.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedProfile } from '../read-model/read-model.js';
@@ -27,15 +27,12 @@ interface UserProfile {
 }
 
 export class ProfileService {
-  private readonly users: UserRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly users: UserRepository,
     /** Users' own profiles, dropped by user.changed and follow events (src/read-model/). */
     private readonly ownProfiles: ReadCache<string, CachedProfile>,
-  ) {
-    this.users = new UserRepository(app.database);
-  }
+  ) {}
 
   /** getProfile's answer serialised; one's own profile from the read model when it has it. */
   async profileAnswer(callerId: string, userId?: string): Promise<UserProfile | JsonText> {

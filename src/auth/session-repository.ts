@@ -2,7 +2,7 @@
 // its refresh token is usable until refresh_expires_at. Times are compared with the database's
 // now(), so every node agrees on what has expired.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { DEFAULT_SETTINGS } from '../settings/schemas.js';
 
 interface NewSession {
@@ -63,9 +63,7 @@ const timeoutMinutes = sql`coalesce((
 const touchEverySeconds = sql`least(60, ${timeoutMinutes} * 15)`;
 const idleExpired = sql`(now() - s.last_seen_at) > make_interval(mins => ${timeoutMinutes}) + make_interval(secs => ${touchEverySeconds})`;
 
-export class SessionRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SessionRepository extends Repository {
   async insert(session: NewSession): Promise<void> {
     await this.db.rows(sql`
       insert into sessions (id, user_id, refresh_token_hash, user_agent, ip, refresh_expires_at)

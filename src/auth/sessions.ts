@@ -4,7 +4,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
-import { SessionRepository } from './session-repository.js';
+import type { SessionRepository } from './session-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
 import { newRefreshToken } from './tokens.js';
 import type { NotificationService } from '../notifications/service.js';
 import { wantsLoginAlerts } from '../notifications/preferences.js';
@@ -22,14 +23,12 @@ interface SessionView {
 const IDLE_SWEEP_BATCH = 500;
 
 export class SessionService {
-  private readonly sessions: SessionRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly sessions: SessionRepository,
+    private readonly settings: SettingsRepository,
     private readonly notifications: NotificationService,
-  ) {
-    this.sessions = new SessionRepository(app.database);
-  }
+  ) {}
 
   /**
    * Opens a session. `newDevice` is true when the user signed in before but never from this
@@ -41,7 +40,7 @@ export class SessionService {
     const refreshToken = newRefreshToken();
     const agent = userAgent.slice(0, 512);
     const newDevice = await this.app.database.transaction(async (tx) => {
-      const sessions = new SessionRepository(tx);
+      const sessions = this.sessions.in(tx);
       const history = await sessions.userAgentHistory(userId, agent);
       await sessions.insert({
         id: sessionId,
@@ -52,7 +51,7 @@ export class SessionService {
         refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
       });
       // The very first login is not a new device: there is no earlier one to compare with.
-      if (!history.any || history.seen || !(await wantsLoginAlerts(tx, userId))) return false;
+      if (!history.any || history.seen || !(await wantsLoginAlerts(this.settings.in(tx), userId))) return false;
       await this.notifications.notify(tx, {
         userId,
         type: 'login.new_device',

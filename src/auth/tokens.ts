@@ -5,7 +5,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { Queryable } from '../db/client.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 import { unauthorized } from '../shared/errors.js';
 
 const ISSUER = 'real-estate-video-service';
@@ -39,8 +39,8 @@ export class TokenService {
   ) {}
 
   /** Uses JWT_SECRET when set; otherwise a secret generated once and shared through the database. */
-  static async create(database: Queryable, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
-    const secret = jwtSecret ?? (await getOrCreateServiceSecret(database, 'jwt_secret', 48));
+  static async create(secrets: ServiceSecretRepository, jwtSecret: string | undefined, accessTtlSeconds: number): Promise<TokenService> {
+    const secret = jwtSecret ?? (await getOrCreateServiceSecret(secrets, 'jwt_secret', 48));
     return new TokenService(createSecretKey(Buffer.from(secret, 'utf8')), accessTtlSeconds);
   }
 

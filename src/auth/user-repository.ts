@@ -1,7 +1,7 @@
 // The `users` table (migration 0001): its one owner. Accounts, profiles, avatars, follows,
 // two-factor, settings, statistics, chat and the start-up seeding read and write users through it.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 
 interface NewUser {
@@ -66,9 +66,7 @@ export interface ProfileChanges {
   email?: string | null;
 }
 
-export class UserRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class UserRepository extends Repository {
   /** Throws the driver's unique violation when the username or phone number is taken. */
   async insert(user: NewUser): Promise<void> {
     await this.db.rows(sql`

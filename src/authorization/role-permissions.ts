@@ -2,10 +2,9 @@
 // asks. A change (on any node) reaches every node's read model as role.permissions.changed and
 // clears this at once; where the nodes cannot tell each other (caches not trusted: see
 // src/read-model/relay.ts) it is read again every UNTRUSTED_MS, as before there was a read model.
-import type { DatabaseHandle } from '../db/client.js';
 import type { DomainEventBus } from '../events.js';
 import type { ReadModel } from '../read-model/read-model.js';
-import { RolesRepository } from './roles-repository.js';
+import type { RolesRepository } from './roles-repository.js';
 
 const TRUSTED_MS = 60_000;
 const UNTRUSTED_MS = 5_000;
@@ -17,14 +16,11 @@ export class RolePermissions {
   /** Moved by every change, so a load that overlapped one is not trusted for long. */
   private version = 0;
 
-  private readonly repository: RolesRepository;
-
   constructor(
-    database: DatabaseHandle,
+    private readonly repository: RolesRepository,
     private readonly events: DomainEventBus,
     private readonly readModel: ReadModel,
   ) {
-    this.repository = new RolesRepository(database);
     readModel.onRolesChanged(() => this.forget());
   }
 

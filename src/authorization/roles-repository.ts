@@ -1,7 +1,7 @@
 // The queries behind roles and permissions (tables of migration 0001: roles, permissions,
 // role_permissions). Constructed on the database or on a transaction.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 import { newId } from '../shared/ids.js';
 
@@ -32,9 +32,7 @@ const roleSelect = sql`
   left join role_permissions rp on rp.role_id = r.id
   left join permissions p on p.id = rp.permission_id`;
 
-export class RolesRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class RolesRepository extends Repository {
   async allPermissions(): Promise<PermissionRow[]> {
     return this.db.rows<PermissionRow>(sql`select id, name, description, is_active, created_at from permissions order by name`);
   }

@@ -5,7 +5,7 @@ import { badRequest, isUniqueViolation } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { RolePermissions } from './role-permissions.js';
-import { RolesRepository, type PermissionRow, type RoleRow } from './roles-repository.js';
+import type { PermissionRow, RoleRow, RolesRepository } from './roles-repository.js';
 import type { CreatePermissionInput, CreateRoleInput, PermissionView, RoleView } from './schemas.js';
 
 interface PermissionListing {
@@ -43,14 +43,11 @@ async function refusingTakenName<T>(insert: () => Promise<T>, code: string, mess
 }
 
 export class RoleService {
-  private readonly repository: RolesRepository;
-
   constructor(
     private readonly database: DatabaseHandle,
+    private readonly repository: RolesRepository,
     private readonly rolePermissions: RolePermissions,
-  ) {
-    this.repository = new RolesRepository(database);
-  }
+  ) {}
 
   /** Every permission, or (with role names, comma-separated) the active permissions those active roles grant. */
   /** The permissions of the named roles, or all of them when none is named. */
@@ -89,7 +86,7 @@ export class RoleService {
     await refusingTakenName(
       () =>
         this.database.transaction(async (tx) => {
-          const roles = new RolesRepository(tx);
+          const roles = this.repository.in(tx);
           await roles.insertRole(roleId, input.name, input.description ?? '');
           for (const permissionId of ids) await roles.grant(roleId, permissionId);
         }),

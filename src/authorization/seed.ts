@@ -8,11 +8,10 @@ import { ConfigError } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { PERMISSIONS, SEEDED_ROLES, ADMIN_ROLE } from './catalogue.js';
 import { normalisePhoneNumber } from '../auth/phone.js';
-import { UserRepository } from '../auth/user-repository.js';
-import { RolesRepository } from './roles-repository.js';
+import type { UserRepository } from '../auth/user-repository.js';
+import type { RolesRepository } from './roles-repository.js';
 
-export async function seedRolesAndPermissions(app: AppContext): Promise<void> {
-  const roles = new RolesRepository(app.database);
+export async function seedRolesAndPermissions(roles: RolesRepository): Promise<void> {
   for (const [name, description] of Object.entries(PERMISSIONS)) await roles.insertPermissionIfMissing(name, description);
   for (const [role, def] of Object.entries(SEEDED_ROLES)) {
     await roles.insertRoleIfMissing(role, def.description);
@@ -26,11 +25,10 @@ export async function seedRolesAndPermissions(app: AppContext): Promise<void> {
  * password): start-up stops and the operator resolves it. An existing admin is left as it is, so a
  * password changed through the API is not reset at every start.
  */
-export async function ensureAdministrator(app: AppContext): Promise<void> {
+export async function ensureAdministrator(app: AppContext, users: UserRepository): Promise<void> {
   const { ADMIN_PHONE_NUMBER, ADMIN_PASSWORD } = app.config;
   if (!ADMIN_PHONE_NUMBER || !ADMIN_PASSWORD) return;
   const phone = normalisePhoneNumber(ADMIN_PHONE_NUMBER, app.config.DEFAULT_PHONE_REGION);
-  const users = new UserRepository(app.database);
   const existingRole = await users.findRoleByPhone(phone);
   if (existingRole !== undefined) {
     if (existingRole === ADMIN_ROLE) return;

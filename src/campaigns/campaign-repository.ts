@@ -1,6 +1,6 @@
 // The campaigns table.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 import { newId } from '../shared/ids.js';
 import type { Estimate } from './estimate-model.js';
@@ -50,9 +50,7 @@ interface NewCampaign {
   endsAt: Date;
 }
 
-export class CampaignRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class CampaignRepository extends Repository {
   async insert(campaign: NewCampaign): Promise<CampaignRow> {
     const [row] = await this.db.rows<CampaignRow>(
       sql`insert into campaigns (id, user_id, video_id, estimation_id, name, source, boost_type, status, budget_amount,

@@ -1,6 +1,6 @@
 // The campaign_estimations table: the priced forecasts campaigns are bought from.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 import type { EstimationView } from './estimate-model.js';
 import type { StoredTargeting } from './targeting.js';
@@ -29,9 +29,7 @@ interface NewEstimation {
   expiresAt: Date;
 }
 
-export class EstimationRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class EstimationRepository extends Repository {
   async insert(e: NewEstimation): Promise<void> {
     await this.db.rows(
       sql`insert into campaign_estimations (id, user_id, video_id, budget_amount, currency, duration_days, targeting, result, expires_at)

@@ -5,17 +5,17 @@
 // payment leaves no campaign and no balance movement behind. Decisions are in docs/campaigns.md.
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { findManageableContent } from '../content/service.js';
-import { withIdempotency, type ServiceAnswer } from '../payments/idempotency.js';
+import type { ServiceAnswer } from '../payments/idempotency.js';
 import type { PaymentLinkView, PaymentService, PaymentView } from '../payments/service.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { searchLocations, SUPPORTED_COUNTRIES } from '../targeting/locations.js';
 import { suggestedBudget } from '../targeting/suggested-budget.js';
-import { CampaignRepository, type CampaignRow, type StoredEstimate } from './campaign-repository.js';
+import type { CampaignRepository, CampaignRow, StoredEstimate } from './campaign-repository.js';
 import { assertCampaignCurrency } from './currency.js';
-import { EstimationRepository } from './estimation-repository.js';
+import type { EstimationRepository } from './estimation-repository.js';
 import { estimateCampaign, type Estimate, type EstimationView } from './estimate-model.js';
 import { BUDGET_PRESETS, CAMPAIGN_CURRENCY, PLATFORM_FEE_PERCENT, platformFee, totalWithFee, type BudgetPreset } from './pricing.js';
 import type {
@@ -164,6 +164,9 @@ export class CampaignService {
   constructor(
     private readonly database: DatabaseHandle,
     private readonly config: Config,
+    private readonly campaigns: CampaignRepository,
+    private readonly estimations: EstimationRepository,
+    private readonly contents: ContentRepository,
     private readonly payments: PaymentService,
     private readonly notifications: NotificationService,
   ) {}
@@ -202,7 +205,7 @@ export class CampaignService {
     const expiresAt = new Date(start.getTime() + ESTIMATION_TTL_MS);
     const stored: StoredTargeting = { locations: targeting.locations, audience, population: targeting.population };
     const view: EstimationView = { estimation_id: id, video_id: body.video_id, ...estimate, expires_at: expiresAt.toISOString() };
-    await new EstimationRepository(this.database).insert({
+    await this.estimations.insert({
       id,
       userId,
       videoId: body.video_id,
@@ -230,7 +233,7 @@ export class CampaignService {
       : null;
 
     return this.database.transaction((tx) =>
-      withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
+      this.payments.withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
         const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
         if (estimation.budget !== budget) {
           throw unprocessable('campaign.error.estimation_mismatch', `The budget differs from the estimation's (${estimation.budget})`, {
@@ -252,7 +255,7 @@ export class CampaignService {
           population: chosenLocations?.population ?? estimation.targeting.population,
         };
         const launchTime = new Date();
-        const campaign = await new CampaignRepository(tx).insert({
+        const campaign = await this.campaigns.in(tx).insert({
           userId,
           videoId: body.video_id,
           estimationId: estimation.id,
@@ -281,7 +284,7 @@ export class CampaignService {
           idempotencyKey,
           description: `Campaign: ${config.name}`,
         });
-        await new EstimationRepository(tx).markUsed(estimation.id);
+        await this.estimations.in(tx).markUsed(estimation.id);
 
         const view = this.view(campaign);
         const data: CampaignCreated = {
@@ -298,7 +301,7 @@ export class CampaignService {
   }
 
   async list(userId: string, query: ListCampaignsQuery): Promise<CampaignPage> {
-    const { rows, total } = await new CampaignRepository(this.database).listByUser(userId, {
+    const { rows, total } = await this.campaigns.listByUser(userId, {
       status: query.status,
       limit: query.per_page,
       offset: (query.page - 1) * query.per_page,
@@ -311,8 +314,7 @@ export class CampaignService {
 
   /** One of the caller's campaigns: 404 unknown, 403 another user's. */
   async get(userId: string, campaignId: string): Promise<CampaignView> {
-    const campaigns = new CampaignRepository(this.database);
-    return this.view(await ownCampaign(userId, campaignId, 'id', (id) => campaigns.findById(id)));
+    return this.view(await ownCampaign(userId, campaignId, 'id', (id) => this.campaigns.findById(id)));
   }
 
   pause(userId: string, campaignId: string): Promise<StateChange> {
@@ -330,7 +332,7 @@ export class CampaignService {
    */
   private changeState(userId: string, campaignId: string, action: 'pause' | 'resume'): Promise<StateChange> {
     return this.database.transaction(async (tx) => {
-      const campaigns = new CampaignRepository(tx);
+      const campaigns = this.campaigns.in(tx);
       const row = await this.lockOwnCampaign(campaigns, userId, campaignId, 'id');
       const at = new Date();
       if (row.status === 'completed') throw invalidTransition('completed', action === 'pause' ? 'paused' : 'resumed');
@@ -362,11 +364,11 @@ export class CampaignService {
     const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
 
     const outcome = await this.database.transaction((tx) =>
-      withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
+      this.payments.withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
         await this.assertOwnVideo(tx, userId, postId, 'postId');
         const launch = new Date();
         const estimate = estimateCampaign({ budget, durationDays: body.duration, population: targeting.population, audience, start: launch });
-        const campaign = await new CampaignRepository(tx).insert({
+        const campaign = await this.campaigns.in(tx).insert({
           userId,
           videoId: postId,
           estimationId: null,
@@ -427,8 +429,8 @@ export class CampaignService {
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
     return this.database.transaction((tx) =>
-      withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
-        const campaigns = new CampaignRepository(tx);
+      this.payments.withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
+        const campaigns = this.campaigns.in(tx);
         const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
         if (campaign.status === 'completed' || hasEnded(campaign, new Date())) {
           throw conflict('campaign.error.invalid_state', 'This campaign has ended and takes no more payments', { field: 'campaign_id', constraint: 'active or paused' });
@@ -461,7 +463,7 @@ export class CampaignService {
   async completeDue(at: Date): Promise<string[]> {
     // Each completion and its owner's `campaign.completed` notification commit together.
     const completed = await this.database.transaction(async (tx) => {
-      const rows = await new CampaignRepository(tx).completeDue(at);
+      const rows = await this.campaigns.in(tx).completeDue(at);
       for (const c of rows) {
         await this.notifications.notify(tx, {
           userId: c.user_id,
@@ -485,7 +487,7 @@ export class CampaignService {
 
   /** The post a campaign promotes: an existing, non-deleted content item owned by the caller. */
   private async assertOwnVideo(db: Queryable, userId: string, videoId: string, field = 'video_id'): Promise<void> {
-    await findManageableContent(new ContentRepository(db), userId, videoId, {
+    await findManageableContent(this.contents.in(db), userId, videoId, {
       missing: () => notFound('campaign.error.video_not_found', 'No such video', { field, constraint: 'an existing content id' }),
       notAllowed: () => forbidden('campaign.error.video_forbidden', 'Only the owner of a video can promote it'),
     });
@@ -498,7 +500,7 @@ export class CampaignService {
   private async takeEstimation(tx: Queryable, userId: string, estimationId: string, videoId: string): Promise<UsableEstimation> {
     const missing = () => notFound('campaign.error.estimation_not_found', 'No such estimation', { field: 'estimation_id', constraint: 'an existing estimation' });
     if (!isUuid(estimationId)) throw missing();
-    const row = await new EstimationRepository(tx).findByIdForUpdate(estimationId);
+    const row = await this.estimations.in(tx).findByIdForUpdate(estimationId);
     if (!row) throw missing();
     if (row.user_id !== userId) throw forbidden('campaign.error.estimation_forbidden', 'This estimation belongs to another user');
     if (row.used_at) throw conflict('campaign.error.estimation_used', 'This estimation was already used for a campaign', { field: 'estimation_id', constraint: 'unused' });

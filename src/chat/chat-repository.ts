@@ -1,6 +1,6 @@
 // The chat queries: rooms, membership and read positions, messages (edits, tombstones), reactions.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb, sqlList } from '../db/sql-fragments.js';
 import type { KeysetPosition } from '../comments/cursor.js';
 import type { AttachmentInput } from './schemas.js';
@@ -68,9 +68,7 @@ export const UNREAD_COUNT_CAP = 100;
 const MESSAGE_COLUMNS = sql`cm.id, cm.room_id, cm.msg, cm.attachments, cm.created_at, cm.edited_at, cm.deleted_at, cm.sender_id,
   u.username, u.given_name, u.family_name, u.picture`;
 
-export class ChatRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ChatRepository extends Repository {
   async findRoomByDirectKey(directKey: string): Promise<RoomRow | null> {
     const [row] = await this.db.rows<RoomRow>(sql`
       select id, name, direct_key, created_at, last_message_at from chat_rooms where direct_key = ${directKey}`);

@@ -8,8 +8,8 @@ import { requirePermission, type Caller } from '../auth/caller.js';
 import { AppError, badRequest, conflict, forbidden, notFound, isUniqueViolation } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf } from '../comments/cursor.js';
-import { UserRepository } from '../auth/user-repository.js';
-import { ChatRepository, type MessageAccessRow, type MessageRow, type RoomRow } from './chat-repository.js';
+import type { UserRepository } from '../auth/user-repository.js';
+import type { ChatRepository, MessageAccessRow, MessageRow, RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, MessagesQuery, RoomsQuery, SendMessageInput } from './schemas.js';
 import type { HistoryItem, MessageView, ReactionSummary } from './message-view.js';
 import type { MessageReactionView, ReadView } from './event-views.js';
@@ -35,13 +35,11 @@ const messageNotFound = (field = 'id') =>
 const emptyMessage = () => badRequest('chat.error.empty_message', 'A message needs text or at least one attachment', { field: 'msg', constraint: 'msg or attachments required' });
 
 export class ChatService {
-  private readonly repository: ChatRepository;
-  private readonly users: UserRepository;
-
-  constructor(private readonly app: AppContext) {
-    this.repository = new ChatRepository(app.database);
-    this.users = new UserRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly repository: ChatRepository,
+    private readonly users: UserRepository,
+  ) {}
 
   /**
    * Creates a room with the caller and `memberIds`. A room with exactly one other person and no
@@ -66,7 +64,7 @@ export class ChatService {
     try {
       // The room and its members exist together or not at all.
       await this.app.database.transaction(async (tx) => {
-        const rooms = new ChatRepository(tx);
+        const rooms = this.repository.in(tx);
         const at = new Date();
         await rooms.insertRoom({ id, name: input.name ?? null, directKey, createdBy: caller.userId, at });
         await rooms.insertMembers(id, [caller.userId, ...others], at);

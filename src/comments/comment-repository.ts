@@ -1,7 +1,7 @@
 // The comment queries: one SELECT shape (comment + author + reply count + reactions) reused by
 // every read, so every endpoint and socket event carries the same SPEC 2.8 comment.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import type { KeysetPosition } from './cursor.js';
 
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
@@ -54,9 +54,7 @@ const selectComments = (where: SQL, order: SQL, limit: number) => sql`
   order by ${order}
   limit ${limit}`;
 
-export class CommentRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class CommentRepository extends Repository {
   /** Where a comment hangs and who wrote it. */
   async findHead(commentId: string): Promise<CommentHead | null> {
     const [row] = await this.db.rows<CommentHead>(sql`

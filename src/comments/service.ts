@@ -9,8 +9,8 @@ import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
 import { avatarUrl, displayName } from './person.js';
-import { CommentRepository, type CommentHead, type CommentRow } from './comment-repository.js';
-import { ContentRepository, type ContentMediaRow } from '../content/content-repository.js';
+import type { CommentHead, CommentRepository, CommentRow } from './comment-repository.js';
+import type { ContentMediaRow, ContentRepository } from '../content/content-repository.js';
 import type { Queryable } from '../db/client.js';
 import type { NotificationService } from '../notifications/service.js';
 import { mayViewContent } from '../content/service.js';
@@ -27,16 +27,12 @@ const contentNotFound = () => notFound('comments.error.content_not_found', 'Cont
 const commentNotFound = (field = 'commentId') => notFound('comments.error.comment_not_found', 'Comment not found', { field, constraint: 'must name an existing comment' });
 
 export class CommentService {
-  private readonly repository: CommentRepository;
-  private readonly contents: ContentRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly repository: CommentRepository,
+    private readonly contents: ContentRepository,
     private readonly notifications: NotificationService,
-  ) {
-    this.repository = new CommentRepository(app.database);
-    this.contents = new ContentRepository(app.database);
-  }
+  ) {}
 
   async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
     requirePermission(caller, 'create:comment');
@@ -61,7 +57,7 @@ export class CommentService {
 
     const id = newId();
     await this.app.database.transaction(async (tx) => {
-      await new CommentRepository(tx).insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
+      await this.repository.in(tx).insert({ id, contentId: input.contentId, authorId: caller.userId, parentId, msg: input.msg, at: new Date() });
       await this.notifyAbout(tx, {
         id,
         contentId: input.contentId,

@@ -2,7 +2,7 @@
 // including the media columns that uploads, video processing and media removal write. Listing
 // and feed queries live in listing-repository.ts.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 import type { DerivedColumns, LanguageBlock, RealEstateInfo } from './derived-columns.js';
 
@@ -130,9 +130,7 @@ export interface ProcessedVideo {
   thumbnail_path: string;
 }
 
-export class ContentRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ContentRepository extends Repository {
   async insert(c: NewContent): Promise<{ id: string; status: string; created_at: Date }> {
     const [row] = await this.db.rows<{ id: string; status: string; created_at: Date }>(sql`
       insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, latitude, longitude,

@@ -12,10 +12,9 @@
 // before T: an unfollow or an unlike made before T and withdrawn during paging.) The cursor is the
 // base64url JSON of {v, t: T, b: bucket, c: created_at with microseconds, i: id} of the last item.
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
 import type { Caller } from '../auth/caller.js';
 import { badRequest } from '../shared/errors.js';
-import { ContentListingRepository, type FeedRow } from './listing-repository.js';
+import type { ContentListingRepository, FeedRow } from './listing-repository.js';
 import type { ContentSerialiser } from './serialise.js';
 import type { Language } from './values.js';
 
@@ -49,14 +48,10 @@ function decodeCursor(text: string): FeedCursor {
 }
 
 export class ContentFeed {
-  private readonly listings: ContentListingRepository;
-
   constructor(
-    app: AppContext,
+    private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
-  ) {
-    this.listings = new ContentListingRepository(app.database);
-  }
+  ) {}
 
   async page(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language) {
     const cursor = cursorText ? decodeCursor(cursorText) : null;

@@ -3,7 +3,7 @@
 // parameterised SQL fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client
 // text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
@@ -262,9 +262,7 @@ export function feedBucketQuery(q: FeedBucketQuery): SQL {
     limit ${q.limit}`;
 }
 
-export class ContentListingRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ContentListingRepository extends Repository {
   /** A page of `GET /all`. */
   filteredPage(
     visibility: ListingVisibility,
@@ -322,5 +320,26 @@ export class ContentListingRepository {
   /** One feed bucket (feedBucketQuery). */
   feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
     return this.db.rows<FeedRow>(feedBucketQuery(q));
+  }
+
+  /**
+   * Published items taken by `GET /all`'s search terms and filters and, when given, `/completed`'s
+   * viewport, newest first, after the keyset `after` (a saved search's matches: the same
+   * conditions as those listings, so they list the same items).
+   */
+  publishedMatching(
+    match: { searchTerms: string[]; filters: ListingFilters; viewport: Viewport | null },
+    after: { createdKey: string; id: string } | null,
+    limit: number,
+  ): Promise<FeedRow[]> {
+    const conditions: SQL[] = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
+    if (match.viewport) conditions.push(...viewportConditions(match.viewport));
+    if (after) conditions.push(sql`(c.created_at, c.id) < ((${after.createdKey}::timestamp at time zone 'UTC'), ${after.id}::uuid)`);
+    return this.db.rows<FeedRow>(sql`
+      select ${CONTENT_COLUMNS}, to_char(c.created_at at time zone 'UTC', ${UTC_TEXT_FORMAT}) as created_key
+      from contents c join users u on u.id = c.uploader_id
+      where ${where(conditions)}
+      order by c.created_at desc, c.id desc
+      limit ${limit}`);
   }
 }

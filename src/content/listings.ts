@@ -1,11 +1,10 @@
 // `GET /all` (filtered, sorted, paged listing) and `GET /completed` (published items, optionally
 // inside a map viewport): who sees which items, how search text becomes terms, where a page starts
 // and what `total` says, and the answer's shape. The queries are ContentListingRepository's.
-import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
 import {
   COMPLETED_SORT,
-  ContentListingRepository,
+  type ContentListingRepository,
   type ListingFilters,
   type ListingPage,
   type ListingSort,
@@ -87,8 +86,6 @@ interface PageRequest {
 }
 
 export class ContentListings {
-  private readonly listings: ContentListingRepository;
-  /** The (sort value, id) of the last row of recent pages, by query, order, page size and page. */
   /**
    * The (sort value, id) of the last row of recent pages, by query, order, page size and page,
    * and the totals of recent queries (they do not depend on order or page). ReadCaches: a value
@@ -99,11 +96,10 @@ export class ContentListings {
   private readonly totals: ReadCache<string, ListingTotal>;
 
   constructor(
-    app: AppContext,
+    private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
     readModel: ReadModel,
   ) {
-    this.listings = new ContentListingRepository(app.database);
     this.boundaries = new ReadCache<string, SortBoundary>('page-boundaries', { max: 40_000, ttlMs: REMEMBER_MS, maxBytes: 5_000_000, bytesOf: keyBytes }, readModel.trusted);
     this.totals = new ReadCache<string, ListingTotal>('listing-totals', { max: 20_000, ttlMs: REMEMBER_MS, maxBytes: 2_000_000, bytesOf: keyBytes }, readModel.trusted);
     // Anything that adds, removes, re-states, edits or reacts to an item, on any node, may move

@@ -1,11 +1,10 @@
 // The rules of the live feed (CONTRACT §15) that realtime/namespaces/feed.ts delivers: whose items
 // a socket follows, which items it may watch, the counts it is sent, and a newly published item as
 // the feed item of `GET /feeds` in each language (so each node can hand every socket its own).
-import type { AppContext } from '../context.js';
 import { can, type Caller } from '../auth/caller.js';
-import { FollowRepository } from '../follows/follow-repository.js';
-import { ContentRepository } from './content-repository.js';
-import { LiveContentRepository } from './live-repository.js';
+import type { FollowRepository } from '../follows/follow-repository.js';
+import type { ContentRepository } from './content-repository.js';
+import type { LiveContentRepository } from './live-repository.js';
 import type { ContentStats, FeedItem } from './live-schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { ADMIN_CONTENT_PERMISSION } from './service.js';
@@ -27,18 +26,12 @@ export interface PublishedItem {
 }
 
 export class ContentLiveFeed {
-  private readonly live: LiveContentRepository;
-  private readonly contents: ContentRepository;
-  private readonly follows: FollowRepository;
-
   constructor(
-    app: AppContext,
+    private readonly live: LiveContentRepository,
+    private readonly contents: ContentRepository,
+    private readonly follows: FollowRepository,
     private readonly serialiser: ContentSerialiser,
-  ) {
-    this.live = new LiveContentRepository(app.database);
-    this.contents = new ContentRepository(app.database);
-    this.follows = new FollowRepository(app.database);
-  }
+  ) {}
 
   followedUploaderIds(userId: string): Promise<string[]> {
     return this.follows.followingIds(userId, MAX_FOLLOWED_ROOMS);

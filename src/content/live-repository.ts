@@ -1,13 +1,11 @@
 // The reads of the live feed (CONTRACT §15) on `contents`: which of a socket's ids it may watch,
 // and the current counts of watched items. One statement for a whole set of ids each.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { textArray } from './content-repository.js';
 import type { ContentStats } from './live-schemas.js';
 
-export class LiveContentRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class LiveContentRepository extends Repository {
   /**
    * The ids among `ids` of live items the viewer may see: published ones, their own in any state,
    * and every one when `everything` (holders of update:any_content).

@@ -7,7 +7,7 @@ import { badRequest, notFound, unauthorized, type AppError } from '../shared/err
 import { isUuid, newId } from '../shared/ids.js';
 import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
-import { ContentRepository, type ContentEdit, type ContentMediaRow, type ContentRow, type StoredImage, type StoredVideo } from './content-repository.js';
+import type { ContentEdit, ContentMediaRow, ContentRepository, ContentRow, StoredImage, StoredVideo } from './content-repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
 import type { ContentSerialiser, Viewer } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
@@ -78,18 +78,15 @@ const orderBlocks = (blocks: LanguageBlock[]) =>
   [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
 
 export class ContentService {
-  private readonly repository: ContentRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly repository: ContentRepository,
     private readonly serialiser: ContentSerialiser,
     private readonly mediaRemoval: MediaRemoval,
     private readonly notifications: NotificationService,
     /** Live items and their serialised details, dropped by the events that change them (src/read-model/). */
     private readonly items: ReadCache<string, CachedItem>,
-  ) {
-    this.repository = new ContentRepository(app.database);
-  }
+  ) {}
 
   /** A live item with its uploader: from the read model, else the database (and then kept). */
   private async liveItem(id: string): Promise<CachedItem | null> {
@@ -263,7 +260,7 @@ export class ContentService {
    */
   private updateLocked(id: string, build: (current: ContentRow) => ContentEdit): Promise<ContentRow | null> {
     return this.app.database.transaction(async (tx) => {
-      const contents = new ContentRepository(tx);
+      const contents = this.repository.in(tx);
       const current = await contents.findLiveForUpdate(id);
       if (!current) return null;
       await contents.applyEdit(id, build(current));
@@ -302,7 +299,7 @@ export class ContentService {
    */
   private setReaction(contentId: string, userId: string, reacted: boolean, uploaderId: string): Promise<{ changed: boolean; count: number }> {
     return this.app.database.transaction(async (tx) => {
-      const contents = new ContentRepository(tx);
+      const contents = this.repository.in(tx);
       const changed = reacted ? await contents.insertReaction(contentId, userId) : await contents.deleteReaction(contentId, userId);
       if (changed && reacted) await this.notifications.notifyReaction(tx, { userId: uploaderId, actorId: userId, contentId });
       const delta = changed ? (reacted ? 1 : -1) : 0;

@@ -1,10 +1,8 @@
 // Database-wide upkeep that belongs to no one table.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from './client.js';
+import { Repository } from './repository.js';
 
-export class MaintenanceRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class MaintenanceRepository extends Repository {
   /** Refreshes the planner's statistics of every table. */
   async analyze(): Promise<void> {
     await this.db.rows(sql`analyze`);

@@ -1,6 +1,6 @@
 // Queries on the `follows` table (migration 0001): who follows whom, since when.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
 interface FollowRow {
   follower_id: string;
@@ -8,9 +8,7 @@ interface FollowRow {
   created_at: Date;
 }
 
-export class FollowRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class FollowRepository extends Repository {
   /** Inserts the follow; undefined when it already exists. */
   async insert(followerId: string, followingId: string): Promise<FollowRow | undefined> {
     const [row] = await this.db.rows<FollowRow>(sql`

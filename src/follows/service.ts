@@ -6,9 +6,9 @@ import { badRequest, isForeignKeyViolation, notFound } from '../shared/errors.js
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
-import { UserRepository } from '../auth/user-repository.js';
+import type { UserRepository } from '../auth/user-repository.js';
 import type { NotificationService } from '../notifications/service.js';
-import { FollowRepository } from './follow-repository.js';
+import type { FollowRepository } from './follow-repository.js';
 
 /** The follow record of SPEC 2.10. */
 interface FollowRecord {
@@ -20,16 +20,12 @@ interface FollowRecord {
 const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
 
 export class FollowService {
-  private readonly follows: FollowRepository;
-  private readonly users: UserRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly follows: FollowRepository,
+    private readonly users: UserRepository,
     private readonly notifications: NotificationService,
-  ) {
-    this.follows = new FollowRepository(app.database);
-    this.users = new UserRepository(app.database);
-  }
+  ) {}
 
   /** The caller follows `followingId`; `claimedUserId` (X-User-ID) must be the caller's own id. */
   async follow(caller: Caller, claimedUserId: string, followingId: string): Promise<FollowRecord> {
@@ -44,7 +40,7 @@ export class FollowService {
     try {
       // The follow and its `follow` notification are stored together or not at all.
       row = await this.app.database.transaction(async (tx) => {
-        const inserted = await new FollowRepository(tx).insert(followerId, followingId);
+        const inserted = await this.follows.in(tx).insert(followerId, followingId);
         if (inserted) {
           await this.notifications.notify(tx, {
             userId: followingId,

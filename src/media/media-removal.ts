@@ -17,11 +17,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
-import { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { randomToken } from '../shared/ids.js';
 import { mediaPath } from '../shared/media-url.js';
 import { contentDirRel } from './storage.js';
-import { VideoJobRepository } from './video-job-repository.js';
+import type { VideoJobRepository } from './video-job-repository.js';
 
 /** Deleted items withdrawn per query of the sweep. */
 const SWEEP_BATCH = 50;
@@ -72,13 +72,11 @@ async function withdrawFiles(config: Config, contentId: string): Promise<void> {
 }
 
 export class MediaRemoval {
-  private readonly contents: ContentRepository;
-  private readonly jobs: VideoJobRepository;
-
-  constructor(private readonly app: AppContext) {
-    this.contents = new ContentRepository(app.database);
-    this.jobs = new VideoJobRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly contents: ContentRepository,
+    private readonly jobs: VideoJobRepository,
+  ) {}
 
   /**
    * Withdraws the media of a content item that is deleted (its `deleted_at` is committed). Safe to

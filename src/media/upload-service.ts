@@ -13,10 +13,10 @@ import { z } from 'zod';
 import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
-import { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { contentNotFound, findManageableContent } from '../content/service.js';
-import { UploadedFileRepository, type NewUploadedFile } from './uploaded-file-repository.js';
-import { VideoJobRepository } from './video-job-repository.js';
+import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
+import type { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
 import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
@@ -123,13 +123,12 @@ async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Pr
 }
 
 export class UploadService {
-  private readonly contents: ContentRepository;
-  private readonly uploadedFiles: UploadedFileRepository;
-
-  constructor(private readonly app: AppContext) {
-    this.contents = new ContentRepository(app.database);
-    this.uploadedFiles = new UploadedFileRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly uploadedFiles: UploadedFileRepository,
+    private readonly contents: ContentRepository,
+    private readonly videoJobs: VideoJobRepository,
+  ) {}
 
   /**
    * Tells the two forms apart: with a content id, files attached to that item (field `files`):
@@ -287,8 +286,8 @@ export class UploadService {
     }
     await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
     const uploaderId = await this.app.database.transaction(async (tx) => {
-      const contents = new ContentRepository(tx);
-      const jobs = new VideoJobRepository(tx);
+      const contents = this.contents.in(tx);
+      const jobs = this.videoJobs.in(tx);
       const locked = await contents.findMediaForUpdate(contentId);
       if (!locked) throw contentNotFound();
       await contents.markVideoProcessing(contentId, rel, displayName(file.filename), file.size);
@@ -345,7 +344,7 @@ export class UploadService {
         images.push({ id, path: rel, name: displayName(file.filename) });
       }
       const uploaderId = await this.app.database.transaction(async (tx) => {
-        const contents = new ContentRepository(tx);
+        const contents = this.contents.in(tx);
         const locked = await contents.findMediaForUpdate(contentId);
         if (!locked) throw contentNotFound();
         const held = locked.images?.length ?? 0;

@@ -1,6 +1,6 @@
 // The queries on uploaded_files: files of the general upload form, kept for their uploader.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 import type { UploadKind } from './file-kinds.js';
 
@@ -17,9 +17,7 @@ export interface NewUploadedFile {
   clientMetadata: Record<string, unknown>;
 }
 
-export class UploadedFileRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class UploadedFileRepository extends Repository {
   /** Records a file whose processing is complete. */
   async insertCompleted(f: NewUploadedFile): Promise<void> {
     await this.db.rows(sql`

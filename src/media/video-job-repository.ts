@@ -1,12 +1,12 @@
 // The durable queue of video-processing jobs (video_jobs), as the workers (jobs/video-worker.ts)
-// use it. Any worker on any node claims the oldest runnable job with FOR UPDATE SKIP LOCKED: a
+// use it through VideoJobQueue (video-job-queue.ts). Any worker on any node claims the oldest runnable job with FOR UPDATE SKIP LOCKED: a
 // queued job whose time has come, or a running job whose lease ran out (its worker died). The
 // claim is held by extending the lease (heartbeat). Jobs are queued by uploads (upload-service.ts)
 // and finished by the processor (video-processor.ts), each inside its own transaction.
 // Every write after a claim is guarded by `locked_by`, so a worker that lost its claim changes
 // nothing.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
 export interface ClaimedJob {
   id: string;
@@ -24,9 +24,7 @@ interface ClaimedJobRow {
   max_attempts: number;
 }
 
-export class VideoJobRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class VideoJobRepository extends Repository {
   /** Fails the item's live (queued or running) job, if any: its worker sees the claim gone. */
   async failLiveJobs(contentId: string, reason: string): Promise<void> {
     await this.db.rows(sql`

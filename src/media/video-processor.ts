@@ -10,14 +10,14 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
 import type { NotificationService } from '../notifications/service.js';
 import { mediaPath } from '../shared/media-url.js';
-import { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { videoSummary } from './video-summary.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
 import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
-import { VideoJobRepository, type ClaimedJob } from './video-job-repository.js';
+import type { ClaimedJob, VideoJobRepository } from './video-job-repository.js';
 
 export interface JobRun {
   job: ClaimedJob;
@@ -30,16 +30,12 @@ export interface JobRun {
 const PROGRESS_INTERVAL_MS = 1000;
 
 export class VideoProcessor {
-  private readonly jobs: VideoJobRepository;
-  private readonly contents: ContentRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly jobs: VideoJobRepository,
+    private readonly contents: ContentRepository,
     private readonly notifications: NotificationService,
-  ) {
-    this.jobs = new VideoJobRepository(app.database);
-    this.contents = new ContentRepository(app.database);
-  }
+  ) {}
 
   async process(run: JobRun): Promise<void> {
     const { job } = run;
@@ -115,8 +111,8 @@ export class VideoProcessor {
       const size = (await fs.promises.stat(input)).size;
 
       const updated = await this.app.database.transaction(async (tx) => {
-        if (!(await new VideoJobRepository(tx).finish(job.id, run.workerId, 'completed', null))) return null;
-        const completed = await new ContentRepository(tx).markVideoCompleted(job.contentId, {
+        if (!(await this.jobs.in(tx).finish(job.id, run.workerId, 'completed', null))) return null;
+        const completed = await this.contents.in(tx).markVideoCompleted(job.contentId, {
           resolution: `${result.probe.width}x${result.probe.height}`,
           duration: result.probe.duration,
           size,
@@ -158,8 +154,8 @@ export class VideoProcessor {
 
   private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string): Promise<void> {
     const updated = await this.app.database.transaction(async (tx) => {
-      if (!(await new VideoJobRepository(tx).finish(run.job.id, run.workerId, 'failed', reason))) return null;
-      const failed = await new ContentRepository(tx).markVideoFailed(run.job.contentId, reason);
+      if (!(await this.jobs.in(tx).finish(run.job.id, run.workerId, 'failed', reason))) return null;
+      const failed = await this.contents.in(tx).markVideoFailed(run.job.contentId, reason);
       if (failed) await this.notifyUploader(tx, run.job.id, uploaderId, run.job.contentId, 'video.failed', { error_code: errorCode, message: reason });
       return failed;
     });

@@ -1,7 +1,7 @@
 // Queries on the `notifications` table (migration 0009). The inbox reads join `users` for the
 // actor's name and avatar, as comments do for their authors.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 import type { KeysetPosition } from '../comments/cursor.js';
 import type { NotificationType } from './types.js';
@@ -43,9 +43,7 @@ const selectViews = (where: SQL, limit: number) => sql`
   order by n.created_at desc, n.id desc
   limit ${limit}`;
 
-export class NotificationRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class NotificationRepository extends Repository {
   /** Inserts one notification; a repeat of the same (user, dedupe key) is ignored. */
   /** One statement for all `rows` (at most a few hundred: 8 parameters each); a repeated dedupe key is skipped. */
   async insertMany(rows: NewNotification[]): Promise<void> {

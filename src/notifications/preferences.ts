@@ -1,7 +1,6 @@
 // Which setting of SPEC §2.5 gates which notification type (CONTRACT §17). A type without a
 // toggle is always stored. `tags` has no type yet: the service has no tagging of people.
-import type { Queryable } from '../db/client.js';
-import { SettingsRepository } from '../settings/settings-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
 import { DEFAULT_SETTINGS } from '../settings/schemas.js';
 import type { NotificationType } from './types.js';
 
@@ -16,20 +15,20 @@ export const IN_APP_TOGGLE: Partial<Record<NotificationType, InAppToggle>> = {
 };
 
 /** The user's boolean setting at `path` (dotted), or its default when they never changed it. */
-async function flag(db: Queryable, userId: string, path: string, fallback: boolean): Promise<boolean> {
-  const overrides = await new SettingsRepository(db).findOverrides(userId);
+async function flag(settings: SettingsRepository, userId: string, path: string, fallback: boolean): Promise<boolean> {
+  const overrides = await settings.findOverrides(userId);
   const value = overrides?.[path];
   return typeof value === 'boolean' ? value : fallback;
 }
 
 /** Whether the user wants notifications of `type` in their inbox (and so on their sockets). */
-export async function wantsInApp(db: Queryable, userId: string, type: NotificationType): Promise<boolean> {
+export async function wantsInApp(settings: SettingsRepository, userId: string, type: NotificationType): Promise<boolean> {
   const toggle = IN_APP_TOGGLE[type];
   if (!toggle) return true;
-  return flag(db, userId, `content.in_app_notifications.${toggle}`, DEFAULT_SETTINGS.content.in_app_notifications[toggle]);
+  return flag(settings, userId, `content.in_app_notifications.${toggle}`, DEFAULT_SETTINGS.content.in_app_notifications[toggle]);
 }
 
 /** privacy.login_notifications: a login from a new user agent makes `login.new_device`. */
-export function wantsLoginAlerts(db: Queryable, userId: string): Promise<boolean> {
-  return flag(db, userId, 'privacy.login_notifications', DEFAULT_SETTINGS.privacy.login_notifications);
+export function wantsLoginAlerts(settings: SettingsRepository, userId: string): Promise<boolean> {
+  return flag(settings, userId, 'privacy.login_notifications', DEFAULT_SETTINGS.privacy.login_notifications);
 }

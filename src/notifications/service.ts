@@ -9,11 +9,12 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
 import { avatarUrl, displayName } from '../comments/person.js';
 import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
-import { UserRepository } from '../auth/user-repository.js';
+import type { UserRepository } from '../auth/user-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
 import { newId } from '../shared/ids.js';
 import { ClaimRounds } from '../shared/claim-rounds.js';
 import type { PushService } from '../push/service.js';
-import { NotificationRepository, type NotificationRow } from './notification-repository.js';
+import type { NotificationRepository, NotificationRow } from './notification-repository.js';
 import { mentionedUsernames } from './mentions.js';
 import { wantsInApp } from './preferences.js';
 import type { NotificationType, NotificationView, NotifyInput } from './types.js';
@@ -36,16 +37,16 @@ interface InboxPage {
 }
 
 export class NotificationService {
-  private readonly repository: NotificationRepository;
   /** The delivery loop of this node (one run at a time; pokes during it ask for one more pass). */
   private readonly rounds = new ClaimRounds(() => this.deliverBatch(), CLAIM_BATCH);
 
   constructor(
     private readonly app: AppContext,
+    private readonly repository: NotificationRepository,
+    private readonly users: UserRepository,
+    private readonly settings: SettingsRepository,
     private readonly push: PushService,
-  ) {
-    this.repository = new NotificationRepository(app.database);
-  }
+  ) {}
 
   /**
    * Stores a notification for `input.userId` in the caller's transaction `tx`, unless the
@@ -62,9 +63,10 @@ export class NotificationService {
    */
   async notifyMany(tx: Queryable, inputs: NotifyInput[]): Promise<void> {
     const rows = [];
+    const settings = this.settings.in(tx);
     for (const input of inputs) {
       if (input.userId === input.actorId) continue;
-      if (!(await wantsInApp(tx, input.userId, input.type))) continue;
+      if (!(await wantsInApp(settings, input.userId, input.type))) continue;
       rows.push({
         id: newId(),
         userId: input.userId,
@@ -76,15 +78,15 @@ export class NotificationService {
         dedupeKey: input.dedupeKey ?? null,
       });
     }
-    const repository = new NotificationRepository(tx);
+    const repository = this.repository.in(tx);
     for (let i = 0; i < rows.length; i += INSERT_BATCH) await repository.insertMany(rows.slice(i, i + INSERT_BATCH));
   }
 
   /** A like on `contentId` by `actorId`: joins the item's open reaction group of the hour, or opens one. */
   async notifyReaction(tx: Queryable, input: { userId: string; actorId: string; contentId: string }): Promise<void> {
     if (input.userId === input.actorId) return;
-    if (!(await wantsInApp(tx, input.userId, 'reaction'))) return;
-    await new NotificationRepository(tx).addToReactionGroup({
+    if (!(await wantsInApp(this.settings.in(tx), input.userId, 'reaction'))) return;
+    await this.repository.in(tx).addToReactionGroup({
       id: newId(),
       userId: input.userId,
       type: 'reaction',
@@ -105,7 +107,7 @@ export class NotificationService {
   async notifyMentions(tx: Queryable, input: { text: string; actorId: string; commentId: string; contentId: string; skip: string[] }): Promise<void> {
     const names = mentionedUsernames(input.text);
     if (!names.length) return;
-    const ids = await new UserRepository(tx).idsByUsernames(names);
+    const ids = await this.users.in(tx).idsByUsernames(names);
     for (const userId of ids) {
       if (input.skip.includes(userId)) continue;
       await this.notify(tx, {
@@ -121,7 +123,7 @@ export class NotificationService {
 
   /** Whether the user's settings let notifications of `type` through (the legacy pushes ask too). */
   wants(userId: string, type: NotificationType): Promise<boolean> {
-    return wantsInApp(this.app.database, userId, type);
+    return wantsInApp(this.settings, userId, type);
   }
 
   async list(userId: string, query: PageQuery): Promise<InboxPage> {
@@ -166,7 +168,7 @@ export class NotificationService {
 
   private async deliverBatch(): Promise<number> {
     const claimed = await this.app.database.transaction(async (tx) => {
-      const rows = await new NotificationRepository(tx).claimUnpushed(CLAIM_BATCH);
+      const rows = await this.repository.in(tx).claimUnpushed(CLAIM_BATCH);
       await this.push.enqueue(tx, rows.map((r) => r.id));
       return rows;
     });

@@ -1,7 +1,7 @@
 // The idempotency_keys table: one row per (user, Idempotency-Key), holding the request's hash and,
 // once served, its answer.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
 
 interface IdempotencyKeyRow {
@@ -10,9 +10,7 @@ interface IdempotencyKeyRow {
   response_body: unknown;
 }
 
-export class IdempotencyRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class IdempotencyRepository extends Repository {
   /** Inserts the key; false when it already exists (a concurrent insert waits for the first to end). */
   async insert(userId: string, key: string, scope: string, requestHash: string): Promise<boolean> {
     const inserted = await this.db.rows<{ key: string }>(

@@ -6,10 +6,9 @@
 // - a failed request (declined card, validation error) rolls its key back, so the client may
 //   retry with the same key;
 // - the same key with another body (or on another endpoint) is 409 `idempotency.error.key_reused`.
-import type { Queryable } from '../db/client.js';
 import { conflict } from '../shared/errors.js';
 import { sha256 } from '../shared/ids.js';
-import { IdempotencyRepository } from './idempotency-repository.js';
+import type { IdempotencyRepository } from './idempotency-repository.js';
 
 /** JSON with object keys sorted, so two equal bodies hash alike whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -23,7 +22,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-interface StoredResponse<T> {
+export interface StoredResponse<T> {
   status: number;
   data: T;
 }
@@ -34,7 +33,7 @@ export interface ServiceAnswer<T> extends StoredResponse<T> {
   replayed: boolean;
 }
 
-interface IdempotencyClaim {
+export interface IdempotencyClaim {
   userId: string;
   /** The request's Idempotency-Key (its format checked by the route); undefined when it sent none, and the work then simply runs. */
   key: string | undefined;
@@ -44,16 +43,16 @@ interface IdempotencyClaim {
 }
 
 /**
- * Runs `run` once per (user, key) inside `tx`: claims the key first, answers the stored response
- * of a request already served, and stores the new answer in the same transaction as its work.
+ * Runs `run` once per (user, key) in the transaction `keys` is bound to: claims the key first,
+ * answers the stored response of a request already served, and stores the new answer in the same
+ * transaction as its work.
  */
 export async function withIdempotency<T>(
-  tx: Queryable,
+  keys: IdempotencyRepository,
   claim: IdempotencyClaim,
   run: () => Promise<StoredResponse<T>>,
 ): Promise<ServiceAnswer<T>> {
   if (claim.key === undefined) return { ...(await run()), replayed: false };
-  const keys = new IdempotencyRepository(tx);
   const hash = sha256(`${claim.scope}\n${canonicalJson(claim.requestBody)}`);
   if (!(await keys.insert(claim.userId, claim.key, claim.scope, hash))) {
     const existing = await keys.find(claim.userId, claim.key);

@@ -1,7 +1,7 @@
 // The balance_ledger table: one row per movement of a user's balance (top-up +, campaign
 // charge −, refund +), never updated; the balance is their sum.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { newId } from '../shared/ids.js';
 
 type LedgerKind = 'top_up' | 'campaign_charge' | 'refund' | 'adjustment';
@@ -27,9 +27,7 @@ interface LedgerTotalsRow {
   count: number;
 }
 
-export class LedgerRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class LedgerRepository extends Repository {
   /** Serialises the movements of one user until the transaction ends. */
   async lockUser(userId: string): Promise<void> {
     await this.db.rows(sql`select pg_advisory_xact_lock(${BALANCE_LOCK_NAMESPACE}, hashtext(${userId}))`);

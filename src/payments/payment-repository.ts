@@ -1,7 +1,7 @@
 // The payments table: one row per payment taken (by the provider or from the balance); its
 // receipt is read from the same row.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
 interface PaymentRow {
   id: string;
@@ -33,9 +33,7 @@ interface NewPayment {
   receiptId: string;
 }
 
-export class PaymentRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class PaymentRepository extends Repository {
   async insertCompleted(p: NewPayment): Promise<void> {
     await this.db.rows(
       sql`insert into payments (id, user_id, campaign_id, purpose, method, amount, budget_amount, platform_fee, currency,

@@ -9,9 +9,10 @@ import { assertCampaignCurrency } from '../campaigns/currency.js';
 import { CAMPAIGN_CURRENCY } from '../campaigns/pricing.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId, randomToken } from '../shared/ids.js';
-import { withIdempotency, type ServiceAnswer } from './idempotency.js';
-import { LedgerRepository, type LedgerEntry } from './ledger-repository.js';
-import { PaymentRepository } from './payment-repository.js';
+import { withIdempotency, type IdempotencyClaim, type ServiceAnswer, type StoredResponse } from './idempotency.js';
+import type { IdempotencyRepository } from './idempotency-repository.js';
+import type { LedgerEntry, LedgerRepository } from './ledger-repository.js';
+import type { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
 import { TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
 
@@ -91,8 +92,16 @@ export class PaymentService {
   constructor(
     private readonly database: DatabaseHandle,
     private readonly config: Config,
+    private readonly payments: PaymentRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly idempotencyKeys: IdempotencyRepository,
     private readonly provider: PaymentProvider,
   ) {}
+
+  /** Runs a money move once per Idempotency-Key, inside `tx` (idempotency.ts); campaigns use it too. */
+  withIdempotency<T>(tx: Queryable, claim: IdempotencyClaim, run: () => Promise<StoredResponse<T>>): Promise<ServiceAnswer<T>> {
+    return withIdempotency(this.idempotencyKeys.in(tx), claim, run);
+  }
 
   receiptUrl(transactionId: string): string {
     return `${this.config.publicBaseUrl}/api/v1/payments/${transactionId}/receipt`;
@@ -121,7 +130,7 @@ export class PaymentService {
       reference = await this.charge(request, request.method, transactionId);
       providerName = this.provider.name;
     }
-    await new PaymentRepository(tx).insertCompleted({
+    await this.payments.in(tx).insertCompleted({
       id: transactionId,
       userId: request.userId,
       campaignId: request.campaignId,
@@ -179,7 +188,7 @@ export class PaymentService {
 
   /** Takes `amount` from the balance or throws 402 `payment.error.insufficient_funds` (nothing written). */
   private async debitBalance(tx: Queryable, entry: LedgerEntry): Promise<void> {
-    const ledger = new LedgerRepository(tx);
+    const ledger = this.ledger.in(tx);
     // Two concurrent debits of one user must not both spend the same money.
     await ledger.lockUser(entry.userId);
     if ((await ledger.completedBalance(entry.userId)) < entry.amount) throw insufficientFunds();
@@ -187,7 +196,7 @@ export class PaymentService {
   }
 
   async balance(userId: string): Promise<BalanceSummary> {
-    const totals = await new LedgerRepository(this.database).totals(userId);
+    const totals = await this.ledger.totals(userId);
     return {
       current_balance: totals.completed,
       currency: CAMPAIGN_CURRENCY,
@@ -202,7 +211,7 @@ export class PaymentService {
   async receipt(userId: string, transactionId: string): Promise<Receipt> {
     const missing = () => notFound('payment.error.not_found', 'No such payment', { field: 'transactionId', constraint: 'exists' });
     if (!isUuid(transactionId)) throw missing();
-    const row = await new PaymentRepository(this.database).findById(transactionId);
+    const row = await this.payments.findById(transactionId);
     if (!row) throw missing();
     if (row.user_id !== userId) throw forbidden('payment.error.forbidden', 'This payment belongs to another user');
     return {
@@ -225,8 +234,8 @@ export class PaymentService {
     // The balance only ever pays for campaigns, so it is held in their currency.
     if (body.currency !== undefined) assertCampaignCurrency(body.currency, 'currency');
     const outcome = await this.database.transaction((tx) =>
-      withIdempotency<PaymentView>(tx, { userId, key: idempotencyKey, scope: 'balance.top_up', requestBody: body }, async () => {
-        const ledger = new LedgerRepository(tx);
+      this.withIdempotency<PaymentView>(tx, { userId, key: idempotencyKey, scope: 'balance.top_up', requestBody: body }, async () => {
+        const ledger = this.ledger.in(tx);
         await ledger.lockUser(userId);
         const payment = await this.takePayment(tx, {
           userId,

@@ -1,11 +1,9 @@
 // The durable part of presence: when each user was last seen (their last /chat socket went).
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 
-export class PresenceRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class PresenceRepository extends Repository {
   async lastSeenOf(userIds: string[]): Promise<Map<string, Date>> {
     if (!userIds.length) return new Map();
     const rows = await this.db.rows<{ user_id: string; last_seen_at: Date }>(sql`

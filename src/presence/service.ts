@@ -6,7 +6,7 @@
 // disconnect-reconnect is never published out of order.
 import type { AppContext } from '../context.js';
 import { isUuid } from '../shared/ids.js';
-import { PresenceRepository } from './presence-repository.js';
+import type { PresenceRepository } from './presence-repository.js';
 import type { PresenceStore } from './presence-store.js';
 import type { PresenceItem } from './presence-view.js';
 
@@ -17,19 +17,17 @@ export class PresenceService {
   private readonly registered = new Set<string>();
   /** The last pending step of each user (connect, disconnect, expiry), so steps never overtake. */
   private readonly pending = new Map<string, Promise<void>>();
-  private readonly repository: PresenceRepository;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private stopping: Promise<void> | null = null;
 
   constructor(
     private readonly app: AppContext,
+    private readonly repository: PresenceRepository,
     private readonly store: PresenceStore,
     /** The chat rooms whose members are told about the user (the rooms they share). */
     private readonly roomsOf: (userId: string) => Promise<string[]>,
-  ) {
-    this.repository = new PresenceRepository(app.database);
-  }
+  ) {}
 
   /** Starts heartbeating (server mode): keeps this node's users online and notices dead nodes. */
   start(): void {

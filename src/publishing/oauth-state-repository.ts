@@ -1,7 +1,7 @@
 // The social_oauth_states table: one row per authorization started, holding its sealed PKCE
 // verifier until the state is used or expires.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import type { Platform } from './platforms.js';
 
 interface NewOAuthState {
@@ -12,9 +12,7 @@ interface NewOAuthState {
   ttlSeconds: number;
 }
 
-export class OAuthStateRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class OAuthStateRepository extends Repository {
   /** Deletes states expired for more than a day. */
   async deleteLongExpired(): Promise<void> {
     await this.db.rows(sql`delete from social_oauth_states where expires_at < now() - interval '1 day'`);

@@ -1,12 +1,10 @@
 // The social_publications table: the record of each attempt to publish a content item to a platform.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { newId } from '../shared/ids.js';
 import type { Platform } from './platforms.js';
 
-export class PublicationRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class PublicationRepository extends Repository {
   async start(userId: string, contentId: string, platform: Platform): Promise<string> {
     const id = newId();
     await this.db.rows(sql`

@@ -4,7 +4,7 @@
 // encryption and OAuth-state signing independent of each other.
 import { hkdfSync } from 'node:crypto';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { DatabaseHandle } from '../db/client.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 
 interface PublishingKeys {
   /** AES-256-GCM key for tokens and PKCE verifiers at rest. */
@@ -29,7 +29,7 @@ export function deriveKeys(master: Buffer): PublishingKeys {
   };
 }
 
-export async function loadPublishingKeys(database: DatabaseHandle, configured: string | undefined): Promise<PublishingKeys> {
+export async function loadPublishingKeys(secrets: ServiceSecretRepository, configured: string | undefined): Promise<PublishingKeys> {
   if (configured) return deriveKeys(decodeMasterKey(configured));
-  return deriveKeys(decodeMasterKey(await getOrCreateServiceSecret(database, SECRET_NAME)));
+  return deriveKeys(decodeMasterKey(await getOrCreateServiceSecret(secrets, SECRET_NAME)));
 }

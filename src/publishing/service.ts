@@ -8,14 +8,15 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
-import { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/content-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
-import { PublicationRepository } from './publication-repository.js';
-import { OAuthStateRepository } from './oauth-state-repository.js';
-import { SocialAccountRepository } from './social-account-repository.js';
+import type { PublicationRepository } from './publication-repository.js';
+import type { OAuthStateRepository } from './oauth-state-repository.js';
+import type { SocialAccountRepository } from './social-account-repository.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 import { findPublishableVideo, type PublishableVideo } from './publishable-content.js';
 import type { CallbackQuery, LinkBody, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
 import { loadPublishingKeys } from './secret-keys.js';
@@ -47,25 +48,28 @@ export class PublishingService {
   private readonly oauth: Record<Platform, OAuthClient>;
   private readonly tiktok: TikTokClient;
   private readonly youtube: YouTubeClient;
-  private readonly publications: PublicationRepository;
-  private readonly contents: ContentRepository;
   private stores: Promise<Stores> | null = null;
 
-  constructor(private readonly app: AppContext) {
+  constructor(
+    private readonly app: AppContext,
+    private readonly publications: PublicationRepository,
+    private readonly oauthStates: OAuthStateRepository,
+    private readonly socialAccounts: SocialAccountRepository,
+    private readonly contents: ContentRepository,
+    private readonly secrets: ServiceSecretRepository,
+  ) {
     this.oauth = OAuthClient.forPlatforms(app.config);
     this.tiktok = new TikTokClient(app.config);
     this.youtube = new YouTubeClient(app.config);
-    this.publications = new PublicationRepository(app.database);
-    this.contents = new ContentRepository(app.database);
   }
 
   /** Keys come from the database when not configured, so they are loaded on first use. */
   private getStores(): Promise<Stores> {
-    this.stores ??= loadPublishingKeys(this.app.database, this.app.config.PUBLISHING_SECRET_KEY).then((keys) => {
+    this.stores ??= loadPublishingKeys(this.secrets, this.app.config.PUBLISHING_SECRET_KEY).then((keys) => {
       const cipher = new TokenCipher(keys.tokenEncryptionKey);
       return {
-        states: new OAuthStates(new OAuthStateRepository(this.app.database), cipher, keys.stateSigningKey),
-        accounts: new SocialAccounts(new SocialAccountRepository(this.app.database), cipher),
+        states: new OAuthStates(this.oauthStates, cipher, keys.stateSigningKey),
+        accounts: new SocialAccounts(this.socialAccounts, cipher),
       };
     });
     this.stores.catch(() => (this.stores = null));

@@ -1,7 +1,7 @@
 // The social_accounts table: one linked platform account per user and platform, tokens stored
 // sealed (the sealing is the caller's: src/publishing/social-accounts.ts).
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { newId } from '../shared/ids.js';
 import type { Platform } from './platforms.js';
 
@@ -31,9 +31,7 @@ export interface SealedTokens {
   refreshExpiresAt: string | null;
 }
 
-export class SocialAccountRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SocialAccountRepository extends Repository {
   /** Inserts the link, or replaces the tokens of an existing one (keeping the refresh token when none came). */
   async upsert(userId: string, platform: Platform, externalId: string | null, t: SealedTokens): Promise<void> {
     await this.db.rows(sql`

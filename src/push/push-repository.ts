@@ -1,7 +1,7 @@
 // Queries on `push_subscriptions` and `push_deliveries` (migration 0009): the browsers a user
 // registered for Web Push, and the durable queue of pushes to send them.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 
 export interface PushSubscriptionKeys {
@@ -24,9 +24,7 @@ export interface DueDelivery extends PushSubscriptionKeys {
   created_at: Date;
 }
 
-export class PushRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class PushRepository extends Repository {
   /**
    * Stores the subscription for `userId` (an endpoint registered before, by anyone, moves to
    * them with its new keys: a browser belongs to whoever signed in last), then keeps only the

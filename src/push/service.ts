@@ -12,7 +12,8 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { PushRepository, type DueDelivery } from './push-repository.js';
+import type { DueDelivery, PushRepository } from './push-repository.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 import { vapidKeys, vapidSubject, type VapidKeys } from './vapid.js';
 import type { PushSubscriptionBody } from './schemas.js';
 import { ClaimRounds } from '../shared/claim-rounds.js';
@@ -34,7 +35,6 @@ const MAX_PAYLOAD_BYTES = 3000;
 export type PresenceProbe = (userId: string) => Promise<boolean>;
 
 export class PushService {
-  private readonly repository: PushRepository;
   private keys: Promise<VapidKeys> | null = null;
   private presence: PresenceProbe = async () => false;
   /** The delivery loop of this node (one run at a time; pokes during it ask for one more pass). */
@@ -43,8 +43,11 @@ export class PushService {
   /** Set when WEB_PUSH_CA_FILE names extra trusted CAs (kept for the life of the node). */
   private readonly agent: https.Agent | undefined;
 
-  constructor(private readonly app: AppContext) {
-    this.repository = new PushRepository(app.database);
+  constructor(
+    private readonly app: AppContext,
+    private readonly repository: PushRepository,
+    private readonly secrets: ServiceSecretRepository,
+  ) {
     const caFile = app.config.WEB_PUSH_CA_FILE;
     this.agent = caFile ? new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] }) : undefined;
   }
@@ -75,7 +78,7 @@ export class PushService {
 
   /** Queues the Web Push of these notifications, in the caller's transaction (see NotificationService). */
   enqueue(tx: Queryable, notificationIds: string[]): Promise<void> {
-    return new PushRepository(tx).enqueue(notificationIds);
+    return this.repository.in(tx).enqueue(notificationIds);
   }
 
   /** Forgets finished pushes after a week (the retention job). */
@@ -142,7 +145,7 @@ export class PushService {
   }
 
   private vapid(): Promise<VapidKeys> {
-    this.keys ??= vapidKeys(this.app.database).catch((err) => {
+    this.keys ??= vapidKeys(this.secrets).catch((err) => {
       this.keys = null;
       throw err;
     });

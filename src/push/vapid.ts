@@ -3,8 +3,7 @@
 // sign with the same key (browsers subscribed with its public key).
 import webpush from 'web-push';
 import type { Config } from '../config.js';
-import type { Queryable } from '../db/client.js';
-import { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 
 export interface VapidKeys {
   publicKey: string;
@@ -13,8 +12,7 @@ export interface VapidKeys {
 
 const SECRET_NAME = 'web_push_vapid_keys';
 
-export async function vapidKeys(database: Queryable): Promise<VapidKeys> {
-  const secrets = new ServiceSecretRepository(database);
+export async function vapidKeys(secrets: ServiceSecretRepository): Promise<VapidKeys> {
   // Nodes racing here insert at most one pair; everyone then reads the winner.
   await secrets.insertIfAbsent(SECRET_NAME, JSON.stringify(webpush.generateVAPIDKeys()));
   const stored = await secrets.findValue(SECRET_NAME);

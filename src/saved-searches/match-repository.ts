@@ -2,7 +2,7 @@
 // yet, the one statement that finds the searches a new item matches, the (search, item) match
 // records, and the daily digests.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { textArray } from '../content/content-repository.js';
 import { NO_LOCATION } from './matchable.js';
 import type { NotifyMode } from './schemas.js';
@@ -21,9 +21,7 @@ export interface PendingDigest {
   name: string;
 }
 
-export class SavedSearchMatchRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SavedSearchMatchRepository extends Repository {
   /** Takes an item off the queue (in the caller's transaction); false when it was not (or no longer) queued. */
   async dequeue(contentId: string): Promise<boolean> {
     const rows = await this.db.rows(sql`delete from saved_search_queue where content_id = ${contentId} returning content_id`);

@@ -6,7 +6,7 @@
 // matches wait for one digest notification a day per search.
 import type { AppContext } from '../context.js';
 import type { NotificationService } from '../notifications/service.js';
-import { SavedSearchMatchRepository } from './match-repository.js';
+import type { SavedSearchMatchRepository } from './match-repository.js';
 
 /** Queued items one sweep round takes. */
 const SWEEP_BATCH = 100;
@@ -18,6 +18,7 @@ const DIGEST_ITEMS = 20;
 export class SavedSearchMatcher {
   constructor(
     private readonly app: AppContext,
+    private readonly repository: SavedSearchMatchRepository,
     private readonly notifications: NotificationService,
   ) {}
 
@@ -27,7 +28,7 @@ export class SavedSearchMatcher {
    */
   async matchPublished(contentId: string): Promise<number> {
     const matched = await this.app.database.transaction(async (tx) => {
-      const matches = new SavedSearchMatchRepository(tx);
+      const matches = this.repository.in(tx);
       if (!(await matches.dequeue(contentId))) return 0;
       const hits = await matches.searchesMatching(contentId);
       const instant = hits.filter((h) => h.notify === 'instant');
@@ -54,10 +55,9 @@ export class SavedSearchMatcher {
 
   /** Matches everything still queued (what the fast path missed); answers how many items it took. */
   async sweep(): Promise<number> {
-    const repository = new SavedSearchMatchRepository(this.app.database);
     let taken = 0;
     for (;;) {
-      const ids = await repository.queued(SWEEP_BATCH);
+      const ids = await this.repository.queued(SWEEP_BATCH);
       for (const id of ids) {
         await this.matchPublished(id);
         taken++;
@@ -68,13 +68,12 @@ export class SavedSearchMatcher {
 
   /** One `saved_search.match` digest per daily search with untold matches; answers how many were sent. */
   async sendDailyDigests(): Promise<number> {
-    const repository = new SavedSearchMatchRepository(this.app.database);
     let sent = 0;
     for (;;) {
-      const pending = await repository.pendingDigests(DIGEST_BATCH);
+      const pending = await this.repository.pendingDigests(DIGEST_BATCH);
       for (const search of pending) {
         const told = await this.app.database.transaction(async (tx) => {
-          const contentIds = await new SavedSearchMatchRepository(tx).markDigested(search.saved_search_id);
+          const contentIds = await this.repository.in(tx).markDigested(search.saved_search_id);
           if (!contentIds.length) return false;
           await this.notifications.notify(tx, {
             userId: search.user_id,

@@ -1,10 +1,9 @@
-// The queries of saved searches (migration 0010): the searches themselves, and the page of
-// published items that match one (the filter fragments of `GET /all`, so both list the same items).
+// The queries of saved searches (migration 0010), the searches themselves. The page of published
+// items that match one is the content domain's (ContentListingRepository.publishedMatching).
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
-import { CONTENT_COLUMNS, textArray } from '../content/content-repository.js';
-import { filterConditions, searchConditions, viewportConditions, where, type FeedRow } from '../content/listing-repository.js';
+import { textArray } from '../content/content-repository.js';
 import type { MatchableSearch } from './matchable.js';
 import type { NotifyMode, SavedSearchFilters } from './schemas.js';
 
@@ -27,15 +26,11 @@ export interface NewSavedSearch {
 }
 
 const COLUMNS = sql`id, user_id, name, filters, notify, created_at`;
-/** Microsecond-precise UTC text of created_at (the matches cursor's key), as the feed's. */
-const CURSOR_TIMESTAMP_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
 const cube = (box: [number[], number[]]): SQL =>
   sql`cube(${`{${box[0].join(',')}}`}::float8[], ${`{${box[1].join(',')}}`}::float8[])`;
 
-export class SavedSearchRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SavedSearchRepository extends Repository {
   /** Holds, until the transaction ends, the lock that serialises one user's creations (the per-user cap). */
   async lockUser(userId: string): Promise<void> {
     await this.db.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`saved_searches:${userId}`}, 0))`);
@@ -73,26 +68,5 @@ export class SavedSearchRepository {
   async deleteOwn(id: string, userId: string): Promise<boolean> {
     const rows = await this.db.rows(sql`delete from saved_searches where id = ${id} and user_id = ${userId} returning id`);
     return rows.length > 0;
-  }
-
-  /**
-   * Published items matching the search's filters, newest first, after the cursor's item: the
-   * conditions of `GET /all` (filterConditions, searchConditions) and of `/completed`'s viewport.
-   */
-  matchingPage(m: MatchableSearch, filters: SavedSearchFilters, after: { createdKey: string; id: string } | null, limit: number): Promise<FeedRow[]> {
-    const conditions: SQL[] = [
-      sql`c.deleted_at is null`,
-      sql`c.status = 'completed'`,
-      ...searchConditions(m.searchTerms),
-      ...filterConditions(filters),
-    ];
-    if (m.viewport) conditions.push(...viewportConditions(m.viewport));
-    if (after) conditions.push(sql`(c.created_at, c.id) < ((${after.createdKey}::timestamp at time zone 'UTC'), ${after.id}::uuid)`);
-    return this.db.rows<FeedRow>(sql`
-      select ${CONTENT_COLUMNS}, to_char(c.created_at at time zone 'UTC', ${CURSOR_TIMESTAMP_FORMAT}) as created_key
-      from contents c join users u on u.id = c.uploader_id
-      where ${where(conditions)}
-      order by c.created_at desc, c.id desc
-      limit ${limit}`);
   }
 }

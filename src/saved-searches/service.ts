@@ -9,7 +9,8 @@ import { newId } from '../shared/ids.js';
 import type { ContentSerialiser } from '../content/serialise.js';
 import { viewerOf } from '../content/service.js';
 import { matchable } from './matchable.js';
-import { SavedSearchRepository, type SavedSearchRow } from './saved-search-repository.js';
+import type { SavedSearchRepository, SavedSearchRow } from './saved-search-repository.js';
+import type { ContentListingRepository } from '../content/listing-repository.js';
 import { MAX_SAVED_SEARCHES, type CreateSavedSearchInput, type MatchesQuery, type SavedSearchView } from './schemas.js';
 
 const timestampText = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
@@ -34,19 +35,17 @@ function view(row: SavedSearchRow): SavedSearchView {
 }
 
 export class SavedSearchService {
-  private readonly searches: SavedSearchRepository;
-
   constructor(
     private readonly app: AppContext,
+    private readonly searches: SavedSearchRepository,
+    private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
-  ) {
-    this.searches = new SavedSearchRepository(app.database);
-  }
+  ) {}
 
   /** 409 `saved_search.error.limit_reached` when the caller already keeps MAX_SAVED_SEARCHES. */
   async create(caller: Caller, input: CreateSavedSearchInput): Promise<SavedSearchView> {
     const row = await this.app.database.transaction(async (tx) => {
-      const searches = new SavedSearchRepository(tx);
+      const searches = this.searches.in(tx);
       // Two creations at once must not both pass the count.
       await searches.lockUser(caller.userId);
       if ((await searches.countFor(caller.userId)) >= MAX_SAVED_SEARCHES) {
@@ -77,9 +76,9 @@ export class SavedSearchService {
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     const search = await this.searches.findOwn(id, caller.userId);
     if (!search) throw searchNotFound();
-    const rows = await this.searches.matchingPage(
-      matchable(search.filters),
-      search.filters,
+    const { searchTerms, viewport } = matchable(search.filters);
+    const rows = await this.listings.publishedMatching(
+      { searchTerms, filters: search.filters, viewport },
       after ? { createdKey: after.c, id: after.i } : null,
       query.per_page + 1,
     );

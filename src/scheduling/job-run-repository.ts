@@ -1,16 +1,14 @@
 // scheduled_job_runs: each scheduled job's last start, success and failure, which the scheduler
 // reads to skip a tick another node completed and to catch up on ticks missed while no node ran.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
 interface JobRunRow {
   job_name: string;
   last_success_at: Date | null;
 }
 
-export class JobRunRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class JobRunRepository extends Repository {
   async lastSuccesses(): Promise<JobRunRow[]> {
     return this.db.rows<JobRunRow>(sql`select job_name, last_success_at from scheduled_job_runs`);
   }

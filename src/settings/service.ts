@@ -1,10 +1,9 @@
 // Per-user settings (SPEC §2.5, §4.7). Only the values a user changed are stored, keyed by
 // dotted path; reading merges them over the defaults. privacy.two_factor_enabled always comes
 // from the account (users.two_factor_enabled).
-import type { DatabaseHandle } from '../db/client.js';
 import { badRequest } from '../shared/errors.js';
-import { UserRepository } from '../auth/user-repository.js';
-import { SettingsRepository } from './settings-repository.js';
+import type { UserRepository } from '../auth/user-repository.js';
+import type { SettingsRepository } from './settings-repository.js';
 import { DEFAULT_SETTINGS, READ_ONLY_PATHS, type SettingsPatch, type SettingsTree } from './schemas.js';
 
 type Leaf = boolean | number;
@@ -29,13 +28,10 @@ function setPath(tree: SettingsTree, path: string, value: unknown): void {
 }
 
 export class SettingsService {
-  private readonly repository: SettingsRepository;
-  private readonly users: UserRepository;
-
-  constructor(database: DatabaseHandle) {
-    this.repository = new SettingsRepository(database);
-    this.users = new UserRepository(database);
-  }
+  constructor(
+    private readonly repository: SettingsRepository,
+    private readonly users: UserRepository,
+  ) {}
 
   async get(userId: string): Promise<SettingsTree> {
     const [overrides, twoFactorEnabled] = await Promise.all([this.repository.findOverrides(userId), this.users.twoFactorEnabled(userId)]);

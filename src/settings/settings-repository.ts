@@ -1,10 +1,8 @@
 // The queries of per-user settings (table user_settings of migration 0005).
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
-export class SettingsRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class SettingsRepository extends Repository {
   /** The values the user changed, by dotted path; undefined when they never changed one. */
   async findOverrides(userId: string): Promise<Record<string, unknown> | undefined> {
     const [row] = await this.db.rows<{ overrides: Record<string, unknown> }>(sql`

@@ -2,11 +2,9 @@
 // (service-secrets.ts) in shared/ because auth, two-factor and publishing all draw their keys
 // from it; src/db/ keeps only the connection and the migrations.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 
-export class ServiceSecretRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ServiceSecretRepository extends Repository {
   /** Stores `value` under `name` unless a value is already there (the first writer wins). */
   async insertIfAbsent(name: string, value: string): Promise<void> {
     await this.db.rows(sql`insert into service_secrets (name, value) values (${name}, ${value}) on conflict (name) do nothing`);

@@ -3,23 +3,19 @@
 // reactions_total is the running total of reactions received up to the end of each day;
 // each *_growth is the sum of that column over the range.
 import { requirePermission, type Caller } from '../auth/caller.js';
-import { UserRepository } from '../auth/user-repository.js';
-import type { DatabaseHandle } from '../db/client.js';
+import type { UserRepository } from '../auth/user-repository.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
 import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';
-import { StatsRepository, type DayCounts } from './stats-repository.js';
+import type { DayCounts, StatsRepository } from './stats-repository.js';
 
 const ZERO: DayCounts = { posts: 0, followers: 0, following: 0, reactions: 0 };
 
 export class StatsService {
-  private readonly stats: StatsRepository;
-  private readonly users: UserRepository;
-
-  constructor(database: DatabaseHandle) {
-    this.stats = new StatsRepository(database);
-    this.users = new UserRepository(database);
-  }
+  constructor(
+    private readonly stats: StatsRepository,
+    private readonly users: UserRepository,
+  ) {}
 
   /** The statistics of `userId` (the caller's own when absent); another user's need read:any_stats. */
   async byDay(caller: Caller, userId: string | undefined, startDate: string, endDate: string): Promise<StatsByDay> {

@@ -12,7 +12,7 @@
 // - reactions: reactions other users gave that day to the user's (not deleted) content.
 // Days are UTC calendar days, `YYYY-MM-DD`.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { addDays } from './days.js';
 
 export interface DayCounts {
@@ -53,9 +53,7 @@ function activityEvents(fromDay: string, toDayExclusive: string, userId: string 
         and r.created_at >= ${lo} and r.created_at < ${hi} ${only(sql`c.uploader_id`)}`;
 }
 
-export class StatsRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class StatsRepository extends Repository {
   /** The last day rolled up, or null before the first roll-up. */
   async rolledThrough(): Promise<string | null> {
     const [row] = await this.db.rows<{ day: string }>(sql`select rolled_through::text as day from daily_stats_watermark where id = 1`);

@@ -4,6 +4,7 @@
 // key created once in service_secrets and shared by every node.
 import { createHmac, hkdfSync } from 'node:crypto';
 import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 import { TokenCipher } from '../shared/token-cipher.js';
 import type { AppContext } from '../context.js';
 
@@ -19,8 +20,8 @@ export class TwoFactorKeys {
     this.cipher = new TokenCipher(encryptionKey);
   }
 
-  static async load(app: AppContext): Promise<TwoFactorKeys> {
-    const root = app.config.TWO_FACTOR_ENCRYPTION_KEY ?? (await getOrCreateServiceSecret(app.database, SECRET_ROW));
+  static async load(app: AppContext, secrets: ServiceSecretRepository): Promise<TwoFactorKeys> {
+    const root = app.config.TWO_FACTOR_ENCRYPTION_KEY ?? (await getOrCreateServiceSecret(secrets, SECRET_ROW));
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', root, 'two-factor', info, 32));
     return new TwoFactorKeys(derive('totp-secret-encryption'), derive('backup-code-hmac'));
   }

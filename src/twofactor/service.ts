@@ -8,11 +8,12 @@ import QRCode from 'qrcode';
 import type { AppContext } from '../context.js';
 import type { TwoFactorCheck } from '../auth/two-factor-check.js';
 import { normalisePhoneNumber } from '../auth/phone.js';
-import { UserRepository, type TwoFactorUserRow } from '../auth/user-repository.js';
+import type { TwoFactorUserRow, UserRepository } from '../auth/user-repository.js';
+import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { TwoFactorKeys } from './keys.js';
 import type { ToggleTwoFactorInput } from './schemas.js';
-import { TwoFactorRepository } from './two-factor-repository.js';
+import type { TwoFactorRepository } from './two-factor-repository.js';
 import { generateBackupCodes, looksLikeBackupCode, normaliseBackupCode } from './backup-codes.js';
 
 const MAX_CODE_FAILURES = 5;
@@ -36,13 +37,13 @@ type CodeCheck = { result: 'ok' } | { result: 'wrong' } | { result: 'locked'; re
 
 export class TwoFactorService implements TwoFactorCheck {
   private keys: Promise<TwoFactorKeys> | null = null;
-  private readonly repository: TwoFactorRepository;
-  private readonly users: UserRepository;
 
-  constructor(private readonly app: AppContext) {
-    this.repository = new TwoFactorRepository(app.database);
-    this.users = new UserRepository(app.database);
-  }
+  constructor(
+    private readonly app: AppContext,
+    private readonly repository: TwoFactorRepository,
+    private readonly users: UserRepository,
+    private readonly secrets: ServiceSecretRepository,
+  ) {}
 
   /** The toggle of SPEC §4.7: the action's answer and the message that goes with it. */
   async toggle(userId: string, input: ToggleTwoFactorInput): Promise<{ message: string; data: TwoFactorEnabled | { two_factor_enabled: false } }> {
@@ -71,8 +72,8 @@ export class TwoFactorService implements TwoFactorCheck {
     const otpauthUrl = totp.keyuri(user.username, TOTP_ISSUER, secret);
     const backupCodes = generateBackupCodes();
     await this.app.database.transaction(async (tx) => {
-      if (!(await new UserRepository(tx).setTwoFactorEnabled(userId, true))) throw alreadyEnabled();
-      const twoFactor = new TwoFactorRepository(tx);
+      if (!(await this.users.in(tx).setTwoFactorEnabled(userId, true))) throw alreadyEnabled();
+      const twoFactor = this.repository.in(tx);
       const hashes = backupCodes.map((code) => keys.hashBackupCode(normaliseBackupCode(code)));
       await twoFactor.replaceCredentials(userId, keys.encrypt(secret), hashes);
     });
@@ -97,8 +98,8 @@ export class TwoFactorService implements TwoFactorCheck {
       });
     }
     await this.app.database.transaction(async (tx) => {
-      await new UserRepository(tx).setTwoFactorEnabled(userId, false);
-      await new TwoFactorRepository(tx).deleteCredentials(userId);
+      await this.users.in(tx).setTwoFactorEnabled(userId, false);
+      await this.repository.in(tx).deleteCredentials(userId);
     });
     return { two_factor_enabled: false };
   }
@@ -111,7 +112,7 @@ export class TwoFactorService implements TwoFactorCheck {
   }
 
   private getKeys(): Promise<TwoFactorKeys> {
-    this.keys ??= TwoFactorKeys.load(this.app).catch((err) => {
+    this.keys ??= TwoFactorKeys.load(this.app, this.secrets).catch((err) => {
       this.keys = null;
       throw err;
     });

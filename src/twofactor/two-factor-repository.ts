@@ -1,7 +1,7 @@
 // The queries of two-factor authentication (tables of migration 0005: two_factor_credentials,
 // two_factor_backup_codes). Constructed on the database or on a transaction.
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { Repository } from '../db/repository.js';
 import { newId } from '../shared/ids.js';
 
 /** What a code check claimed: the try was counted, and the secret to compare the code with. */
@@ -10,9 +10,7 @@ interface ClaimedAttempt {
   secret_encrypted: string;
 }
 
-export class TwoFactorRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class TwoFactorRepository extends Repository {
   /** Replaces the user's secret and backup codes (hashes) with new ones. */
   async replaceCredentials(userId: string, secretEncrypted: string, backupCodeHashes: string[]): Promise<void> {
     await this.deleteCredentials(userId);

@@ -2,39 +2,13 @@
 // node A is away for 5 s while events are made through node B, reconnects to B, and gets each
 // missed event exactly once. Also: each REALTIME_ADAPTER carries a room event across nodes.
 // Runs only with TEST_DATABASE_URL and TEST_REDIS_URL (the CI's server pass).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, registerAndLogin } from '../helpers/api.js';
-import type { RunningService } from '../../service.js';
 import { closeAll, connect, emitAck, nextEvent, type Transport } from './socket-client.js';
 import { awayFiveSeconds, quietClientRecovers } from './recovery-scenario.js';
+import { twoNodes } from './two-nodes.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
-
-/** Two in-process nodes on one database and one Redis prefix. */
-function twoNodes(overrides: Record<string, string> = {}) {
-  const state = { a: null as RunningService | null, b: null as RunningService | null, server: null as TestServer | null };
-  let cleanup: () => Promise<void>;
-  let dataDirB: string;
-  beforeAll(async () => {
-    const environment = await testEnvironment(overrides);
-    cleanup = environment.cleanup;
-    state.a = await startNode(environment.env);
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));
-    state.b = await startNode({ ...environment.env, DATA_DIR: dataDirB });
-    state.server = { url: state.a.url, service: state.a, dataDir: environment.env.DATA_DIR, env: environment.env, close: async () => undefined };
-  });
-  afterAll(async () => {
-    await state.b?.close();
-    await state.a?.close();
-    if (dataDirB) fs.rmSync(dataDirB, { recursive: true, force: true });
-    await cleanup?.();
-  });
-  return state;
-}
 
 describe.skipIf(!enabled)('recovery across two nodes (streams adapter)', () => {
   const nodes = twoNodes();

@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import cron from 'node-cron';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
-import { jobLockKey, missedTick, runJobNow, startScheduler } from '../../jobs/scheduler.js';
+import { missedTick, runJobNow, startScheduler } from '../../jobs/scheduler.js';
+import { jobLockKey } from '../../src/scheduling/job-runs.js';
 import type { ScheduledJob } from '../../jobs/scheduled-job.js';
 import { scheduledJobs } from '../../jobs/scheduled-jobs.js';
 
