@@ -110,7 +110,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       rateLimits,
       routes,
       registerRaw: (uws, openExchange) => {
-        registerRawRoutes(uws, app, routes, openExchange);
+        registerRawRoutes(uws, { app, services, callers: services.callers, rateLimits, routes, openExchange });
         registerMetricsRoute(uws, config.METRICS_TOKEN, metrics, openExchange);
       },
       onAnswered: httpCounters.onAnswered,
@@ -144,6 +144,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         await jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
+        services.resumableUploads.stop();
         await realtime.close();
         services.revocations.close();
         await services.readModel.close();

@@ -1,6 +1,7 @@
 // What the benches share: free ports, waiting for a node, posting JSON, statements on the
 // PostgreSQL server a server-mode bench creates its scratch database on, child Node processes
 // and the bare uWebSockets.js hello-world every HTTP bench measures beside the service.
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,23 @@ export async function postJson(url: string, body: unknown): Promise<any> {
   const json = await res.json();
   if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
+}
+
+/**
+ * Registers, verifies (reading the code from the node's SMS outbox file in `dataDir`) and logs in
+ * one user; returns its access token.
+ */
+export async function benchUserToken(base: string, dataDir: string): Promise<string> {
+  const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+  const password = 'bench-password-1';
+  await postJson(`${base}/auth/api/v1/register`, {
+    username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'User',
+  });
+  const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const code = outbox.filter((e) => e.to === phone).at(-1).code;
+  await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: code });
+  const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
+  return login.data.AccessToken;
 }
 
 /** Runs one statement (CREATE/DROP DATABASE) on the server at `databaseUrl`. */

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { BARE_UWS_HELLO, freePort, postJson, runOnServer, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchUserToken, freePort, runOnServer, waitFor } from './bench-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -44,20 +44,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 
-
-/** Registers, verifies (reading the code from the outbox file) and logs in one user. */
-async function accessToken(base: string, dataDir: string): Promise<string> {
-  const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-  const password = 'bench-password-1';
-  await postJson(`${base}/auth/api/v1/register`, {
-    username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'User',
-  });
-  const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const code = outbox.filter((e) => e.to === phone).at(-1).code;
-  await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: code });
-  const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
-  return login.data.AccessToken;
-}
 
 interface Figures {
   label: string;
@@ -100,7 +86,7 @@ async function main() {
     });
     const base = `http://127.0.0.1:${servicePort}`;
     await waitFor(`${base}/readyz`);
-    const token = await accessToken(base, dataDir);
+    const token = await benchUserToken(base, dataDir);
     const auth = { authorization: `Bearer ${token}` };
     const probe = await fetch(`${base}/auth/api/v1/user/me`, { headers: auth });
     const target = probe.status === 200 ? '/auth/api/v1/user/me' : '/healthz';

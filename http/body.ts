@@ -12,6 +12,11 @@ export const bodyTooLarge = (limit: number) =>
     constraint: `at most ${limit} bytes`,
   });
 
+/** Whether the request announces a body (a non-zero Content-Length, or chunked). */
+export function hasBody(headers: Record<string, string>): boolean {
+  return (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
+}
+
 type Sink = (chunk: Buffer, isLast: boolean) => void;
 
 /**

@@ -1,9 +1,15 @@
 // CORS for every response of the service (REST, media, documents), from CORS_ORIGINS.
+// The tus headers (resumable uploads, CONTRACT §24) are read by browser clients from answers and
+// sent by them in requests, so they are exposed and allowed like the service's own.
+const TUS_ANSWER_HEADERS = 'Location, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires';
+const TUS_REQUEST_HEADERS = 'Tus-Resumable, Upload-Length, Upload-Offset, Upload-Metadata';
+
 const EXPOSED_HEADERS =
-  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed, Content-Range, Content-Length, ETag, Accept-Ranges';
+  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed, Content-Range, Content-Length, ETag, Accept-Ranges, ' +
+  TUS_ANSWER_HEADERS;
 
 const DEFAULT_ALLOWED_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, X-Language, X-User-Id, X-User-Username, X-Session-Id, X-Request-Id, Range';
+  'Authorization, Content-Type, Idempotency-Key, X-Language, X-User-Id, X-User-Username, X-Session-Id, X-Request-Id, Range, ' + TUS_REQUEST_HEADERS;
 
 export class CorsPolicy {
   private readonly origins: string[];

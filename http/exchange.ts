@@ -104,6 +104,11 @@ export class Exchange {
     });
   }
 
+  /** The extra headers of the answer to a CORS preflight (OPTIONS) of this request. */
+  preflightHeaders(): Record<string, string> {
+    return this.settings.cors.preflightHeaders(this.headers['access-control-request-headers']);
+  }
+
   /** Runs `handler` if the client leaves before the answer is complete. */
   onAbort(handler: () => void): void {
     this.abortHandlers.push(handler);

@@ -1,16 +1,33 @@
 // Routes served on uWS directly rather than through the JSON route table: media files (which
-// need streaming, byte ranges and cache headers), the OpenAPI and AsyncAPI documents and the docs pages. They answer through
+// need streaming, byte ranges and cache headers), resumable uploads (the tus protocol, its own
+// headers and streamed bodies), the OpenAPI and AsyncAPI documents and the docs pages. They answer through
 // the same exchange as every route (request id, CORS, security headers, access log, drain).
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { AnyRoute } from './route.js';
+import type { Services } from '../src/services.js';
+import type { CallerResolver } from '../src/auth/caller.js';
+import type { RateLimits } from './rate-limit.js';
+import { registerResumableUploads } from './resumable.js';
 import { registerMediaRoutes } from './media.js';
 import { registerOpenApiRoute } from './openapi.js';
 import { registerDocsPages } from './docs-pages.js';
 import type { OpenExchange } from './server.js';
 
-export function registerRawRoutes(uws: TemplatedApp, app: AppContext, routes: AnyRoute[], openExchange: OpenExchange): void {
+/** What the raw routes are given besides the uWS app. */
+export interface RawRouteDeps {
+  app: AppContext;
+  services: Services;
+  callers: CallerResolver;
+  rateLimits: RateLimits;
+  routes: AnyRoute[];
+  openExchange: OpenExchange;
+}
+
+export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
+  const { app, routes, openExchange } = deps;
   registerMediaRoutes(uws, app, openExchange);
+  registerResumableUploads(uws, deps);
   registerOpenApiRoute(uws, app, routes, openExchange);
   registerDocsPages(uws, app, openExchange);
 }

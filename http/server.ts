@@ -7,7 +7,7 @@ import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWe
 import type { AppContext } from '../src/context.js';
 import type { CallerResolver } from '../src/auth/caller.js';
 import { AppError } from '../src/shared/errors.js';
-import { IncomingBody, bodyTooLarge } from './body.js';
+import { IncomingBody, bodyTooLarge, hasBody } from './body.js';
 import { CorsPolicy } from './cors.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { InFlightRequests } from './in-flight.js';
@@ -67,7 +67,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const { method, headers } = exchange;
 
     if (method === 'OPTIONS') {
-      exchange.send(204, cors.preflightHeaders(headers['access-control-request-headers']), null);
+      exchange.send(204, exchange.preflightHeaders(), null);
       return;
     }
 
@@ -140,8 +140,4 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     inFlight: () => inFlight.size,
     drain: (timeoutMs) => inFlight.drain(timeoutMs),
   };
-}
-
-function hasBody(headers: Record<string, string>): boolean {
-  return (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
 }

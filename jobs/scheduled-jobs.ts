@@ -8,5 +8,6 @@ import { sessionTimeoutJob } from './session-timeout.js';
 import { notificationRetentionJob } from './notification-retention.js';
 import { savedSearchSweepJob } from './saved-search-matching.js';
 import { savedSearchDigestJob } from './saved-search-digest.js';
+import { resumableExpiryJob } from './resumable-expiry.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob];
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob, resumableExpiryJob];

@@ -126,7 +126,7 @@ export const realtimeContract = {
     },
   },
   '/processing': {
-    description: "Processing of the caller's uploaded videos: each socket is in the caller's room from the handshake on; nothing to emit.",
+    description: "The caller's resumable uploads and the processing of their videos: each socket is in the caller's room from the handshake on; nothing to emit.",
     client: {},
     server: {
       'recovery:ready': recoveryReady,
@@ -141,6 +141,12 @@ export const realtimeContract = {
       'video:failed': {
         summary: "One of the caller's videos could not be processed.",
         payload: z.object({ contentId: z.string(), error_code: z.string(), message: z.string() }),
+      },
+      'upload:progress': {
+        summary:
+          "Bytes of one of the caller's resumable uploads (CONTRACT §24) landed: `offset` of `length` bytes are stored. " +
+          'At most 4 a second per upload; the last one (offset = length) always comes.',
+        payload: z.object({ contentId: z.string(), offset: z.number().int(), length: z.number().int() }),
       },
     },
   },

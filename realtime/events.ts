@@ -58,6 +58,7 @@ export interface ProcessingServerEvents {
   'video:progress': (p: { contentId: string; stage: string; percent: number }) => void;
   'video:completed': (p: { contentId: string; video: DomainEvents['video.completed']['video'] }) => void;
   'video:failed': (p: { contentId: string; error_code: string; message: string }) => void;
+  'upload:progress': (p: { contentId: string; offset: number; length: number }) => void;
 }
 
 export interface FeedClientEvents {

@@ -84,6 +84,8 @@ const envSchema = z.object({
   MAX_VIDEO_SECONDS: positiveInt.default(600),
   /** Wall-clock limit of one processing run; past it ffmpeg is killed and the job ends failed. */
   VIDEO_JOB_TIMEOUT_SECONDS: positiveInt.default(1800),
+  /** Seconds an unfinished resumable (tus) upload lives after its creation; then its bytes are removed (CONTRACT §24). */
+  RESUMABLE_UPLOAD_TTL: positiveInt.default(86_400),
   /** Largest image decoded, in pixels (width x height), for every stored image. */
   MAX_IMAGE_PIXELS: positiveInt.default(25_000_000),
   /** One-time codes sent to one phone number per day, on top of the per-hour limits. */

@@ -38,6 +38,8 @@ export interface DomainEvents {
   'presence.changed': PresenceView & { roomIds: string[] };
   'video.progress': { uploaderId: string; contentId: string; stage: string; percent: number };
   'video.completed': { uploaderId: string; contentId: string; video: VideoSummary };
+  /** Bytes of a resumable upload landed (at most 4 a second per upload; the last one always comes). */
+  'upload.progress': { uploaderId: string; contentId: string; offset: number; length: number };
   'video.failed': { uploaderId: string; contentId: string; error_code: string; message: string };
   'content.created': { contentId: string; uploaderId: string };
   'reaction.changed': { contentId: string; userId: string; reacted: boolean };

@@ -62,6 +62,8 @@ import { ContentService } from './content/service.js';
 import { FollowService } from './follows/service.js';
 import { MediaRemoval } from './media/media-removal.js';
 import { UploadService } from './media/upload-service.js';
+import { ResumableUploadRepository } from './media/resumable-upload-repository.js';
+import { ResumableUploads } from './media/resumable-uploads.js';
 import { VideoJobRepository } from './media/video-job-repository.js';
 import { VideoJobQueue } from './media/video-job-queue.js';
 import { VideoProcessor } from './media/video-processor.js';
@@ -96,6 +98,7 @@ export interface Repositories {
   listings: ContentListingRepository;
   liveContents: LiveContentRepository;
   uploadedFiles: UploadedFileRepository;
+  resumableUploads: ResumableUploadRepository;
   videoJobs: VideoJobRepository;
   comments: CommentRepository;
   chat: ChatRepository;
@@ -133,6 +136,7 @@ export function createRepositories(database: Queryable): Repositories {
     listings: new ContentListingRepository(database),
     liveContents: new LiveContentRepository(database),
     uploadedFiles: new UploadedFileRepository(database),
+    resumableUploads: new ResumableUploadRepository(database),
     videoJobs: new VideoJobRepository(database),
     comments: new CommentRepository(database),
     chat: new ChatRepository(database),
@@ -180,6 +184,8 @@ export interface Services {
   savedSearchMatcher: SavedSearchMatcher;
   mediaRemoval: MediaRemoval;
   uploads: UploadService;
+  /** Resumable (tus) uploads, CONTRACT §24. */
+  resumableUploads: ResumableUploads;
   videoJobs: VideoJobQueue;
   videoProcessor: VideoProcessor;
   comments: CommentService;
@@ -233,6 +239,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
+  const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   return {
     readModel,
     revocations,
@@ -254,7 +261,8 @@ export async function createServices(app: AppContext, repositories: Repositories
     savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
-    uploads: new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs),
+    uploads,
+    resumableUploads: new ResumableUploads(app, repositories.resumableUploads, uploads),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications),

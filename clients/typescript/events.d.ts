@@ -371,6 +371,11 @@ export interface components {
         NotificationsRecoveryReady: string;
         /** @description The newest recovery offset this node knows for the namespace. */
         ProcessingRecoveryReady: string;
+        ProcessingUploadProgress: {
+            contentId: string;
+            length: number;
+            offset: number;
+        };
         ProcessingVideoCompleted: {
             contentId: string;
             video: {
@@ -484,6 +489,8 @@ export interface ProcessingServerEvents {
   'video:completed': (payload: components['schemas']['ProcessingVideoCompleted']) => void;
   /** One of the caller's videos could not be processed. */
   'video:failed': (payload: components['schemas']['ProcessingVideoFailed']) => void;
+  /** Bytes of one of the caller's resumable uploads (CONTRACT §24) landed: `offset` of `length` bytes are stored. At most 4 a second per upload; the last one (offset = length) always comes. */
+  'upload:progress': (payload: components['schemas']['ProcessingUploadProgress']) => void;
 }
 
 /** What a client emits on `/feed` (each with an acknowledgement). */

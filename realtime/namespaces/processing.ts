@@ -1,5 +1,6 @@
 // /processing: the uploader's sockets (their own room, joined at the handshake) follow their
-// videos being processed: `video:progress`, `video:completed`, `video:failed`.
+// resumable uploads landing (`upload:progress`) and their videos being processed:
+// `video:progress`, `video:completed`, `video:failed`.
 import type { AppContext } from '../../src/context.js';
 import { rooms } from '../events.js';
 import type { NamespaceEdge } from '../socket-edge.js';
@@ -14,6 +15,9 @@ export function registerProcessingNamespace({ nsp }: NamespaceEdge, app: AppCont
     }),
     app.events.subscribe('video.failed', ({ uploaderId, contentId, error_code, message }) => {
       nsp.to(rooms.user(uploaderId)).emit('video:failed', { contentId, error_code, message });
+    }),
+    app.events.subscribe('upload.progress', ({ uploaderId, contentId, offset, length }) => {
+      nsp.to(rooms.user(uploaderId)).emit('upload:progress', { contentId, offset, length });
     }),
   ];
   return () => stops.forEach((stop) => stop());

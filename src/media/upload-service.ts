@@ -38,11 +38,21 @@ export interface UploadForm {
   fields: Record<string, string | undefined>;
 }
 
+/** Files for a content item (the attached form), from either door. */
+export interface AttachedFiles {
+  contentId: string;
+  /** Present for extra images, absent for the main video. */
+  topicKey?: string;
+  files: IncomingFile[];
+  /** How the client names the file(s), for error details: the form field, or `file` for a resumable upload. */
+  field: string;
+}
+
+/** What an attached upload stored. */
+export type AttachOutcome = { form: 'content-images'; images: { url: string }[] } | { form: 'main-video' };
+
 /** What an upload stored, by form. */
-export type UploadOutcome =
-  | { form: 'content-images'; images: { url: string }[] }
-  | { form: 'main-video' }
-  | { form: 'general'; file: UploadedFileResult };
+export type UploadOutcome = AttachOutcome | { form: 'general'; file: UploadedFileResult };
 
 export interface UploadedFileResult {
   file_id: string;
@@ -132,11 +142,7 @@ export class UploadService {
       if (files.some((f) => f.field !== 'files')) {
         throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
       }
-      if (form.topicKey !== undefined) {
-        return { form: 'content-images', images: await this.uploadContentImages(caller, form.contentId, attached) };
-      }
-      await this.uploadMainVideo(caller, form.contentId, attached);
-      return { form: 'main-video' };
+      return this.attachToContent(caller, { contentId: form.contentId, topicKey: form.topicKey, files: attached, field: 'files' });
     }
     const kind = parseKind(form.fields.type);
     const metadata = parseClientMetadata(form.fields.metadata);
@@ -145,6 +151,36 @@ export class UploadService {
       throw badRequest('file.error.too_many_files', 'The general form takes one file in field `file`', { field: 'file', constraint: 'exactly one file' });
     }
     return { form: 'general', file: await this.uploadFile(caller, generalFiles[0], kind, metadata) };
+  }
+
+  /**
+   * The attached form (files for a content item): extra images when a topic key is given, else
+   * the main video, which is stored and queued for processing. Both doors come here: the
+   * multipart form and a completed resumable upload (resumable-uploads.ts).
+   */
+  async attachToContent(caller: Caller, attach: AttachedFiles): Promise<AttachOutcome> {
+    const { contentId, topicKey, files, field } = attach;
+    if (topicKey !== undefined) {
+      return { form: 'content-images', images: await this.uploadContentImages(caller, contentId, files, field) };
+    }
+    await this.uploadMainVideo(caller, contentId, files, field);
+    return { form: 'main-video' };
+  }
+
+  /** The content item `caller` may attach media to (400 for a malformed id, 404 unknown, 403 not theirs). */
+  async manageableContent(caller: Caller, contentId: string): Promise<void> {
+    await this.ownedContent(caller, contentId);
+  }
+
+  /**
+   * The checks of the general form's video, by the file's bytes: its type (sniffed), then what
+   * ffprobe finds inside it as an allowed container (a manifest posing as a video is unreadable),
+   * its duration and resolution. The multipart main video leaves the last three to its
+   * processing job; a resumable upload is answered by them when its last byte arrives (§24).
+   */
+  async verifyVideo(file: IncomingFile, field: string): Promise<void> {
+    const type = await this.checkFile(file, field, 'video');
+    await this.measure(file.path, 'video', type, field);
   }
 
   private async checkFile(file: IncomingFile, field: string, kind: UploadKind): Promise<DetectedType> {
@@ -156,7 +192,7 @@ export class UploadService {
     return accepted;
   }
 
-  private async measure(file: string, kind: UploadKind, type: DetectedType): Promise<UploadedFileResult['metadata']> {
+  private async measure(file: string, kind: UploadKind, type: DetectedType, field = 'file'): Promise<UploadedFileResult['metadata']> {
     try {
       if (kind === 'video') {
         // Read only as an allowed container (probe.ts): a manifest posing as a video is unreadable here.
@@ -167,9 +203,9 @@ export class UploadService {
     } catch (err) {
       if (err instanceof VideoLimitError) {
         const code = err.reason === 'too_long' ? 'file.error.video_too_long' : 'file.error.video_resolution_too_high';
-        throw badRequest(code, `The video is not accepted: ${err.message}`, { field: 'file', constraint: err.constraint });
+        throw badRequest(code, `The video is not accepted: ${err.message}`, { field, constraint: err.constraint });
       }
-      throw badRequest('file.error.unreadable', `The ${kind} cannot be read`, { field: 'file', constraint: `a readable ${kind}` });
+      throw badRequest('file.error.unreadable', `The ${kind} cannot be read`, { field, constraint: `a readable ${kind}` });
     }
     return { width: null, height: null, format: type.ext };
   }
@@ -236,12 +272,12 @@ export class UploadService {
   }
 
   /** Attached form, main video: stored as the item's original and queued for processing. */
-  private async uploadMainVideo(caller: Caller, contentId: string, files: IncomingFile[]): Promise<void> {
+  private async uploadMainVideo(caller: Caller, contentId: string, files: IncomingFile[], field: string): Promise<void> {
     await this.ownedContent(caller, contentId);
-    if (files.length === 0) throw badRequest('file.error.missing_file', 'A video is required in field `files`', { field: 'files', constraint: 'required' });
-    if (files.length > 1) throw badRequest('file.error.too_many_files', 'Send one main video', { field: 'files', constraint: 'exactly one file' });
+    if (files.length === 0) throw badRequest('file.error.missing_file', `A video is required in field \`${field}\``, { field, constraint: 'required' });
+    if (files.length > 1) throw badRequest('file.error.too_many_files', 'Send one main video', { field, constraint: 'exactly one file' });
     const file = files[0];
-    const type = await this.checkFile(file, 'files', 'video');
+    const type = await this.checkFile(file, field, 'video');
     const rel = originalRelPath(contentId, type.ext);
     // A replaced original of another container type must not linger.
     const dir = mediaPath(this.app.config, contentDirRel(contentId));
@@ -282,26 +318,26 @@ export class UploadService {
   }
 
   /** Attached form, additional media: images appended to the item. Returns their URLs. */
-  private async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[]): Promise<{ url: string }[]> {
+  private async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[], field: string): Promise<{ url: string }[]> {
     const content = await this.ownedContent(caller, contentId);
-    if (files.length === 0) throw badRequest('file.error.missing_file', 'At least one image is required in field `files`', { field: 'files', constraint: 'required' });
+    if (files.length === 0) throw badRequest('file.error.missing_file', `At least one image is required in field \`${field}\``, { field, constraint: 'required' });
     if (files.length > MAX_IMAGES_PER_REQUEST) {
-      throw badRequest('file.error.too_many_files', `At most ${MAX_IMAGES_PER_REQUEST} images per request`, { field: 'files', constraint: `at most ${MAX_IMAGES_PER_REQUEST} files` });
+      throw badRequest('file.error.too_many_files', `At most ${MAX_IMAGES_PER_REQUEST} images per request`, { field, constraint: `at most ${MAX_IMAGES_PER_REQUEST} files` });
     }
     const tooMany = (held: number) =>
       badRequest('file.error.too_many_images', `A content item holds at most ${MAX_IMAGES_PER_CONTENT} images (it has ${held})`, {
-        field: 'files',
+        field,
         constraint: `at most ${MAX_IMAGES_PER_CONTENT} images per content`,
       });
     if ((content.images?.length ?? 0) + files.length > MAX_IMAGES_PER_CONTENT) throw tooMany(content.images?.length ?? 0);
-    for (const file of files) await this.checkFile(file, 'files', 'image');
+    for (const file of files) await this.checkFile(file, field, 'image');
 
     // One at a time, so at most one decoded image is held; a refused one removes those stored
     // before it (the item is left unchanged).
     const images: { id: string; path: string; name: string }[] = [];
     try {
       for (const file of files) {
-        const image = await this.sanitise(file, 'files');
+        const image = await this.sanitise(file, field);
         const id = newId();
         const rel = contentImageRelPath(contentId, id, image.ext);
         await this.intoContentDirectory(contentId, () => writeIntoMedia(this.app.config, rel, image.data));

@@ -10,24 +10,10 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { connect, nextEvent } from '../realtime/socket-client.js';
-import { UPLOAD, contentVideo, createContent, form, makeVideo, scratchDir, waitForJobEnd } from './media-helpers.js';
+import { UPLOAD, contentVideo, createContent, form, makeVideo, manifestPosingAsMp4, scratchDir, waitForJobEnd } from './media-helpers.js';
 
 const run = promisify(execFile);
 const scratch = scratchDir();
-
-/**
- * A DASH manifest whose first bytes read as an MP4/MOV box (`<!--` as the size, `free` as the
- * type), so byte sniffing takes it for a video; its BaseURL names a file on the server.
- */
-function manifestPosingAsMp4(target: string, duration = 'PT2S'): Buffer {
-  return Buffer.from(
-    '<!--free-->\n' +
-      `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="${duration}" minBufferTime="PT1S" ` +
-      'profiles="urn:mpeg:dash:profile:isoff-on-demand:2011"><Period><AdaptationSet mimeType="video/mp4">' +
-      `<Representation id="1" bandwidth="100000" width="320" height="240"><BaseURL>file://${target}</BaseURL></Representation>` +
-      '</AdaptationSet></Period></MPD>\n',
-  );
-}
 
 /** A clip of `size` made of `frames` frames (quick even at large sizes). */
 async function makeFrames(file: string, size: string, frames: number): Promise<Buffer> {

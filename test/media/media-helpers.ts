@@ -46,6 +46,20 @@ export function fakeMp4(): Buffer {
   return Buffer.concat([ftyp, Buffer.from('this is a text file posing as a video\n'.repeat(50))]);
 }
 
+/**
+ * A DASH manifest whose first bytes read as an MP4/MOV box (`<!--` as the size, `free` as the
+ * type), so byte sniffing takes it for a video; its BaseURL names a file on the server.
+ */
+export function manifestPosingAsMp4(target: string, duration = 'PT2S'): Buffer {
+  return Buffer.from(
+    '<!--free-->\n' +
+      `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="${duration}" minBufferTime="PT1S" ` +
+      'profiles="urn:mpeg:dash:profile:isoff-on-demand:2011"><Period><AdaptationSet mimeType="video/mp4">' +
+      `<Representation id="1" bandwidth="100000" width="320" height="240"><BaseURL>file://${target}</BaseURL></Representation>` +
+      '</AdaptationSet></Period></MPD>\n',
+  );
+}
+
 export function form(parts: { name: string; value: string | Buffer; filename?: string; type?: string }[]): FormData {
   const fd = new FormData();
   for (const p of parts) {
