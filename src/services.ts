@@ -44,6 +44,8 @@ import { PasswordService } from './auth/password-reset.js';
 import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
 import { Revocations } from './auth/revocations.js';
+import { IdleTimeout } from './auth/idle-timeout.js';
+import { createSessionActivity } from './auth/session-activity.js';
 import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
@@ -218,13 +220,14 @@ export async function createServices(app: AppContext, repositories: Repositories
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const push = new PushService(app, repositories.push, repositories.serviceSecrets);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
-  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
+  const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
+  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications, idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
   const otp = new OtpService(app, repositories.otpCodes);
   const loginGuard = new LoginGuard(createFailedLoginStore(redis, app.config.REDIS_PREFIX, app.log));
   const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp, loginGuard);
-  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions);
+  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions, idleTimeout);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
@@ -252,7 +255,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
-    settings: new SettingsService(repositories.settings, repositories.users),
+    settings: new SettingsService(repositories.settings, repositories.users, app.events),
     content,
     listings,
     feed,

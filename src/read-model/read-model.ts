@@ -20,6 +20,8 @@ export interface CachedSession {
   userId: string;
   username: string;
   role: string;
+  /** The user's privacy.session_timeout, minutes (checked against this node's own view of the session's activity). */
+  timeoutMinutes: number;
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }

@@ -4,6 +4,7 @@
 import { badRequest } from '../shared/errors.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { SettingsRepository } from './settings-repository.js';
+import type { DomainEventBus } from '../events.js';
 import { DEFAULT_SETTINGS, READ_ONLY_PATHS, type SettingsPatch, type SettingsTree } from './schemas.js';
 
 type Leaf = boolean | number;
@@ -31,6 +32,7 @@ export class SettingsService {
   constructor(
     private readonly repository: SettingsRepository,
     private readonly users: UserRepository,
+    private readonly events: DomainEventBus,
   ) {}
 
   async get(userId: string): Promise<SettingsTree> {
@@ -61,6 +63,9 @@ export class SettingsService {
       throw badRequest('settings.error.empty_update', 'Send at least one setting to change', { field: 'body', constraint: 'at least one setting' });
     }
     const updatedAt = await this.repository.mergeOverrides(userId, Object.fromEntries(leaves));
+    // Every node checks a cached session against the timeout it read with it: a new timeout
+    // applies from the next request on, on every node.
+    if (leaves.some(([path]) => path === 'privacy.session_timeout')) await this.events.publishAndWait('user.changed', { userId });
     return { updated_fields: leaves.map(([path]) => path), timestamp: updatedAt.toISOString() };
   }
 }
