@@ -97,6 +97,8 @@ const envSchema = z.object({
    * refused unless NODE_ENV=test.
    */
   SESSION_TIMEOUT_MINUTE_SECONDS: z.coerce.number().int().min(2).max(60).default(60),
+  /** Test only: a pause after each step of an account erasure (ms), so a test can kill a node halfway. Refused unless NODE_ENV=test. */
+  ERASURE_STEP_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   /** Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
@@ -157,6 +159,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.SESSION_TIMEOUT_MINUTE_SECONDS !== 60 && e.NODE_ENV !== 'test') {
     throw new ConfigError('invalid environment variable SESSION_TIMEOUT_MINUTE_SECONDS: only for tests (NODE_ENV=test)');
+  }
+  if (e.ERASURE_STEP_PAUSE_MS !== 0 && e.NODE_ENV !== 'test') {
+    throw new ConfigError('invalid environment variable ERASURE_STEP_PAUSE_MS: only for tests (NODE_ENV=test)');
   }
   const dataDir = path.resolve(e.DATA_DIR);
   return {

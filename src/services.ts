@@ -85,6 +85,9 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ErasureRepository } from './leaving/erasure-repository.js';
+import { AccountDeletion } from './leaving/deletion.js';
+import { AccountErasure } from './leaving/erasure.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -121,6 +124,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  erasures: ErasureRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -159,6 +163,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    erasures: new ErasureRepository(database),
   };
 }
 
@@ -203,6 +208,12 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Deleting one's account: what holds at once (CONTRACT §22). */
+  accountDeletion: AccountDeletion;
+  /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
+  accountErasure: AccountErasure;
+  /** Wakes the erasure workers of this node (a deletion was committed). */
+  erasureSignal: { poke: () => void; onPoke: (listener: () => void) => void };
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -243,7 +254,26 @@ export async function createServices(app: AppContext, repositories: Repositories
     createPaymentProvider(app.config),
   );
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
+  const erasureListeners: (() => void)[] = [];
+  const erasureSignal = { poke: () => erasureListeners.forEach((l) => l()), onPoke: (l: () => void) => void erasureListeners.push(l) };
+  const accountDeletion = new AccountDeletion(
+    repositories.users,
+    repositories.sessions,
+    repositories.otpCodes,
+    repositories.contents,
+    repositories.comments,
+    repositories.chat,
+    repositories.follows,
+    repositories.erasures,
+    revocations,
+    twoFactor,
+    erasureSignal.poke,
+  );
+  const accountErasure = new AccountErasure(app, repositories, mediaRemoval);
   return {
+    accountDeletion,
+    accountErasure,
+    erasureSignal,
     readModel,
     revocations,
     sessions,

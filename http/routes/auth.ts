@@ -11,6 +11,7 @@ import {
 import {
   avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema,
 } from '../../src/auth/response-schemas.js';
+import { deleteAccountBody, deletionScheduledSchema } from '../../src/leaving/schemas.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';
@@ -92,6 +93,16 @@ export const authRoutes: RouteModule = (app, services) => {
         await profiles.updateProfile(caller.userId, body);
         return { message: 'Profile updated', data: { message: 'Profile updated' } };
       },
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${base}/user/me`, tag, auth: 'user', rateLimits: ['auth'],
+      summary: 'Delete the account (CONTRACT §22): sessions end at once everywhere, the number is free again, the profile and content leave at once; the rest is erased within the hour',
+      body: deleteAccountBody, responseData: deletionScheduledSchema, errorStatuses: [400, 401, 404, 409, 429, 500, 503],
+      handler: async ({ caller, body }) => ({
+        status: 202,
+        message: 'Account deleted; personal data is erased by the time given',
+        data: await services.accountDeletion.deleteAccount(caller.userId, body),
+      }),
     }),
     defineRoute({
       method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],

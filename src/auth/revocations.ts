@@ -35,6 +35,8 @@ export interface Revoked {
   sessions: EndedSession[];
   /** Users whose live sessions must be checked again (their role or standing changed). */
   users?: string[];
+  /** Whether listed items changed too (a deleted account's items left every listing). */
+  listings?: boolean;
 }
 
 /** The writes of a revocation, run inside its transaction. */
@@ -47,6 +49,7 @@ const MAX_RETRIES_PENDING = 10_000;
 const invalidationsOf = (revoked: Revoked): Invalidation[] => [
   ...revoked.sessions.map((s): Invalidation => ({ kind: 'session', sessionId: s.sessionId, userId: s.userId })),
   ...(revoked.users ?? []).map((userId): Invalidation => ({ kind: 'user', userId })),
+  ...(revoked.listings ? [{ kind: 'listings' } satisfies Invalidation] : []),
 ];
 
 export class Revocations {

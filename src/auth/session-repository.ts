@@ -169,4 +169,9 @@ export class SessionRepository extends Repository {
       returning id`);
     return rows.map((r) => r.id);
   }
+
+  /** Erasure (CONTRACT §22): every session row of the user, ended or not. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from sessions where user_id = ${userId}`);
+  }
 }
