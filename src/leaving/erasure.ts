@@ -159,6 +159,7 @@ export class AccountErasure {
           // Recorded done, and the claim extended; false when another worker took the job over.
           held = await this.t.erasures.stepDone(job.user_id, this.worker, step.name, lease);
           if (!held) break;
+          this.app.log.info({ userId: job.user_id, step: step.name }, 'erasure step done');
           await this.pauseForTests();
         }
         if (!held) continue;
