@@ -88,6 +88,8 @@ import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
 import { ErasureRepository } from './leaving/erasure-repository.js';
 import { AccountDeletion } from './leaving/deletion.js';
 import { AccountErasure } from './leaving/erasure.js';
+import { AuditLogRepository } from './moderation/audit-repository.js';
+import { AuditLog } from './moderation/audit-log.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -125,6 +127,7 @@ export interface Repositories {
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
   erasures: ErasureRepository;
+  auditLog: AuditLogRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -164,6 +167,7 @@ export function createRepositories(database: Queryable): Repositories {
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
     erasures: new ErasureRepository(database),
+    auditLog: new AuditLogRepository(database),
   };
 }
 
@@ -214,6 +218,8 @@ export interface Services {
   accountErasure: AccountErasure;
   /** Wakes the erasure workers of this node (a deletion was committed). */
   erasureSignal: { poke: () => void; onPoke: (listener: () => void) => void };
+  /** The append-only log of moderation and role actions (CONTRACT §21). */
+  auditLog: AuditLog;
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -253,6 +259,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
+  const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   const erasureListeners: (() => void)[] = [];
   const erasureSignal = { poke: () => erasureListeners.forEach((l) => l()), onPoke: (l: () => void) => void erasureListeners.push(l) };
@@ -267,9 +274,10 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.erasures,
     revocations,
     twoFactor,
+    auditLog,
     erasureSignal.poke,
   );
-  const accountErasure = new AccountErasure(app, repositories, mediaRemoval);
+  const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
   return {
     accountDeletion,
     accountErasure,
@@ -326,5 +334,6 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    auditLog,
   };
 }

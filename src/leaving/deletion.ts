@@ -21,6 +21,7 @@ import type { FollowRepository } from '../follows/follow-repository.js';
 import type { Revocations } from '../auth/revocations.js';
 import type { TwoFactorCheck } from '../auth/two-factor-check.js';
 import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
+import type { AuditLog } from '../moderation/audit-log.js';
 import type { ErasureRepository } from './erasure-repository.js';
 import type { DeleteAccountInput } from './schemas.js';
 
@@ -39,6 +40,7 @@ export class AccountDeletion {
     private readonly erasures: ErasureRepository,
     private readonly revocations: Revocations,
     private readonly twoFactor: TwoFactorCheck,
+    private readonly auditLog: AuditLog,
     /** Called once a deletion is committed: the erasure workers look at once. */
     private readonly scheduled: () => void,
   ) {}
@@ -83,6 +85,8 @@ export class AccountDeletion {
     await this.chat.in(tx).eraseAllBy(userId);
     const followPeers = await this.follows.in(tx).deleteAllOf(userId);
     const dueBy = await this.erasures.in(tx).schedule(userId, ERASURE_WITHIN_SECONDS);
+    // Ids only: nothing personal goes into the log (CONTRACT §21, §22).
+    await this.auditLog.append({ actorId: userId, action: 'account.delete', targetType: 'user', targetId: userId }, tx);
     return {
       dueBy,
       revoked: {

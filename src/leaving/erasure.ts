@@ -28,6 +28,7 @@ import type { SettingsRepository } from '../settings/settings-repository.js';
 import type { MediaRemoval } from '../media/media-removal.js';
 import { mediaPath } from '../shared/media-url.js';
 import { newId } from '../shared/ids.js';
+import type { AuditLog } from '../moderation/audit-log.js';
 import type { ErasureRepository } from './erasure-repository.js';
 
 /** The repositories the erasure reaches: every table that holds something of a user. */
@@ -72,6 +73,7 @@ export class AccountErasure {
     private readonly app: AppContext,
     private readonly t: ErasureTables,
     private readonly mediaRemoval: MediaRemoval,
+    private readonly auditLog: AuditLog,
   ) {
     const rmMedia = (rel: string) => fs.promises.rm(mediaPath(app.config, rel), { recursive: true, force: true });
     this.steps = [
@@ -135,9 +137,16 @@ export class AccountErasure {
     this.extra.push(step);
   }
 
-  /** Every step, in order. */
+  /** Every step, in order; the audit entry last, once everything is erased. */
   allSteps(): ErasureStep[] {
-    return [...this.steps, ...this.extra];
+    return [...this.steps, ...this.extra, { name: 'audit', run: (id) => this.audit(id) }];
+  }
+
+  /** Appends `account.erase` (ids only, by the service itself) unless a run that died before recording the step did. */
+  private async audit(userId: string): Promise<void> {
+    const { items } = await this.auditLog.list({ target_id: userId, limit: 100 });
+    if (items.some((e) => e.action === 'account.erase')) return;
+    await this.auditLog.append({ actorId: null, action: 'account.erase', targetType: 'user', targetId: userId });
   }
 
   /**

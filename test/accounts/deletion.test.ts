@@ -186,5 +186,11 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
     const named = (await bobInbox()).filter((n) => n.actor?.userId === alice.userId);
     expect(named.length).toBeGreaterThan(0);
     for (const n of named) expect(n.actor).toMatchObject({ name: 'Deleted user', avatar: null });
+    // The audit log has the deletion and the erasure, with ids and no personal data.
+    const admin = await loginAdmin(server);
+    const audit = await admin.api.get(`/api/v1/moderation/audit?target_id=${alice.userId}`);
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.data.items.map((e: any) => e.action).sort()).toEqual(['account.delete', 'account.erase']);
+    for (const secret of [alice.phone, alice.username, 'Alice']) expect(audit.text).not.toContain(secret);
   });
 });
