@@ -88,6 +88,8 @@ import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
 import { ErasureRepository } from './leaving/erasure-repository.js';
 import { AccountDeletion } from './leaving/deletion.js';
 import { AccountErasure } from './leaving/erasure.js';
+import { ExportRepository } from './leaving/export-repository.js';
+import { DataExports } from './leaving/export.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -127,6 +129,7 @@ export interface Repositories {
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
   erasures: ErasureRepository;
+  exports: ExportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -167,6 +170,7 @@ export function createRepositories(database: Queryable): Repositories {
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
     erasures: new ErasureRepository(database),
+    exports: new ExportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -217,10 +221,25 @@ export interface Services {
   /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
   accountErasure: AccountErasure;
   /** Wakes the erasure workers of this node (a deletion was committed). */
-  erasureSignal: { poke: () => void; onPoke: (listener: () => void) => void };
+  erasureSignal: Signal;
+  /** Data exports (CONTRACT §22); jobs/data-export.ts runs their worker. */
+  dataExports: DataExports;
+  /** Wakes the export workers of this node (an export was asked for). */
+  exportSignal: Signal;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
 }
+
+/** A poke within the node: a request wakes a worker loop (jobs/) without the domain knowing it. */
+export interface Signal {
+  poke: () => void;
+  onPoke: (listener: () => void) => void;
+}
+
+const signal = (): Signal => {
+  const listeners: (() => void)[] = [];
+  return { poke: () => listeners.forEach((l) => l()), onPoke: (l) => void listeners.push(l) };
+};
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
 const READ_MODEL_READY_MS = 5_000;
@@ -261,8 +280,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   );
   const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
-  const erasureListeners: (() => void)[] = [];
-  const erasureSignal = { poke: () => erasureListeners.forEach((l) => l()), onPoke: (l: () => void) => void erasureListeners.push(l) };
+  const erasureSignal = signal();
+  const exportSignal = signal();
+  const settings = new SettingsService(repositories.settings, repositories.users, app.events);
   const accountDeletion = new AccountDeletion(
     repositories.users,
     repositories.sessions,
@@ -278,7 +298,11 @@ export async function createServices(app: AppContext, repositories: Repositories
     erasureSignal.poke,
   );
   const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
+  const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
+  accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
   return {
+    dataExports,
+    exportSignal,
     accountDeletion,
     accountErasure,
     erasureSignal,
@@ -293,7 +317,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
-    settings: new SettingsService(repositories.settings, repositories.users, app.events),
+    settings,
     content,
     listings,
     feed,

@@ -126,6 +126,8 @@ export class AccountErasure {
         },
       },
       { name: 'idempotency_keys', run: (id) => t.idempotencyKeys.deleteAllOf(id) },
+      { name: 'blocks', run: (id) => t.erasures.eraseBlocks(id) },
+      { name: 'reports', run: (id) => t.erasures.eraseReports(id) },
       // Payments and the ledger stay (accounting): they hold amounts, currencies and references,
       // no name or number, and point at the anonymised users row.
       { name: 'user', run: (id) => t.users.anonymise(id) },

@@ -9,3 +9,12 @@ export const deleteAccountBody = z.strictObject({
 export type DeleteAccountInput = z.output<typeof deleteAccountBody>;
 
 export const deletionScheduledSchema = z.object({ deletion_scheduled_at: z.string() });
+
+export const exportIdParams = z.strictObject({ exportId: z.uuid('must be an export id') });
+
+export const exportViewSchema = z.object({
+  export_id: z.string(),
+  status: z.enum(['pending', 'ready', 'expired']),
+  url: z.string().optional().describe('When ready: the ZIP, served to the owner\'s bearer token only, until expires_at'),
+  expires_at: z.string().optional(),
+});
