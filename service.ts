@@ -123,7 +123,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport), ...routeModules.flatMap((m) => m(app, services))];
+    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff), ...routeModules.flatMap((m) => m(app, services))];
     const http = createHttpServer({
       uws,
       app,
