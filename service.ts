@@ -71,7 +71,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
       await applyMigrations(database, log);
-      await seedRolesAndPermissions(repositories.roles);
+      await seedRolesAndPermissions(database, repositories.roles);
       await ensureAdministrator(app, repositories.users);
     });
 
