@@ -91,7 +91,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
     const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
       await applyMigrations(database, log);
-      await seedRolesAndPermissions(repositories.roles);
+      await seedRolesAndPermissions(database, repositories.roles);
       await ensureAdministrator(app, repositories.users);
     });
 

@@ -256,7 +256,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, repositories.follows, repositories.users, notifications),
-    roles: new RoleService(app.database, repositories.roles, rolePermissions),
+    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
     settings: new SettingsService(app, repositories.settings, repositories.users),

@@ -20,6 +20,7 @@ export interface CachedSession {
   userId: string;
   username: string;
   role: string;
+  roles: string[];
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }
