@@ -18,6 +18,8 @@ import { ContentRepository } from './content/content-repository.js';
 import { ContentListingRepository } from './content/listing-repository.js';
 import { LiveContentRepository } from './content/live-repository.js';
 import { FollowRepository } from './follows/follow-repository.js';
+import { BlockRepository } from './blocks/block-repository.js';
+import { BlockService } from './blocks/service.js';
 import { UploadedFileRepository } from './media/uploaded-file-repository.js';
 import { NotificationRepository } from './notifications/notification-repository.js';
 import { IdempotencyRepository } from './payments/idempotency-repository.js';
@@ -94,6 +96,7 @@ export interface Repositories {
   roles: RolesRepository;
   settings: SettingsRepository;
   follows: FollowRepository;
+  blocks: BlockRepository;
   contents: ContentRepository;
   listings: ContentListingRepository;
   liveContents: LiveContentRepository;
@@ -132,6 +135,7 @@ export function createRepositories(database: Queryable): Repositories {
     roles: new RolesRepository(database),
     settings: new SettingsRepository(database),
     follows: new FollowRepository(database),
+    blocks: new BlockRepository(database),
     contents: new ContentRepository(database),
     listings: new ContentListingRepository(database),
     liveContents: new LiveContentRepository(database),
@@ -170,6 +174,8 @@ export interface Services {
   profiles: ProfileService;
   avatars: AvatarService;
   follows: FollowService;
+  /** Blocks between users, CONTRACT §21. */
+  blocks: BlockService;
   roles: RoleService;
   callers: CallerResolver;
   twoFactor: TwoFactorService;
@@ -216,8 +222,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
+  const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
   const push = new PushService(app, repositories.push, repositories.serviceSecrets);
-  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
+  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
   const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
@@ -248,7 +255,8 @@ export async function createServices(app: AppContext, repositories: Repositories
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
-    follows: new FollowService(app, repositories.follows, repositories.users, notifications),
+    follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
+    blocks,
     roles: new RoleService(app.database, repositories.roles, rolePermissions),
     callers,
     twoFactor,
