@@ -235,7 +235,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
-  const chat = new ChatService(app, repositories.chat, repositories.users);
+  const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(
@@ -264,7 +264,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     content,
     listings,
     feed,
-    listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
+    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
     savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
@@ -273,9 +273,9 @@ export async function createServices(app: AppContext, repositories: Repositories
     resumableUploads: new ResumableUploads(app, repositories.resumableUploads, uploads),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
-    comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
+    comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),

@@ -36,9 +36,11 @@ export interface CachedProfile {
   answer: JsonText;
 }
 
-/** A listing page's serialised answer. */
+/** A listing page's serialised answer, with the uploader of each of its items (in order), under `itemsKey`. */
 export interface CachedPage {
   answer: JsonText;
+  itemsKey: string;
+  uploaderIds: string[];
 }
 
 const SECOND = 1_000;
@@ -78,7 +80,7 @@ export class ReadModel {
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
-    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length }, usable);
+    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
     // weighs more, so the cache is bounded by its size too.
     this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
