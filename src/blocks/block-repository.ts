@@ -1,7 +1,7 @@
 // Queries on the `blocks` table (migration 0025): who blocked whom, since when (CONTRACT §21).
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import type { KeysetPosition } from '../comments/cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 import { textArray } from '../content/content-repository.js';
 
 export interface BlockRow {

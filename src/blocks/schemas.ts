@@ -1,6 +1,6 @@
 // Shapes of the block endpoints (CONTRACT §21): the list's query and the answers.
 import { z } from 'zod';
-import { pageQuery } from '../comments/cursor.js';
+import { pageQuery } from '../shared/cursor.js';
 
 /** `GET /users/blocked?cursor&limit` (limit 1–100, default 20). */
 export const blockedListQuery = pageQuery;

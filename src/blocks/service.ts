@@ -12,8 +12,8 @@ import type { Caller } from '../auth/caller.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { FollowRepository } from '../follows/follow-repository.js';
 import type { ReadCache } from '../read-model/read-cache.js';
-import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
-import { avatarUrl, displayName } from '../comments/person.js';
+import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
+import { avatarUrl, displayName } from '../shared/person.js';
 import { badRequest, conflict, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import type { BlockRelations, BlockRepository } from './block-repository.js';
 

@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { andNotAmong } from '../db/sql-fragments.js';
-import type { KeysetPosition } from './cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
 const MAX_REACTIONS_SHOWN = 100;
