@@ -37,6 +37,8 @@ export interface Revoked {
   users?: string[];
   /** Whether listed items changed too (a deleted account's items left every listing). */
   listings?: boolean;
+  /** What roles grant changed (CONTRACT §21): every node reads roles and permissions again. */
+  roles?: boolean;
 }
 
 /** The writes of a revocation, run inside its transaction. */
@@ -50,6 +52,7 @@ const invalidationsOf = (revoked: Revoked): Invalidation[] => [
   ...revoked.sessions.map((s): Invalidation => ({ kind: 'session', sessionId: s.sessionId, userId: s.userId })),
   ...(revoked.users ?? []).map((userId): Invalidation => ({ kind: 'user', userId })),
   ...(revoked.listings ? [{ kind: 'listings' } satisfies Invalidation] : []),
+  ...(revoked.roles ? [{ kind: 'roles' } as const] : []),
 ];
 
 export class Revocations {

@@ -37,7 +37,10 @@ interface LiveSessionRow {
 
 /** What a request's caller check needs: the session's state and its user's name and role. */
 interface CallerSessionRow {
+  /** The user's primary role (users.role). */
   role: string;
+  /** Every role the user holds (user_roles), in the order assigned. */
+  roles: string[];
   username: string;
   revoked: boolean;
   /** Ended for idleness (privacy.session_timeout), by a request or by the sweep. */
@@ -112,7 +115,8 @@ export class SessionRepository extends Repository {
   /** The session's state for a request, with what its idle check needs (idle-timeout.ts). */
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
     const [row] = await this.db.rows<CallerSessionRow>(sql`
-      select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
+      select u.role, array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
+             u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
              extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
       from sessions s join users u on u.id = s.user_id
       cross join lateral (select ${timeoutMinutes} as minutes) t

@@ -79,6 +79,8 @@ export class AccountDeletion {
     if (phone === undefined) throw notFound('user.error.not_found', 'User not found');
     await this.otpCodes.in(tx).deleteForPhone(phone);
     await users.anonymise(userId);
+    // A deleted account holds no role beyond the default (it counts as no administrator).
+    await users.replaceRoles(userId, ['end_user'], 'end_user');
     const ended = await this.sessions.in(tx).revokeAllExcept(userId, null);
     await this.contents.in(tx).softDeleteAllOf(userId);
     await this.comments.in(tx).eraseAllBy(userId);
