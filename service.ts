@@ -90,6 +90,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const services = await createServices(app, repositories, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
+    metrics.watchListingIndex(services.listingIndex);
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 
