@@ -84,6 +84,8 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { AuditLogRepository } from './moderation/audit-repository.js';
+import { AuditLog } from './moderation/audit-log.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -120,6 +122,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  auditLog: AuditLogRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -158,6 +161,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    auditLog: new AuditLogRepository(database),
   };
 }
 
@@ -204,6 +208,8 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** The append-only log of moderation and role actions (CONTRACT §21). */
+  auditLog: AuditLog;
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -246,6 +252,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
+  const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   return {
     readModel,
@@ -301,5 +308,6 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    auditLog,
   };
 }

@@ -17,7 +17,7 @@ import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
 import { clusterLevel, type Cluster, type Facets, type IndexQuery, type ListingIndex } from './listing-index.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
-import { ADMIN_CONTENT_PERMISSION, viewerOf } from './service.js';
+import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import { foldForSearch, type Language } from './values.js';
 import { viewportAround, type Viewport } from './viewport.js';
 import type { ReadModel } from '../read-model/read-model.js';
