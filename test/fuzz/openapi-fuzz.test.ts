@@ -29,7 +29,7 @@ const REPLAY_PATH = process.env.FUZZ_PATH;
 const SHRINK = process.env.FUZZ_SHRINK === '1';
 
 /**
- * Operations that end the caller's own sessions or change its credentials. With a real token they
+ * Operations that end the caller's own sessions, change its credentials or delete its account. With a real token they
  * run as a throwaway user logged in afresh for each case, so the main user's session survives.
  */
 const SESSION_ENDING = new Set([
@@ -38,6 +38,7 @@ const SESSION_ENDING = new Set([
   'POST /content/api/v1/auth/2fa/toggle',
   'DELETE /content/api/v1/user/sessions/others',
   'DELETE /content/api/v1/user/sessions/{session_id}',
+  'DELETE /auth/api/v1/user/me',
 ]);
 
 const ERROR_CODE = /^[a-z_]+\.error\.[a-z_]+$/;
