@@ -12,7 +12,7 @@ import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
 import { OutboxSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createRepositories, createServices, type Services } from './src/services.js';
+import { createRepositories, createServices, type ServiceSeams, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -45,7 +45,8 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger?: Logger): Promise<RunningService> {
+/** `seams`: what tests put in place of the outside world (src/services.ts ServiceSeams). */
+export async function startService(config: Config, logger?: Logger, seams: ServiceSeams = {}): Promise<RunningService> {
   const log = logger ?? createLogger(config.LOG_LEVEL);
   for (const dir of [config.dataDir, config.mediaDir, config.tmpDir]) fs.mkdirSync(dir, { recursive: true });
 
@@ -87,7 +88,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
       await Promise.race([connected, new Promise((r) => setTimeout(r, 5_000).unref())]);
     }
     // Built once Redis is known: presence keeps its cross-node state there.
-    const services = await createServices(app, repositories, redis);
+    const services = await createServices(app, repositories, redis, seams);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
     const httpCounters = httpMetrics(metrics.registry);
