@@ -299,7 +299,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
