@@ -111,6 +111,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     const services = await createServices(app, repositories, redis, seams);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
+    metrics.watchListingIndex(services.listingIndex);
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 

@@ -56,6 +56,7 @@ import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ListingIndex } from './content/listing-index.js';
 import { ListingAnswers } from './content/listing-answers.js';
 import { ContentLiveFeed } from './content/live-feed.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
@@ -188,6 +189,8 @@ export interface Services {
   settings: SettingsService;
   content: ContentService;
   listings: ContentListings;
+  /** The per-node listing index (docs/search.md). */
+  listingIndex: ListingIndex;
   feed: ContentFeed;
   /** The listings' answers, first pages from the read model. */
   listingAnswers: ListingAnswers;
@@ -259,7 +262,11 @@ export async function createServices(app: AppContext, repositories: Repositories
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
-  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
+  const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
+  readModel.onItemsChanged((change) => listingIndex.changed(change));
+  // Loads in the background: until it has, the listings read PostgreSQL.
+  void listingIndex.start();
+  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel, listingIndex);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(
     app.database,
@@ -287,6 +294,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     settings: new SettingsService(app, repositories.settings, repositories.users),
     content,
     listings,
+    listingIndex,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
