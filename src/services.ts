@@ -259,7 +259,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
-    settings: new SettingsService(repositories.settings, repositories.users),
+    settings: new SettingsService(app, repositories.settings, repositories.users),
     content,
     listings,
     feed,

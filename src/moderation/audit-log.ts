@@ -2,7 +2,7 @@
 // inside the transaction of the change they record (pass its handle), so an action and its entry
 // commit together or not at all. Nothing updates or deletes an entry.
 import type { Queryable } from '../db/client.js';
-import { decodeCursor, pageOf } from '../comments/cursor.js';
+import { decodeCursor, pageOf } from '../shared/cursor.js';
 import { newId } from '../shared/ids.js';
 import type { AuditLogRepository, AuditRow } from './audit-repository.js';
 import { MAX_AUDIT_NOTE, type AuditEntryView, type AuditPageView, type AuditQuery } from './schemas.js';

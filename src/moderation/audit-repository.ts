@@ -1,7 +1,7 @@
 // The queries on moderation_audit_log (migration 0021): append and read, never update or delete.
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import type { KeysetPosition } from '../comments/cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 
 export interface AuditRow {
   id: string;

@@ -4,7 +4,7 @@
 export type Invalidation =
   /** A session ended (its user's, for what drops its sockets). */
   | { kind: 'session'; sessionId: string; userId: string }
-  /** Something others see of a user changed (name, avatar, role, settings): their sessions, profile and items. */
+  /** Something cached of a user changed (name, avatar, role, session timeout): their sessions, profile and items. */
   | { kind: 'user'; userId: string }
   /** A follow was made or undone: both profiles' counts and the follower's feed. */
   | { kind: 'follow'; userIds: [string, string] }
