@@ -110,6 +110,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
     const services = await createServices(app, repositories, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
+    metrics.watchListingIndex(services.listingIndex);
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 

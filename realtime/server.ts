@@ -78,11 +78,11 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(edge('/chat'), app, chat, services.presence),
-    registerCommentsNamespace(edge('/comments'), app, comments),
+    registerChatNamespace(edge('/chat'), app, chat, services.presence, services.blocks),
+    registerCommentsNamespace(edge('/comments'), app, comments, services.blocks),
     registerNotificationsNamespace(edge('/notifications'), app, services),
     registerProcessingNamespace(edge('/processing'), app),
-    registerFeedNamespace(edge('/feed'), app, services.liveFeed),
+    registerFeedNamespace(edge('/feed'), app, services.liveFeed, services.blocks),
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.

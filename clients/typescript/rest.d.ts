@@ -619,6 +619,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/content/api/v1/completed/clusters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Map clusters of published content in a box at a zoom, with the search and filters of /all (CONTRACT §23) */
+        get: operations["getContentCompletedClusters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/api/v1/content": {
         parameters: {
             query?: never;
@@ -5908,9 +5925,10 @@ export interface operations {
                 apartment_type?: string;
                 area_from?: number;
                 area_to?: number;
-                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count";
+                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count" | "relevance";
                 created_at_end_date?: string;
                 created_at_start_date?: string;
+                facets?: string;
                 lang?: "en" | "vi" | "ko";
                 page?: number;
                 per_page?: number;
@@ -5939,6 +5957,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description With `facets=`: counts per value over the matches of the other filters (CONTRACT §23) */
+                            facets?: {
+                                amenities?: {
+                                    [key: string]: number;
+                                };
+                                apartment_type?: {
+                                    [key: string]: number;
+                                };
+                                price?: {
+                                    count: number;
+                                    from: number | null;
+                                    to: number | null;
+                                }[];
+                                project_status?: {
+                                    [key: string]: number;
+                                };
+                            };
                             hasMore: boolean;
                             item: {
                                 amenities: string[];
@@ -6007,7 +6042,7 @@ export interface operations {
                                     url: string | null;
                                 };
                             }[];
-                            /** @description Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md */
+                            /** @description Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md */
                             total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
@@ -6274,6 +6309,96 @@ export interface operations {
                             per_page: number;
                             total: number;
                             total_pages: number;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getContentCompletedClusters: {
+        parameters: {
+            query: {
+                amenities?: string;
+                apartment_type?: string;
+                area_from?: number;
+                area_to?: number;
+                created_at_end_date?: string;
+                created_at_start_date?: string;
+                lang?: "en" | "vi" | "ko";
+                max_lat: number;
+                max_lng: number;
+                min_lat: number;
+                min_lng: number;
+                price_from?: number;
+                price_to?: number;
+                project_status?: string;
+                search?: string;
+                unit_area?: string;
+                unit_price?: string;
+                zoom: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            clusters: {
+                                count: number;
+                                /** @description Only on a point that is a single item */
+                                id?: string;
+                                latitude: number;
+                                longitude: number;
+                            }[];
+                            /** @description Every matching item in the box */
+                            total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
                 };
