@@ -10,6 +10,7 @@ import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
+import type { Caller } from '../src/auth/caller.js';
 import { commonHandshake } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
@@ -63,7 +64,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   // Every namespace: the common handshake steps first, then the namespace's own.
   const limit = new ConnectionLimit();
-  const shared = { log, rateLimit: socketRateLimit(rateLimits) };
+  const shared = { log, rateLimit: socketRateLimit(rateLimits), refreshCaller: (caller: Caller) => services.callers.refresh(caller) };
   const common = commonHandshake(services.callers, limit);
   const edges = new Map(
     NAMESPACES.map((name) => {

@@ -52,7 +52,10 @@ export interface DomainEvents {
   'content.changed': { contentId: string; uploaderId: string };
   /** A live item was deleted: nothing may serve it from here on. */
   'content.deleted': { contentId: string; uploaderId: string };
-  /** What others see of a user changed: name, username, avatar, phone, email, role or settings. */
+  /**
+   * Something cached of a user changed: what others see (name, username, avatar, phone, email,
+   * role) or the setting a cached session check depends on (privacy.session_timeout).
+   */
   'user.changed': { userId: string };
   /** The permissions a role holds (or the roles that exist) changed. */
   'role.permissions.changed': Record<string, never>;

@@ -55,6 +55,7 @@ import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ListingIndex } from './content/listing-index.js';
 import { ListingAnswers } from './content/listing-answers.js';
 import { ContentLiveFeed } from './content/live-feed.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
@@ -186,6 +187,8 @@ export interface Services {
   settings: SettingsService;
   content: ContentService;
   listings: ContentListings;
+  /** The per-node listing index (docs/search.md). */
+  listingIndex: ListingIndex;
   feed: ContentFeed;
   /** The listings' answers, first pages from the read model. */
   listingAnswers: ListingAnswers;
@@ -242,7 +245,11 @@ export async function createServices(app: AppContext, repositories: Repositories
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
-  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
+  const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
+  readModel.onItemsChanged((change) => listingIndex.changed(change));
+  // Loads in the background: until it has, the listings read PostgreSQL.
+  void listingIndex.start();
+  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel, listingIndex);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(
     app.database,
@@ -264,12 +271,13 @@ export async function createServices(app: AppContext, repositories: Repositories
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
     blocks,
-    roles: new RoleService(app.database, repositories.roles, rolePermissions),
+    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
-    settings: new SettingsService(repositories.settings, repositories.users),
+    settings: new SettingsService(app, repositories.settings, repositories.users),
     content,
     listings,
+    listingIndex,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),

@@ -54,7 +54,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
   // The embedded template has every migration; a server database starts empty. Either way the
   // database ends as a node leaves it at start (migrations, then the role catalogue).
   await applyMigrations(database, log);
-  await seedRolesAndPermissions(repositories.roles);
+  await seedRolesAndPermissions(database, repositories.roles);
   const app: AppContext = { config, database, log, events: new EventBus<DomainEvents>(log), sms: new OutboxSmsProvider(config.smsOutboxFile) };
 
   let built: { notifications: NotificationService; push: PushService } | null = null;
@@ -80,7 +80,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
       await repositories.users.insert({ id, username, passwordHash: 'not-a-password-hash', phoneNumber, phoneVerified: true, givenName: 'Test', familyName: username, role });
       const grants = await repositories.roles.activeGrants();
       const permissions = new Set(grants.filter((g) => g.role === role).map((g) => g.permission));
-      return { userId: id, sessionId: newId(), username, role, permissions };
+      return { userId: id, sessionId: newId(), username, role, roles: [role], permissions };
     },
     async createContent(uploaderId, { price = 3_000_000_000, area = 70 } = {}) {
       const id = newId();
