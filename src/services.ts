@@ -298,7 +298,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
-    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
+    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser, blocks),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
     uploads,

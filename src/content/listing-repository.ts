@@ -4,6 +4,7 @@
 // text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
+import { sqlList } from '../db/sql-fragments.js';
 import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
@@ -448,9 +449,12 @@ export class ContentListingRepository extends Repository {
     match: { searchTerms: string[]; filters: ListingFilters; viewport: Viewport | null },
     after: { createdKey: string; id: string } | null,
     limit: number,
+    hiddenUploaders: readonly string[] = [],
   ): Promise<FeedRow[]> {
     const conditions: SQL[] = [...listedConditions(), sql`c.status = 'completed'`, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
     if (match.viewport) conditions.push(...viewportConditions(match.viewport));
+    // The items of the users the viewer blocked (CONTRACT §21; bounded by MAX_BLOCKS_PER_USER).
+    if (hiddenUploaders.length) conditions.push(sql`c.uploader_id not in (${sqlList(hiddenUploaders)})`);
     if (after) conditions.push(sql`(c.created_at, c.id) < ((${after.createdKey}::timestamp at time zone 'UTC'), ${after.id}::uuid)`);
     return this.db.rows<FeedRow>(sql`
       select ${CONTENT_COLUMNS}, to_char(c.created_at at time zone 'UTC', ${UTC_TEXT_FORMAT}) as created_key
