@@ -17,7 +17,7 @@
 //    orders with relevance, a page 1-25), the same first page every time (the page cache),
 //    `/completed/clusters` at zoom 3, 8, 12 and 16 around the cities, and `/completed` viewports;
 // 3. the same with LISTING_INDEX=off; then the bare uWS hello-world.
-// Every request is checked to answer 200 first. Not part of `npm test`.
+// A sample of each target's requests is checked to answer 200 first. Not part of `npm test`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,7 +199,8 @@ interface Row {
 }
 
 async function load(base: string, target: Target, label: string): Promise<Row> {
-  for (const p of target.paths) {
+  // A sample answers 200 (every path of a 2,000-query target would take minutes through PostgreSQL).
+  for (const p of target.paths.filter((_, i) => i % Math.ceil(target.paths.length / 20) === 0)) {
     const res = await fetch(base + p);
     if (res.status !== 200) return { label, rps: null, p50: 0, p99: 0, note: `${p} answered ${res.status}: ${(await res.text()).slice(0, 160)}` };
   }
