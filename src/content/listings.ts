@@ -116,7 +116,7 @@ export class ContentListings {
     this.totals.clear();
   }
 
-  async listAll(caller: Caller | null, q: ListAllQuery): Promise<{ item: unknown[]; hasMore: boolean; total: number; facets?: Facets }> {
+  async listAll(caller: Caller | null, q: ListAllQuery): Promise<{ item: ReturnType<ContentSerialiser['listingItem']>[]; hasMore: boolean; total: number; facets?: Facets }> {
     const visibility = visibilityFor(caller);
     const viewer = viewerOf(caller);
     const direction = q.sort === 'asc' ? 'asc' : 'desc';
