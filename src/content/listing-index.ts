@@ -665,13 +665,16 @@ export class ListingIndex {
     return facets;
   }
 
-  /** The published items in the box matching the query, clustered for the zoom; total: all of them. */
-  clusters(query: IndexQuery, box: ClusterBox): { clusters: Cluster[]; total: number } {
+  /**
+   * The published items in the box matching the query, clustered for the zoom; total: all of
+   * them. Items of `hidden` uploaders (the caller's blocks) are left out.
+   */
+  clusters(query: IndexQuery, box: ClusterBox, hidden: ReadonlySet<string>): { clusters: Cluster[]; total: number } {
     const checks = checksOf(query.filters, { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng });
     const scores = this.searched(query.search);
     const points: { id: string; latitude: number; longitude: number }[] = [];
     for (const item of this.candidates(scores)) {
-      if (item.published && passes(item, checks) && item.latitude !== null && item.longitude !== null) {
+      if (item.published && !hidden.has(item.uploaderId) && passes(item, checks) && item.latitude !== null && item.longitude !== null) {
         points.push({ id: item.id, latitude: item.latitude, longitude: item.longitude });
       }
     }

@@ -187,6 +187,15 @@ describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
     expect((await clusters('min_lat=0&max_lat=1&min_lng=0&max_lng=1&zoom=5')).body.data).toEqual({ clusters: [], total: 0 });
   });
 
+  it('should leave out the uploaders the caller blocked', async () => {
+    const viewer = await registerAndLogin(server);
+    const before = await viewer.api.get(`${CONTENT}/completed/clusters?${box}&zoom=5`);
+    expect(before.body.data.total).toBe(5);
+    expect((await viewer.api.post(`/auth/api/v1/users/${owner.userId}/block`)).status).toBe(201);
+    expect((await viewer.api.get(`${CONTENT}/completed/clusters?${box}&zoom=5`)).body.data).toEqual({ clusters: [], total: 0 });
+    expect((await clusters(`${box}&zoom=5`)).body.data.total).toBe(5); // others still see them
+  });
+
   it('should give the same clusters from PostgreSQL when the index is off', async () => {
     for (const zoom of [0, 3, 8, 12, 16, 20]) {
       const fromIndex = (await clusters(`${box}&zoom=${zoom}`)).body.data;
