@@ -386,10 +386,11 @@ export class ContentListingRepository extends Repository {
    * Map clusters in SQL, for when the listing index cannot answer: the published matches in the
    * box grouped by the web-mercator grid cell of `level` (as clusterPoints does in memory).
    */
-  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number): Promise<{ clusters: Cluster[]; total: number }> {
+  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number, hiddenUploaders: string[]): Promise<{ clusters: Cluster[]; total: number }> {
     const cells = 2 ** level;
     const viewport = { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng };
     const conditions = [...completedConditions(searchTerms, viewport), ...filterConditions(filters)];
+    if (hiddenUploaders.length) conditions.push(sql`c.uploader_id <> all(${textArray(hiddenUploaders)}::uuid[])`);
     const lat = sql`radians(least(greatest(c.latitude, -85.05112878), 85.05112878))`;
     const rows = await this.db.rows<{ n: number; latitude: number; longitude: number; id: string; cx: number; cy: number }>(sql`
       select count(*)::int as n, avg(c.latitude)::float8 as latitude, avg(c.longitude)::float8 as longitude, min(c.id::text) as id, g.cx, g.cy
