@@ -83,6 +83,8 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ReportRepository } from './moderation/reports-repository.js';
+import { ReportService } from './moderation/reports.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -119,6 +121,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  reports: ReportRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -157,6 +160,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    reports: new ReportRepository(database),
   };
 }
 
@@ -201,6 +205,8 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
+  reports: ReportService;
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -293,5 +299,6 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),
   };
 }

@@ -86,6 +86,13 @@ export class UserRepository extends Repository {
     return rows.length > 0;
   }
 
+  /** Whether the user exists, their phone is verified and they are suspended (CONTRACT §21). */
+  async findStanding(id: string): Promise<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string } | undefined> {
+    const [row] = await this.db.rows<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string }>(sql`
+      select id, phone_verified, suspended_at is not null as suspended, given_name, family_name, username from users where id = ${id}`);
+    return row;
+  }
+
   async findIdByPhone(phoneNumber: string): Promise<string | undefined> {
     const [row] = await this.db.rows<{ id: string }>(sql`select id from users where phone_number = ${phoneNumber}`);
     return row?.id;

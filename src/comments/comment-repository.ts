@@ -12,6 +12,8 @@ export interface CommentHead {
   content_id: string;
   parent_id: string | null;
   author_id: string;
+  /** A moderator removed it (CONTRACT §21): it reads as deleted. */
+  removed: boolean;
 }
 
 interface ReactionColumns {
@@ -58,7 +60,7 @@ export class CommentRepository extends Repository {
   /** Where a comment hangs and who wrote it. */
   async findHead(commentId: string): Promise<CommentHead | null> {
     const [row] = await this.db.rows<CommentHead>(sql`
-      select id, content_id, parent_id, author_id from comments where id = ${commentId}`);
+      select id, content_id, parent_id, author_id, removed_at is not null as removed from comments where id = ${commentId}`);
     return row ?? null;
   }
 

@@ -80,6 +80,12 @@ const UTC_TEXT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 export const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
 
 /**
+ * A published item (of a live row, `c`): its video is ready, and no moderation mark or suspended
+ * uploader holds it (CONTRACT §21). Every listing, the feed, search and saved searches list by this.
+ */
+export const PUBLISHED = sql`(c.status = 'completed' and c.moderation_status is null and not c.suspension_hold)`;
+
+/**
  * One `search_text LIKE '%term%'` per term (all must match), on the folded text. The pg_trgm GIN
  * index on search_text serves the terms of 3+ characters; a shorter term has no trigram: as a
  * LIKE it would make the GIN index scan every entry (seconds at 100,000 items), so it is checked
@@ -100,9 +106,9 @@ const estimatedSearchConditions = (terms: string[]): SQL[] => terms.map((term) =
 function visibilityCondition(visibility: ListingVisibility): SQL[] {
   switch (visibility.kind) {
     case 'published':
-      return [sql`c.status = 'completed'`];
+      return [PUBLISHED];
     case 'published-or-own':
-      return [sql`(c.status = 'completed' or c.uploader_id = ${visibility.userId})`];
+      return [sql`(${PUBLISHED} or c.uploader_id = ${visibility.userId})`];
     case 'every':
       return [];
   }
@@ -196,7 +202,7 @@ export function allConditions(visibility: ListingVisibility, terms: string[], fi
 
 /** The conditions of `GET /completed`: published items matching the search, inside the viewport when given. */
 export function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
-  const conditions = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...search(terms)];
+  const conditions = [sql`c.deleted_at is null`, PUBLISHED, ...search(terms)];
   if (viewport) conditions.push(...viewportConditions(viewport));
   return conditions;
 }
@@ -246,7 +252,7 @@ export function feedBucketQuery(q: FeedBucketQuery): SQL {
   const buckets: SQL[] = [followed, sql`not ${followed} and ${popular}`, sql`not ${followed} and not ${popular}`];
   const conditions: SQL[] = [
     sql`c.deleted_at is null`,
-    sql`c.status = 'completed'`,
+    PUBLISHED,
     sql`c.created_at <= ${at}`,
     sql`c.uploader_id <> ${q.userId}`,
     buckets[q.bucket],
@@ -332,7 +338,7 @@ export class ContentListingRepository extends Repository {
     after: { createdKey: string; id: string } | null,
     limit: number,
   ): Promise<FeedRow[]> {
-    const conditions: SQL[] = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
+    const conditions: SQL[] = [sql`c.deleted_at is null`, PUBLISHED, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
     if (match.viewport) conditions.push(...viewportConditions(match.viewport));
     if (after) conditions.push(sql`(c.created_at, c.id) < ((${after.createdKey}::timestamp at time zone 'UTC'), ${after.id}::uuid)`);
     return this.db.rows<FeedRow>(sql`
