@@ -1275,6 +1275,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sns/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a content item, comment, message or user the caller can see (at most 20 a day) */
+        post: operations["postSnsReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4014,6 +4031,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9589,6 +9615,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -9719,6 +9750,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -9838,6 +9874,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -9943,6 +9984,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10042,6 +10088,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10154,7 +10205,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
                             }[];
                             unread_count: number;
                         };
@@ -10605,6 +10656,132 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postSnsReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target_type": "content",
+                 *       "target_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "reason": "spam",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                    /** @enum {string} */
+                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                    target_id: string;
+                    /** @enum {string} */
+                    target_type: "content" | "comment" | "message" | "user";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            id: string;
+                            /** @enum {string} */
+                            reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -183,6 +183,25 @@ export class ContentRepository extends Repository {
     return rows.length > 0;
   }
 
+  /**
+   * A moderator's decision on a live item (CONTRACT §21): `removed` with the note its owner sees,
+   * or no mark (a review ends without removal). Returns the uploader; null when the item is gone.
+   */
+  async setModeration(id: string, status: 'removed' | null, note: string | null): Promise<{ uploader_id: string } | null> {
+    const [row] = await this.db.rows<{ uploader_id: string }>(sql`
+      update contents set moderation_status = ${status}, moderation_note = ${note}, updated_at = now()
+      where id = ${id} and deleted_at is null returning uploader_id`);
+    return row ?? null;
+  }
+
+  /** Holds (or releases) every live item of a suspended (restored) uploader; the ids changed. */
+  async setSuspensionHold(uploaderId: string, hold: boolean): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update contents set suspension_hold = ${hold}
+      where uploader_id = ${uploaderId} and deleted_at is null and suspension_hold <> ${hold} returning id`);
+    return rows.map((r) => r.id);
+  }
+
   /** Marks the item deleted; false when it was already gone. */
   async softDelete(id: string): Promise<boolean> {
     const rows = await this.db.rows(sql`
@@ -282,8 +301,9 @@ export class ContentRepository extends Repository {
   /** Deleted items whose media is not withdrawn yet, oldest deletion first. */
   async deletedAwaitingMediaRemoval(limit: number): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(sql`
-      select id from contents where deleted_at is not null and media_removed_at is null
-      order by deleted_at limit ${limit}`);
+      select id from contents
+      where (deleted_at is not null or moderation_status = 'removed') and media_removed_at is null
+      order by coalesce(deleted_at, updated_at) limit ${limit}`);
     return rows.map((r) => r.id);
   }
 }
