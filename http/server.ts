@@ -37,7 +37,7 @@ export interface HttpServerDeps {
 
 export interface HttpServer {
   uws: TemplatedApp;
-  router: Router;
+  router: Router<Step[]>;
   /** Number of requests being handled right now. */
   inFlight(): number;
   /** Resolves when no request is in flight (or the timeout passes). */
@@ -47,7 +47,6 @@ export interface HttpServer {
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const { app, callers, rateLimits } = deps;
   const { config } = app;
-  const router = new Router(deps.routes);
   const uws = uWS.App();
   const inFlight = new InFlightRequests();
   const cors = new CorsPolicy(config.CORS_ORIGINS);
@@ -58,7 +57,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     return exchange;
   };
   const pipelineDeps = { callers, rateLimits, tmpDir: config.tmpDir };
-  const pipelines = new Map<AnyRoute, Step[]>(deps.routes.map((route) => [route, pipelineFor(route, pipelineDeps)]));
+  // Every route's pipeline is composed once, here; a match carries its route's.
+  const router = new Router(deps.routes, (route) => pipelineFor(route, pipelineDeps));
 
   deps.registerRaw?.(uws, openExchange);
 
@@ -92,7 +92,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       );
       return;
     }
-    const { route, params } = matched.match;
+    const { route, prepared: pipeline, params } = matched.match;
     exchange.routeLabel = route.path;
 
     // Body limits and content type are checked before anything is read.
@@ -123,8 +123,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       body?.abort();
       removeTemporaryFiles(state.files);
     });
-    // The router only matches routes of deps.routes, each of which has its pipeline.
-    void runPipeline(pipelines.get(route) ?? pipelineFor(route, pipelineDeps), state)
+    void runPipeline(pipeline, state)
       .catch(async (error: unknown) => {
         // A body not read to its end (an upload refused before reading, a body over its limit) is
         // read and dropped first, within bounds, so the client still reads this answer.

@@ -5,7 +5,6 @@
 // (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
 // domain events (the REST, socket and job paths all publish them), so a push works the same
 // whichever path caused it, on every node.
-import type { Server as HttpServer } from 'node:http';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
@@ -112,12 +111,5 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
-  return realtimeHandle(app, built, () => closeServer(built.io));
-}
-
-/** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
-export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
-  const built = buildRealtime(app, services, rateLimits);
-  built.io.attach(server);
   return realtimeHandle(app, built, () => closeServer(built.io));
 }

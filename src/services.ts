@@ -85,6 +85,9 @@ import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
 import { ReportRepository } from './moderation/reports-repository.js';
 import { ReportService } from './moderation/reports.js';
+import { ModerationService } from './moderation/decisions.js';
+import { AuditLogRepository } from './moderation/audit-repository.js';
+import { AuditLog } from './moderation/audit-log.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -122,6 +125,7 @@ export interface Repositories {
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
   reports: ReportRepository;
+  auditLog: AuditLogRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -161,6 +165,7 @@ export function createRepositories(database: Queryable): Repositories {
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
     reports: new ReportRepository(database),
+    auditLog: new AuditLogRepository(database),
   };
 }
 
@@ -207,6 +212,10 @@ export interface Services {
   push: PushService;
   /** Users' reports of content, comments, messages and users (CONTRACT §21). */
   reports: ReportService;
+  /** The append-only log of moderation and role actions (CONTRACT §21). */
+  auditLog: AuditLog;
+  /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
+  moderation: ModerationService;
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -245,6 +254,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
+  const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   return {
     readModel,
@@ -300,5 +310,19 @@ export async function createServices(app: AppContext, repositories: Repositories
     notifications,
     push,
     reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),
+    auditLog,
+    moderation: new ModerationService(
+      app,
+      repositories.reports,
+      repositories.users,
+      repositories.sessions,
+      repositories.contents,
+      repositories.comments,
+      repositories.chat,
+      notifications,
+      revocations,
+      mediaRemoval,
+      auditLog,
+    ),
   };
 }

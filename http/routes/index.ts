@@ -13,6 +13,7 @@ import { campaignRoutes } from './campaigns.js';
 import { savedSearchRoutes } from './saved-searches.js';
 import { notificationRoutes } from './notifications.js';
 import { reportRoutes } from './reports.js';
+import { moderationRoutes } from './moderation.js';
 
 export const routeModules: RouteModule[] = [
   authRoutes, // /auth/api/v1
@@ -28,4 +29,5 @@ export const routeModules: RouteModule[] = [
   savedSearchRoutes, // /content/api/v1/saved-searches
   notificationRoutes, // /sns/api/v1 notifications, push subscriptions
   reportRoutes, // /sns/api/v1/reports
+  moderationRoutes, // /api/v1/moderation audit log (and §21's reports, queue, decisions)
 ];

@@ -7,7 +7,7 @@
 //   item on each node for that node's own watchers (at most one event per item per second per
 //   socket, the last one carrying the final counts).
 // - `area:watch` → `listing:new`: each node files its sockets' viewports in a grid index
-//   (src/content/live-viewport-index.ts) and tests a published item's point against the few
+//   (feed-viewport-index.ts, beside this file) and tests a published item's point against the few
 //   viewports filed in its cells.
 // For stats and listings the node where a change happens tells the others (serverSideEmit: one
 // message per count change, one per located publish) and every node delivers to its own sockets.
@@ -15,8 +15,8 @@
 import type { AppContext } from '../../src/context.js';
 import type { ContentLiveFeed, PublishedItem } from '../../src/content/live-feed.js';
 import { areaWatchPayload, contentWatchPayload, socketLanguage, type AreaWatch } from '../../src/content/live-schemas.js';
-import { KeyedThrottle } from '../../src/content/live-throttle.js';
-import { ViewportIndex } from '../../src/content/live-viewport-index.js';
+import { KeyedThrottle } from '../../src/shared/keyed-throttle.js';
+import { ViewportIndex } from './feed-viewport-index.js';
 import { viewportAround } from '../../src/content/viewport.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
 import { rooms, type RealtimeSocket } from '../events.js';

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { jsonb, sqlList } from '../db/sql-fragments.js';
-import type { KeysetPosition } from '../comments/cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 import type { AttachmentInput } from './schemas.js';
 
 export interface RoomRow {

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { requirePermission, type Caller } from '../auth/caller.js';
 import { AppError, badRequest, conflict, forbidden, notFound, isUniqueViolation } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
-import { decodeCursor, pageOf } from '../comments/cursor.js';
+import { decodeCursor, pageOf } from '../shared/cursor.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { ChatRepository, MessageAccessRow, MessageRow, RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, MessagesQuery, RoomsQuery, SendMessageInput } from './schemas.js';

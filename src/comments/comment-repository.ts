@@ -2,7 +2,7 @@
 // every read, so every endpoint and socket event carries the same SPEC 2.8 comment.
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import type { KeysetPosition } from './cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
 const MAX_REACTIONS_SHOWN = 100;

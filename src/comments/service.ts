@@ -7,13 +7,13 @@ import type { AppContext } from '../context.js';
 import { requirePermission, type Caller } from '../auth/caller.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
-import { decodeCursor, pageOf, type PageQuery } from './cursor.js';
-import { avatarUrl, displayName } from './person.js';
+import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
+import { avatarUrl, displayName } from '../shared/person.js';
 import type { CommentHead, CommentRepository, CommentRow } from './comment-repository.js';
 import type { ContentMediaRow, ContentRepository } from '../content/content-repository.js';
 import type { Queryable } from '../db/client.js';
 import type { NotificationService } from '../notifications/service.js';
-import { mayViewContent } from '../content/service.js';
+import { mayViewContent } from '../content/access.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';
 

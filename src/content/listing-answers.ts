@@ -10,7 +10,7 @@ import type { CachedPage } from '../read-model/read-model.js';
 import type { ContentFeed } from './feed.js';
 import type { ContentListings } from './listings.js';
 import type { CompletedQuery, ListAllQuery } from './schemas.js';
-import { ADMIN_CONTENT_PERMISSION, viewerOf } from './service.js';
+import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import type { Language } from './values.js';
 
 /** Pages up to this number are kept: the ones nearly every client reads. */

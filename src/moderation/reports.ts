@@ -10,7 +10,7 @@ import type { UserRepository } from '../auth/user-repository.js';
 import type { ChatRepository } from '../chat/chat-repository.js';
 import type { CommentRepository } from '../comments/comment-repository.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import { mayViewContent } from '../content/service.js';
+import { mayViewContent } from '../content/access.js';
 import { badRequest, conflict, isUniqueViolation, notFound, tooManyRequests } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import type { ReportRepository, ReportRow, TargetType } from './reports-repository.js';

@@ -7,8 +7,8 @@
 // commit and poke left behind, so such a row is pushed late, never twice.
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
-import { avatarUrl, displayName } from '../comments/person.js';
-import { decodeCursor, pageOf, type PageQuery } from '../comments/cursor.js';
+import { avatarUrl, displayName } from '../shared/person.js';
+import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
 import { newId } from '../shared/ids.js';
