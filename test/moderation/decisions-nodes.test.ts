@@ -2,11 +2,12 @@
 // node A refuses the user's token and login on node B, and a removal or a hold made through A is
 // seen by B's next read although B had the item and its listing pages in its caches. Node B is its
 // own process on the same PostgreSQL and Redis. Server mode only.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { createContent as createPublished } from '../sns/fixtures.js';
 import { CONTENT } from '../content/fixtures.js';
 import { on, useTwoNodes, type Cluster, type NodeRef } from '../read-model/cluster.js';
+import { closeAll, connect, disconnected } from '../realtime/socket-client.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
@@ -23,6 +24,7 @@ describe.skipIf(!enabled)('moderation decisions on two nodes', () => {
     moderator = await loginAdmin(c.primary);
     viewer = await registerAndLogin(c.primary);
   });
+  afterAll(() => closeAll());
 
   const listed = async (client: ApiClient, id: string) => {
     const res = await client.get(`${CONTENT}/all?per_page=100`);
@@ -38,8 +40,13 @@ describe.skipIf(!enabled)('moderation decisions on two nodes', () => {
     expect(await listed(on(nodeB, null), contentId)).toBe(true);
     expect((await on(nodeB, viewer).get(`/api/v1/content/${contentId}`)).status).toBe(200);
 
+    // A socket of the user's on node B is dropped by the suspension made on node A.
+    const socket = await connect(nodeB.url, '/notifications', user.token, 'websocket');
+    const gone = disconnected(socket);
+
     const res = await moderator.api.post(`/api/v1/moderation/targets/user/${user.userId}/resolve`, { action: 'suspend_user' });
     expect(res.status).toBe(200);
+    expect(await gone).toBe('io server disconnect');
 
     expectErrorEnvelope(await on(nodeB, user).get('/auth/api/v1/user/me'), 401);
     expectErrorEnvelope(await new ApiClient(nodeB.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }), 403, 'auth.error.account_suspended');
