@@ -3,7 +3,7 @@
 // runs, the server answers CORS preflights, matches the route, and refuses bodies by declared
 // size and content type without reading them. Socket.IO registers its own `/socket.io/*` routes
 // on the same app, and the raw routes (media files, documents) are registered first.
-import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { CallerResolver } from '../src/auth/caller.js';
 import { AppError } from '../src/shared/errors.js';
@@ -25,6 +25,8 @@ import type { RequestState, Step } from './steps/request-state.js';
 export type OpenExchange = (res: HttpResponse, req: HttpRequest, routeLabel?: string) => Exchange;
 
 export interface HttpServerDeps {
+  /** The node's uWS app (the node may already listen on it: see service.ts). */
+  uws: TemplatedApp;
   app: AppContext;
   callers: CallerResolver;
   rateLimits: RateLimits;
@@ -47,7 +49,7 @@ export interface HttpServer {
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const { app, callers, rateLimits } = deps;
   const { config } = app;
-  const uws = uWS.App();
+  const { uws } = deps;
   const inFlight = new InFlightRequests();
   const cors = new CorsPolicy(config.CORS_ORIGINS);
   const settings: ExchangeSettings = { cors, inFlight, log: app.log, trustProxy: config.TRUST_PROXY, onAnswered: deps.onAnswered };
