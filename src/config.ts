@@ -80,6 +80,8 @@ const envSchema = z.object({
     .number()
     .positive('must be greater than 0 (limits cannot be switched off)')
     .default(1),
+  /** Distinct reporters with verified phones whose open reports hold a content item for review (CONTRACT §21). */
+  REPORT_HOLD_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
   TRUST_PROXY: booleanFlag.default(false),
   MAX_JSON_BODY_BYTES: positiveInt.default(1024 * 1024),
   MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),

@@ -88,6 +88,9 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ReportRepository } from './moderation/reports-repository.js';
+import { ReportService } from './moderation/reports.js';
+import { ModerationService } from './moderation/decisions.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -127,6 +130,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  reports: ReportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -167,6 +171,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    reports: new ReportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -216,8 +221,12 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
+  reports: ReportService;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
+  /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
+  moderation: ModerationService;
 }
 
 /** What a test may put in place of the outside world (the default: the real one). */
@@ -334,6 +343,20 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),
     auditLog,
+    moderation: new ModerationService(
+      app,
+      repositories.reports,
+      repositories.users,
+      repositories.sessions,
+      repositories.contents,
+      repositories.comments,
+      repositories.chat,
+      notifications,
+      revocations,
+      mediaRemoval,
+      auditLog,
+    ),
   };
 }
