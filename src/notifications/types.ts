@@ -13,6 +13,7 @@ export const NOTIFICATION_TYPES = [
   'saved_search.match',
   'login.new_device',
   'export.ready',
+  'moderation.action',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
