@@ -22,6 +22,8 @@ export interface RawRouteDeps {
   rateLimits: RateLimits;
   routes: AnyRoute[];
   openExchange: OpenExchange;
+  /** The AsyncAPI document of the realtime door, for its base URL (given by service.ts, so this door does not import the other). */
+  asyncApiDocument: (baseUrl: string) => unknown;
 }
 
 export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
@@ -29,5 +31,5 @@ export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
   registerMediaRoutes(uws, app, openExchange);
   registerResumableUploads(uws, deps);
   registerOpenApiRoute(uws, app, routes, openExchange);
-  registerDocsPages(uws, app, openExchange);
+  registerDocsPages(uws, app, openExchange, deps.asyncApiDocument);
 }

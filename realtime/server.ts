@@ -12,7 +12,7 @@ import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import { commonHandshake } from './handshake.js';
-import type { RateLimits } from '../http/rate-limit.js';
+import type { RateLimitCounter } from '../src/shared/rate-limits.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
 import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
 import { checkRecoveryClaims } from './recovery-owner.js';
@@ -43,7 +43,7 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
   return new SessionAwareAdapter(nsp);
 };
 
-function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
+function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
@@ -109,14 +109,14 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
+export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
   return realtimeHandle(app, built, () => closeServer(built.io));
 }
 
 /** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
-export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
+export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   built.io.attach(server);
   return realtimeHandle(app, built, () => closeServer(built.io));
