@@ -28,9 +28,10 @@ import type { Namespace, Socket } from 'socket.io';
 import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
 import type { Caller } from '../src/auth/caller.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
+import { RoomsAdapter } from './rooms-adapter.js';
 
-/** How long a dropped connection may stay away and still recover (CONTRACT §18). */
-export const RECOVERY_WINDOW_MS = 2 * 60_000;
+import { RECOVERY_WINDOW_MS } from './recovery-window.js';
+export { RECOVERY_WINDOW_MS };
 
 export const connectionStateRecovery = { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: true };
 
@@ -43,8 +44,11 @@ export const RECOVERY_READY = 'recovery:ready';
 /** What `io.adapter()` accepts: it is called with `new`, so a plain function, not an arrow. */
 export type AdapterFactory = (nsp: Namespace) => Adapter;
 
-/** `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids. */
-export type OffsetKind = 'memory' | 'stream';
+/**
+ * `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids;
+ * `rooms`: the rooms adapter keeps its restores exact by itself (realtime/rooms-adapter.ts).
+ */
+export type OffsetKind = 'memory' | 'stream' | 'rooms';
 
 interface Dispatched {
   offset: string;
@@ -79,6 +83,7 @@ class DispatchLog {
     private readonly adapter: Adapter,
     private readonly kind: OffsetKind,
   ) {
+    if (kind === 'rooms') return;
     this.recordLocalBroadcasts(adapter);
     if (kind === 'stream') this.recordStreamDispatches(adapter);
   }
@@ -91,6 +96,12 @@ class DispatchLog {
    * through the adapter to the socket alone, which stores it and appends its offset.
    */
   announce(nsp: Namespace, socket: Socket): void {
+    if (this.adapter instanceof RoomsAdapter) {
+      void this.adapter.latestOffset().then((offset) => {
+        if (offset && socket.connected) socket.emit(RECOVERY_READY, offset);
+      });
+      return;
+    }
     const latest = this.latestOffset();
     if (latest) socket.emit(RECOVERY_READY, latest);
     else nsp.to(socket.id).emit(RECOVERY_READY);
@@ -115,6 +126,7 @@ class DispatchLog {
 
   /** The events to add to a restored session's missed ones, in order. */
   async newerThanMissed(session: Session, clientOffset: string, recorded: Dispatched[]): Promise<unknown[][]> {
+    if (this.kind === 'rooms') return [];
     const last = session.missedPackets.at(-1)?.at(-1);
     if (this.kind === 'memory') return recorded.filter((e) => reaches(session.rooms, e)).map((e) => e.data);
     const after = typeof last === 'string' && STREAM_ID.test(last) ? last : clientOffset;

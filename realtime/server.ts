@@ -51,7 +51,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
   let adapter: AdapterFactory;
   if (!redis) adapter = recoverable(inMemoryAdapter, 'memory');
-  else if (redis.recovers) adapter = recoverable(redis.factory, 'stream');
+  else if (redis.recovers) adapter = recoverable(redis.factory, config.REALTIME_ADAPTER === 'rooms' ? 'rooms' : 'stream');
   else adapter = redis.factory;
   const recovers = !redis || redis.recovers;
   const io: RealtimeServer = new Server({
