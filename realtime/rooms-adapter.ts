@@ -54,6 +54,10 @@ export const OUTBOX_MAX_AGE_MS = 60_000;
 /** Rooms remembered for the disconnect after an overflow; past it, the whole namespace. */
 const DROPPED_ROOMS_MAX = 1_000;
 const PIN_RELEASE_MS = 1_000;
+/** How long a restore looks for a session that is not (yet) in Redis. */
+const SESSION_WAIT_MS = 3_000;
+/** Pause between two tries of a catch-up that could not read (Redis not ready yet on the publishing connection). */
+const CATCH_UP_RETRY_MS = 250;
 
 // KEYS: seq, epoch, streams… ARGV: channel ('' = none), message, cap, ttl, epoch candidate, batch
 const PUBLISH_SCRIPT = `
@@ -332,6 +336,10 @@ export class RoomsCluster {
     await Promise.race([this.pub.ping().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
   }
 
+  get closed(): boolean {
+    return this.closing;
+  }
+
   close(): void {
     this.closing = true;
     this.pub.disconnect();
@@ -489,12 +497,15 @@ export class RoomsAdapter extends ClusterAdapter {
       // Offsets must reach each socket in id order (a client recovers from the last one it got),
       // and other nodes' events arrive on the subscriber: so where this node is subscribed to the
       // channel, its own stored events are delivered when they come back on it too, in order.
-      const echo = storable && (single ? this.subscribed.get(encoded.rooms[0])?.ready === true : this.mainReady);
+      // An emit to one of this node's own sockets (Socket.IO sends every socket.emit through the
+      // adapter when recovery is on) is stored for recovery but published to nobody.
+      const ownSocket = encoded.rooms.length === 1 && this.sids.has(encoded.rooms[0]);
+      const echo = storable && !ownSocket && (single ? this.subscribed.get(encoded.rooms[0])?.ready === true : this.mainReady);
       const offset = await this.cluster.send(
         {
           nsp: this.nsp.name,
           keys: [this.seqKey(), this.epochKey(), ...streams],
-          channel: single ? this.roomChannel(encoded.rooms[0]) : this.channel,
+          channel: ownSocket ? '' : single ? this.roomChannel(encoded.rooms[0]) : this.channel,
           json: JSON.stringify(message),
           echo,
           rooms: encoded.rooms,
@@ -605,7 +616,7 @@ export class RoomsAdapter extends ClusterAdapter {
     this.held = [];
     try {
       await this.cluster.resubscribe([this.channel, this.responseChannel, ...[...this.subscribed.keys()].map((r) => this.roomChannel(r))]);
-      const read = await this.readStreams([null, ...this.rooms.keys()], this.received);
+      const read = await this.readUntilDone([null, ...this.rooms.keys()]);
       if (read) {
         const ids = new Set<number>();
         for (const stored of read.entries) {
@@ -622,6 +633,19 @@ export class RoomsAdapter extends ClusterAdapter {
       const held = this.held ?? [];
       this.held = null;
       for (const payload of held) this.onPayload(payload);
+    }
+  }
+
+  /** Reads for a catch-up, trying again while the publishing connection is not back yet (the subscriber may be first). */
+  private async readUntilDone(rooms: (Room | null)[]): Promise<Awaited<ReturnType<RoomsAdapter['readStreams']>> | null> {
+    for (;;) {
+      if (this.cluster.closed) return null;
+      try {
+        return await this.readStreams(rooms, this.received);
+      } catch (err) {
+        if (this.cluster.sub.status !== 'ready') throw err; // dropped again: the next reconnect catches up
+        await new Promise((r) => setTimeout(r, CATCH_UP_RETRY_MS));
+      }
     }
   }
 
@@ -670,6 +694,21 @@ export class RoomsAdapter extends ClusterAdapter {
     return known() ?? (epoch ? `${Number(seq ?? 0)}-0.${epoch}` : undefined);
   }
 
+  /**
+   * The persisted session, taken. A client can be back (on another node) before the node it left
+   * has written its session (a SIGTERM hand-over closes every transport at once, and the writes
+   * queue behind each other on a loaded machine), so a missing session is looked for again for a
+   * short while before the restore gives up.
+   */
+  private async takeSession(pid: string): Promise<string | null> {
+    const deadline = Date.now() + SESSION_WAIT_MS;
+    for (;;) {
+      const raw = await this.cluster.pub.getdel(`${this.keyPrefix}session:${pid}`);
+      if (raw || Date.now() >= deadline) return raw;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   override persistSession(session: Parameters<Adapter['persistSession']>[0]): void {
     const key = `${this.keyPrefix}session:${session.pid}`;
     this.cluster.pub.set(key, JSON.stringify(session), 'PX', RECOVERY_WINDOW_MS).catch(() => undefined);
@@ -678,7 +717,7 @@ export class RoomsAdapter extends ClusterAdapter {
   override async restoreSession(pid: string, offset: string): Promise<Session> {
     const from = parseOffset(offset);
     if (!from) return Promise.reject(new Error('invalid offset'));
-    const raw = await this.cluster.pub.getdel(`${this.keyPrefix}session:${pid}`);
+    const raw = await this.takeSession(pid);
     if (!raw) return Promise.reject(new Error('session not found'));
     const session: Session = { ...JSON.parse(raw), missedPackets: [] };
     const rooms = session.rooms.filter((room) => room !== session.sid);

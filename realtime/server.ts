@@ -14,6 +14,7 @@ import type { Services } from '../src/services.js';
 import { commonHandshake } from './handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
+import type { RoomsAdapterStats } from './rooms-adapter.js';
 import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
 import { checkRecoveryClaims } from './recovery-owner.js';
 import { ConnectionLimit } from './connection-limit.js';
@@ -33,6 +34,8 @@ export interface Realtime {
   /** Closes every connection's transport so its client reconnects elsewhere and recovers (on SIGTERM). */
   handOver(): Promise<void>;
   close(): Promise<void>;
+  /** The `rooms` adapter's counters (subscriptions, outbox), null with another adapter. */
+  adapterStats(): RoomsAdapterStats | null;
 }
 
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
@@ -98,6 +101,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
   const persisted = () => built.redis?.flush() ?? Promise.resolve();
   return {
     io: built.io,
+    adapterStats: () => built.redis?.stats?.() ?? null,
     handOver: () => handOverSockets(built.io, persisted, app.config.SHUTDOWN_TIMEOUT_MS, app.log),
     close: () =>
       (closing ??= (async () => {
