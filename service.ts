@@ -1,16 +1,16 @@
 // The composition root: builds one node of the service from its configuration and starts it.
 // Used by main.ts (the process) and by the tests (which boot the real server in-process).
 import fs from 'node:fs';
-import uWS, { type us_listen_socket } from 'uWebSockets.js';
+import uWS, { type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
 import { Redis } from 'ioredis';
-import type { Config } from './src/config.js';
+import { withPublicBaseUrl, type Config } from './src/config.js';
 import type { AppContext } from './src/context.js';
 import { openDatabase } from './src/db/client.js';
 import { applyMigrations, STARTUP_LOCK_KEY } from './src/db/migrate.js';
 import { createLogger, type Logger } from './src/shared/logger.js';
 import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
-import { OutboxSmsProvider } from './src/sms/provider.js';
+import { createSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
 import { createRepositories, createServices, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -46,13 +46,23 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger?: Logger): Promise<RunningService> {
+function listen(uws: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    uws.listen(host, port, (socket) => {
+      if (socket) resolve(socket);
+      else reject(new Error(`cannot listen on ${host}:${port}`));
+    });
+  });
+}
+
+export async function startService(given: Config, logger?: Logger): Promise<RunningService> {
+  let config = given;
   const log = logger ?? createLogger(config.LOG_LEVEL);
   for (const dir of [config.dataDir, config.mediaDir, config.tmpDir]) fs.mkdirSync(dir, { recursive: true });
 
   // The slow JavaScript fallback of uWebSockets.js is refused unless the operator allows it (http/transport.ts).
   const { transport, fallbackServes } = transportState();
-  const decision = transportDecision({ transport, fallbackServes }, config.ALLOW_SLOW_TRANSPORT);
+  const decision = transportDecision({ transport, fallbackServes }, { allowSlowTransport: config.ALLOW_SLOW_TRANSPORT, fallbackForced: config.UWS_USE_FALLBACK });
   if (!decision.start) throw new Error(decision.reason);
   if (decision.warning) log.warn(decision.warning);
   const metrics = new NodeMetrics(config.embeddedDatabase ? 'embedded' : 'server', transport);
@@ -61,18 +71,28 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
   metrics.watchDatabase(database);
   let redis: Redis | null = null;
   let ready = false;
+  const uws = uWS.App();
+  let listenSocket: us_listen_socket | null = null;
   try {
+    // PORT=0 (any free port): the port, and so the default public base URL, is known only once
+    // taken, so it is taken first and the configuration completed before anything is built from
+    // it (it is frozen; nobody can reach a port no one was told of before the routes are added).
+    // A fixed port is listened on last, once every route is in place.
+    if (config.PORT === 0) {
+      listenSocket = await listen(uws, config.HOST, 0);
+      config = withPublicBaseUrl(config, uWS.us_socket_local_port(listenSocket));
+    }
     const app: AppContext = {
       config,
       database,
       log,
       events: new EventBus<DomainEvents>(log),
-      sms: new OutboxSmsProvider(config.smsOutboxFile),
+      sms: createSmsProvider(config),
     };
     const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
       await applyMigrations(database, log);
-      await seedRolesAndPermissions(repositories.roles);
+      await seedRolesAndPermissions(database, repositories.roles);
       await ensureAdministrator(app, repositories.users);
     });
 
@@ -104,8 +124,9 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport), ...routeModules.flatMap((m) => m(app, services))];
+    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff), ...routeModules.flatMap((m) => m(app, services))];
     const http = createHttpServer({
+      uws,
       app,
       callers: services.callers,
       rateLimits,
@@ -121,14 +142,9 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const jobCounters = jobMetrics(metrics.registry, app, services);
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 
-    const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-      http.uws.listen(config.HOST, config.PORT, (socket) => {
-        if (socket) resolve(socket);
-        else reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
-      });
-    });
-    const port = uWS.us_socket_local_port(listenSocket);
-    if (!config.PUBLIC_BASE_URL) config.publicBaseUrl = `http://localhost:${port}`;
+    listenSocket ??= await listen(uws, config.HOST, config.PORT);
+    const listening = listenSocket;
+    const port = uWS.us_socket_local_port(listening);
     ready = true;
     log.info({ port, mode: database.mode, redis: Boolean(redis) }, 'service listening');
 
@@ -136,7 +152,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const close = () =>
       (closing ??= (async () => {
         ready = false;
-        uWS.us_listen_socket_close(listenSocket);
+        uWS.us_listen_socket_close(listening);
         // Presence stops counting first: sockets handed over are not taken offline (they reconnect
         // to another node; with one node their last_seen_at is written here).
         await services.presence.stop();
@@ -158,6 +174,7 @@ export async function startService(config: Config, logger?: Logger): Promise<Run
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     return { config, app, services, http, realtime, rateLimits, port, url: `http://${host}:${port}`, close };
   } catch (err) {
+    if (listenSocket) uWS.us_listen_socket_close(listenSocket);
     redis?.disconnect();
     await database.close().catch(() => undefined);
     throw err;

@@ -25,7 +25,7 @@ try {
   const seeded = await seed(database.url, options.clients, options.members);
   const results = new Map<RealtimeAdapter, FanoutResult>();
   for (const adapter of adapters) {
-    const nodes = await startNodes(2, 'uWebSockets.js', database.url, adapter);
+    const nodes = await startNodes(2, database.url, adapter);
     try {
       results.set(adapter, await runFanout(nodes, seeded, options));
     } finally {

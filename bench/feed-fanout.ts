@@ -126,7 +126,7 @@ async function bench(): Promise<void> {
         '[{"lang":"en","project_name":"Bench Tower","description":"","legal_certificates":null,"apartment_type":null,"project_status":null,"address":"District 7","extra_description":null}]',
         '{en}', '{"status":"pending"}') returning id`, [uploaderId])).rows[0].id;
 
-    for (let i = 0; i < 2; i++) nodes.push(await startNode('uWebSockets.js', database.url, prefix, adapter));
+    for (let i = 0; i < 2; i++) nodes.push(await startNode(database.url, prefix, adapter));
     publisher = await startService(
       loadConfig({
         DATABASE_URL: database.url, REDIS_URL, REDIS_PREFIX: prefix, REALTIME_ADAPTER: adapter, DATA_DIR: publisherDir,

@@ -8,10 +8,10 @@
 // DATA_DIR, or a scratch database bench_<random> on the PostgreSQL server at BENCH_DATABASE_URL,
 // default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards), seeds the items with
 // seed-content.ts, and for each combination runs the query once (warm-up), then prints
-// EXPLAIN (ANALYZE, BUFFERS). The SQL is built by the listing repository's own functions
-// (allConditions / completedConditions over filterConditions, searchConditions and
-// viewportConditions, pageQuery, cappedCountQuery, feedBucketQuery), so these are the plans of
-// the real queries. Ends with a summary table: combination, the plan's top nodes, ms.
+// EXPLAIN (ANALYZE, BUFFERS). Each combination is a call of the listing repository
+// (ContentListingRepository: filteredPage, filteredTotal, publishedPage, publishedTotal,
+// feedBucket) on a database handle that catches the first statement the call sends, so these are
+// the plans of the real queries with their real parameters (the call itself is the warm-up). Ends with a summary table: combination, the plan's top nodes, ms.
 // BENCH_ONLY=<text> keeps the combinations whose label contains it; BENCH_PLANS=0 prints only
 // the summary. Not part of `npm test`.
 import fs from 'node:fs';
@@ -22,18 +22,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import type { DatabaseHandle } from '../src/db/client.js';
-import {
-  allConditions,
-  cappedCountQuery,
-  COMPLETED_SORT,
-  completedConditions,
-  feedBucketQuery,
-  pageQuery,
-  type ListingFilters,
-  type ListingSort,
-  type ListingVisibility,
-} from '../src/content/listing-repository.js';
+import type { DatabaseHandle, Queryable } from '../src/db/client.js';
+import type { ContentListingRepository, ListingFilters, ListingSort, ListingVisibility } from '../src/content/listing-repository.js';
 import { searchTerms } from '../src/content/listings.js';
 import { createRepositories } from '../src/services.js';
 import { viewportAround } from '../src/content/viewport.js';
@@ -49,7 +39,8 @@ const PER_PAGE = 20;
 
 interface Combination {
   label: string;
-  query: SQL;
+  /** The repository call whose first statement is explained. */
+  call: (listings: ContentListingRepository) => Promise<unknown>;
 }
 
 interface Measured {
@@ -96,12 +87,15 @@ const SEARCHES: [string, string][] = [
   ['search "biet thu dong da 4201" (one item)', 'biet thu dong da 4201'],
 ];
 
+const FIRST_PAGE = { after: null, offset: 0 };
+
 function combinations(viewerId: string, now: number): Combination[] {
   const list: Combination[] = [];
   const allPage = (label: string, filters: Partial<ListingFilters>, search = '', sort = NEWEST, visibility = PUBLISHED) => {
-    const conditions = allConditions(visibility, searchTerms(search), filters as ListingFilters);
-    list.push({ label: `/all ${label}: page 1`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: 0 }) });
-    list.push({ label: `/all ${label}: capped count`, query: cappedCountQuery(conditions) });
+    const terms = searchTerms(search);
+    const f = filters as ListingFilters;
+    list.push({ label: `/all ${label}: page 1`, call: (l) => l.filteredPage(visibility, terms, f, sort, PER_PAGE, FIRST_PAGE) });
+    list.push({ label: `/all ${label}: capped count`, call: (l) => l.filteredTotal(visibility, terms, f) });
   };
 
   allPage('no filter', {});
@@ -115,10 +109,10 @@ function combinations(viewerId: string, now: number): Combination[] {
   for (const column of ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const) {
     for (const direction of ['asc', 'desc'] as const) {
       const sort = { column, direction };
-      const conditions = allConditions(PUBLISHED, [], {} as ListingFilters);
-      list.push({ label: `/all sort ${column} ${direction}: page 1`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: 0 }) });
-      const searched = allConditions(PUBLISHED, searchTerms('riverside'), {} as ListingFilters);
-      list.push({ label: `/all sort ${column} ${direction} + search "riverside": page 1`, query: pageQuery(searched, sort, PER_PAGE, { after: null, offset: 0 }) });
+      const none = {} as ListingFilters;
+      list.push({ label: `/all sort ${column} ${direction}: page 1`, call: (l) => l.filteredPage(PUBLISHED, [], none, sort, PER_PAGE, FIRST_PAGE) });
+      const riverside = searchTerms('riverside');
+      list.push({ label: `/all sort ${column} ${direction} + search "riverside": page 1`, call: (l) => l.filteredPage(PUBLISHED, riverside, none, sort, PER_PAGE, FIRST_PAGE) });
     }
   }
   // The pairs the clients send most: a search with a price range or amenities, price with area,
@@ -139,9 +133,10 @@ function combinations(viewerId: string, now: number): Combination[] {
 
   // /completed: everything, a search, a city viewport (zoom 12 and 13), a country-wide one, both.
   const completed = (label: string, search: string, centre: [number, number, number] | null) => {
-    const conditions = completedConditions(searchTerms(search), centre ? viewportAround(...centre) : null);
-    list.push({ label: `/completed ${label}: page 1`, query: pageQuery(conditions, COMPLETED_SORT, PER_PAGE, { after: null, offset: 0 }) });
-    list.push({ label: `/completed ${label}: capped count`, query: cappedCountQuery(conditions) });
+    const terms = searchTerms(search);
+    const viewport = centre ? viewportAround(...centre) : null;
+    list.push({ label: `/completed ${label}: page 1`, call: (l) => l.publishedPage(terms, viewport, PER_PAGE, FIRST_PAGE) });
+    list.push({ label: `/completed ${label}: capped count`, call: (l) => l.publishedTotal(terms, viewport) });
   };
   completed('no viewport, no search', '', null);
   completed('search "can ho"', 'can ho', null);
@@ -167,15 +162,17 @@ async function deepPages(db: DatabaseHandle['longRunning']): Promise<Combination
     ['amenities=pool, sort price desc', [], { amenities: ['pool'] }, { column: 'price', direction: 'desc' }, 50],
   ];
   for (const [label, terms, filters, sort, page] of cases) {
-    const conditions = allConditions(PUBLISHED, terms, filters as ListingFilters);
-    const previous = await listings.filteredPage(PUBLISHED, terms, filters as ListingFilters, sort, PER_PAGE, { after: null, offset: (page - 2) * PER_PAGE });
-    list.push({ label: `/all ${label}: page ${page} by OFFSET`, query: pageQuery(conditions, sort, PER_PAGE, { after: null, offset: (page - 1) * PER_PAGE }) });
-    if (previous.last) list.push({ label: `/all ${label}: page ${page} by keyset`, query: pageQuery(conditions, sort, PER_PAGE, { after: previous.last, offset: 0 }) });
+    const f = filters as ListingFilters;
+    const previous = await listings.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: null, offset: (page - 2) * PER_PAGE });
+    list.push({ label: `/all ${label}: page ${page} by OFFSET`, call: (l) => l.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: null, offset: (page - 1) * PER_PAGE }) });
+    const last = previous.last;
+    if (last) list.push({ label: `/all ${label}: page ${page} by keyset`, call: (l) => l.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: last, offset: 0 }) });
   }
-  const published = completedConditions([], viewportAround(10.78, 106.7, 12));
-  const previous = await listings.publishedPage([], viewportAround(10.78, 106.7, 12), PER_PAGE, { after: null, offset: 48 * PER_PAGE });
-  list.push({ label: '/completed viewport zoom 12: page 50 by OFFSET', query: pageQuery(published, COMPLETED_SORT, PER_PAGE, { after: null, offset: 49 * PER_PAGE }) });
-  if (previous.last) list.push({ label: '/completed viewport zoom 12: page 50 by keyset', query: pageQuery(published, COMPLETED_SORT, PER_PAGE, { after: previous.last, offset: 0 }) });
+  const viewport = viewportAround(10.78, 106.7, 12);
+  const previous = await listings.publishedPage([], viewport, PER_PAGE, { after: null, offset: 48 * PER_PAGE });
+  list.push({ label: '/completed viewport zoom 12: page 50 by OFFSET', call: (l) => l.publishedPage([], viewport, PER_PAGE, { after: null, offset: 49 * PER_PAGE }) });
+  const last = previous.last;
+  if (last) list.push({ label: '/completed viewport zoom 12: page 50 by keyset', call: (l) => l.publishedPage([], viewport, PER_PAGE, { after: last, offset: 0 }) });
   return list;
 }
 
@@ -184,7 +181,7 @@ async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string):
   // The window and threshold of src/content/feed.ts.
   return ([0, 1, 2] as const).map((bucket) => ({
     label: `/feeds bucket ${bucket}: first page`,
-    query: feedBucketQuery({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after: null, limit: PER_PAGE + 1 }),
+    call: (l: ContentListingRepository) => l.feedBucket({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after: null, limit: PER_PAGE + 1 }),
   }));
 }
 
@@ -222,14 +219,32 @@ function describePlan(root: PlanNode): string {
   return scans.length && !scanText.startsWith(node['Node Type']) ? `${node['Node Type']} › ${scanText}` : scanText || node['Node Type'];
 }
 
+/**
+ * The first statement `call` sends through the listing repository, caught on its way to the
+ * database (and run there: the call is also the warm-up, so the plan reads a warm cache, as a busy
+ * node would).
+ */
+async function firstStatement(db: DatabaseHandle['longRunning'], call: Combination['call']): Promise<SQL> {
+  let caught: SQL | null = null;
+  const catching: Queryable = {
+    rows: <T,>(query: SQL) => {
+      caught ??= query;
+      return db.rows<T>(query);
+    },
+  };
+  await call(createRepositories(db).listings.in(catching));
+  if (!caught) throw new Error('the call sent no statement');
+  return caught;
+}
+
 async function measure(db: DatabaseHandle['longRunning'], mode: string, c: Combination): Promise<Measured> {
-  await db.rows(c.query); // warm-up: the plan below reads a warm cache, as a busy node would
-  const text = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${c.query}`);
+  const query = await firstStatement(db, c.call);
+  const text = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${query}`);
   const lines = text.map((r) => Object.values(r)[0]);
   const ms = Number(/Execution Time: ([\d.]+) ms/.exec(lines.join('\n'))?.[1] ?? NaN);
   const rows = Number(/actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/.exec(lines[0])?.[1] ?? NaN);
   // The same plan as JSON (planned only, not run again) for the summary's node names.
-  const [json] = await db.rows<Record<string, unknown>>(sql`explain (format json) ${c.query}`);
+  const [json] = await db.rows<Record<string, unknown>>(sql`explain (format json) ${query}`);
   const raw = Object.values(json)[0];
   const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
   if (printPlans) console.log(`\n[${mode}] ${c.label} (${ms} ms)\n${lines.map((l) => `  ${l}`).join('\n')}`);

@@ -31,7 +31,7 @@ try {
   const rows: { adapter: RealtimeAdapter; nodes: number; r: FanoutResult }[] = [];
   for (const adapter of adapters) {
     for (const count of nodeCounts) {
-      const nodes = await startNodes(count, 'uWebSockets.js', database.url, adapter);
+      const nodes = await startNodes(count, database.url, adapter);
       try {
         const r = await runFanout(nodes, seeded, options);
         rows.push({ adapter, nodes: count, r });

@@ -21,7 +21,6 @@ export const DATABASE_SERVER = env('BENCH_DATABASE_URL', 'postgres://postgres@12
 export const REDIS_URL = env('BENCH_REDIS_URL', 'redis://127.0.0.1:6379/0');
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-export type Variant = 'uWebSockets.js' | 'node:http';
 export type RealtimeAdapter = 'streams' | 'pubsub' | 'sharded';
 
 export interface NodeProcess {
@@ -91,12 +90,10 @@ export async function scratchDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-export async function startNode(variant: Variant, databaseUrl: string, redisPrefix: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess> {
+export async function startNode(databaseUrl: string, redisPrefix: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess> {
   const port = await freePort();
-  const socketPort = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-node-'));
-  const entry = variant === 'uWebSockets.js' ? path.join(root, 'main.ts') : path.join(here, 'socket-http-node.ts');
-  const child = fork(entry, [], {
+  const child = fork(path.join(root, 'main.ts'), [], {
     cwd: root,
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -105,7 +102,6 @@ export async function startNode(variant: Variant, databaseUrl: string, redisPref
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
-      SOCKET_PORT: String(socketPort),
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       REDIS_URL,
@@ -120,10 +116,7 @@ export async function startNode(variant: Variant, databaseUrl: string, redisPref
   });
   const base = `http://127.0.0.1:${port}`;
   await waitReady(base, child);
-  if (variant === 'node:http') {
-    await new Promise<void>((resolve) => child.on('message', (m: { ready?: boolean }) => m.ready && resolve()));
-  }
-  return { child, socketUrl: variant === 'uWebSockets.js' ? base : `http://127.0.0.1:${socketPort}` };
+  return { child, socketUrl: base };
 }
 
 export async function stopNode(node: NodeProcess): Promise<void> {
@@ -136,7 +129,7 @@ export async function stopNode(node: NodeProcess): Promise<void> {
 
 /** Applies the migrations (one node start), then seeds `clients + 1` users and a room of the first `members + 1` (the sender is user 0). */
 export async function seed(databaseUrl: string, clients: number, members: number): Promise<Seeded> {
-  await stopNode(await startNode('uWebSockets.js', databaseUrl, 'bench-migrate:'));
+  await stopNode(await startNode(databaseUrl, 'bench-migrate:'));
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const users = await client.query<{ id: string; username: string }>(`
@@ -235,10 +228,10 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
 }
 
 /** Starts `count` nodes sharing one fresh Redis prefix. */
-export async function startNodes(count: number, variant: Variant, databaseUrl: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess[]> {
+export async function startNodes(count: number, databaseUrl: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess[]> {
   const prefix = `bench-${randomBytes(4).toString('hex')}:`;
   const nodes: NodeProcess[] = [];
-  for (let i = 0; i < count; i++) nodes.push(await startNode(variant, databaseUrl, prefix, adapter));
+  for (let i = 0; i < count; i++) nodes.push(await startNode(databaseUrl, prefix, adapter));
   return nodes;
 }
 

@@ -66,6 +66,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   settings: "The caller's settings tree, two-factor authentication, sessions and statistics.",
   publishing: 'Linking TikTok and YouTube accounts and publishing content to them.',
   campaigns: 'Promotion campaigns: estimates, boosting content, targeting, balance and payments.',
+  moderation: 'Moderation (CONTRACT §21): the audit log of moderation and role actions, reports and the decisions on them; needs `moderate:content`.',
   meta: 'The documents that describe this API: OpenAPI (REST), AsyncAPI (Socket.IO events) and their HTML pages.',
 };
 

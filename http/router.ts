@@ -1,25 +1,28 @@
 // Matches a method and path to a declared route. Static segments win over parameters, so
-// `/user/sessions/others` is matched before `/user/sessions/:session_id`.
+// `/user/sessions/others` is matched before `/user/sessions/:session_id`. Each route is prepared
+// once when the router is built (the server's pipeline of steps), and a match carries it.
 import type { AnyRoute, HttpMethod } from './route.js';
 
-interface CompiledRoute {
+interface CompiledRoute<P> {
   route: AnyRoute;
+  prepared: P;
   segments: { literal: string | null; param: string | null }[];
 }
 
-export interface RouteMatch {
+export interface RouteMatch<P> {
   route: AnyRoute;
+  prepared: P;
   params: Record<string, string>;
 }
 
-export type MatchResult = { kind: 'found'; match: RouteMatch } | { kind: 'bad_path' } | { kind: 'none' };
+export type MatchResult<P> = { kind: 'found'; match: RouteMatch<P> } | { kind: 'bad_path' } | { kind: 'none' };
 
 const splitPath = (path: string): string[] => path.split('/').filter((s) => s.length > 0);
 
-export class Router {
-  private readonly byMethod = new Map<HttpMethod, CompiledRoute[]>();
+export class Router<P> {
+  private readonly byMethod = new Map<HttpMethod, CompiledRoute<P>[]>();
 
-  constructor(routes: AnyRoute[]) {
+  constructor(routes: AnyRoute[], prepare: (route: AnyRoute) => P) {
     const seen = new Set<string>();
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
@@ -29,7 +32,7 @@ export class Router {
         s.startsWith(':') ? { literal: null, param: s.slice(1) } : { literal: s, param: null },
       );
       const list = this.byMethod.get(route.method) ?? [];
-      list.push({ route, segments });
+      list.push({ route, prepared: prepare(route), segments });
       this.byMethod.set(route.method, list);
     }
     for (const list of this.byMethod.values()) {
@@ -45,7 +48,7 @@ export class Router {
     }
   }
 
-  match(method: string, path: string): MatchResult {
+  match(method: string, path: string): MatchResult<P> {
     const list = this.byMethod.get(method.toUpperCase() as HttpMethod);
     if (!list) return { kind: 'none' };
     const parts = splitPath(path);
@@ -68,7 +71,7 @@ export class Router {
           }
         }
       }
-      if (ok) return { kind: 'found', match: { route: candidate.route, params } };
+      if (ok) return { kind: 'found', match: { route: candidate.route, prepared: candidate.prepared, params } };
     }
     return { kind: 'none' };
   }

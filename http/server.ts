@@ -3,7 +3,7 @@
 // runs, the server answers CORS preflights, matches the route, and refuses bodies by declared
 // size and content type without reading them. Socket.IO registers its own `/socket.io/*` routes
 // on the same app, and the raw routes (media files, documents) are registered first.
-import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { CallerResolver } from '../src/auth/caller.js';
 import { AppError } from '../src/shared/errors.js';
@@ -25,6 +25,8 @@ import type { RequestState, Step } from './steps/request-state.js';
 export type OpenExchange = (res: HttpResponse, req: HttpRequest, routeLabel?: string) => Exchange;
 
 export interface HttpServerDeps {
+  /** The node's uWS app (the node may already listen on it: see service.ts). */
+  uws: TemplatedApp;
   app: AppContext;
   callers: CallerResolver;
   rateLimits: RateLimits;
@@ -37,7 +39,7 @@ export interface HttpServerDeps {
 
 export interface HttpServer {
   uws: TemplatedApp;
-  router: Router;
+  router: Router<Step[]>;
   /** Number of requests being handled right now. */
   inFlight(): number;
   /** Resolves when no request is in flight (or the timeout passes). */
@@ -47,8 +49,7 @@ export interface HttpServer {
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const { app, callers, rateLimits } = deps;
   const { config } = app;
-  const router = new Router(deps.routes);
-  const uws = uWS.App();
+  const { uws } = deps;
   const inFlight = new InFlightRequests();
   const cors = new CorsPolicy(config.CORS_ORIGINS);
   const settings: ExchangeSettings = { cors, inFlight, log: app.log, trustProxy: config.TRUST_PROXY, onAnswered: deps.onAnswered };
@@ -58,7 +59,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     return exchange;
   };
   const pipelineDeps = { callers, rateLimits, tmpDir: config.tmpDir };
-  const pipelines = new Map<AnyRoute, Step[]>(deps.routes.map((route) => [route, pipelineFor(route, pipelineDeps)]));
+  // Every route's pipeline is composed once, here; a match carries its route's.
+  const router = new Router(deps.routes, (route) => pipelineFor(route, pipelineDeps));
 
   deps.registerRaw?.(uws, openExchange);
 
@@ -92,7 +94,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       );
       return;
     }
-    const { route, params } = matched.match;
+    const { route, prepared: pipeline, params } = matched.match;
     exchange.routeLabel = route.path;
 
     // Body limits and content type are checked before anything is read.
@@ -123,8 +125,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       body?.abort();
       removeTemporaryFiles(state.files);
     });
-    // The router only matches routes of deps.routes, each of which has its pipeline.
-    void runPipeline(pipelines.get(route) ?? pipelineFor(route, pipelineDeps), state)
+    void runPipeline(pipeline, state)
       .catch(async (error: unknown) => {
         // A body not read to its end (an upload refused before reading, a body over its limit) is
         // read and dropped first, within bounds, so the client still reads this answer.

@@ -10,7 +10,7 @@
 // The package's loader (`src/uws.js`) returns either the native addon or the exports of its
 // `dist/index.js`; both are CommonJS, so a loaded fallback is in the require cache. The loader's
 // own switch `UWS_USE_FALLBACK=true` forces the fallback, which is how the refusal is tested on a
-// Node that has the native binary.
+// Node that has the native binary (src/config.ts reads it too, so the refusal can name it).
 import { createRequire } from 'node:module';
 import uWS from 'uWebSockets.js';
 
@@ -57,9 +57,12 @@ export interface TransportState {
 export type TransportDecision = { start: true; warning?: string } | { start: false; reason: string };
 
 /** Whether a node may start; the operator's override lets a working fallback through. */
-export function transportDecision(state: TransportState, allowSlowTransport: boolean, env: NodeJS.ProcessEnv = process.env): TransportDecision {
+export function transportDecision(
+  state: TransportState,
+  settings: { allowSlowTransport: boolean; fallbackForced: boolean },
+): TransportDecision {
   if (state.transport === 'uws-native') return { start: true };
-  const forced = /^(1|true)$/i.test(env.UWS_USE_FALLBACK ?? '');
+  const { allowSlowTransport, fallbackForced: forced } = settings;
   const why = forced
     ? 'uWebSockets.js runs its slow JavaScript fallback (UWS_USE_FALLBACK is set)'
     : `uWebSockets.js has no native binary for Node ${process.version} (ABI ${process.versions.modules}) and runs its slow JavaScript fallback`;

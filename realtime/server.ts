@@ -5,12 +5,12 @@
 // (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
 // domain events (the REST, socket and job paths all publish them), so a push works the same
 // whichever path caused it, on every node.
-import type { Server as HttpServer } from 'node:http';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
+import type { Caller } from '../src/auth/caller.js';
 import { commonHandshake } from './handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
@@ -67,7 +67,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   // Every namespace: the common handshake steps first, then the namespace's own.
   const limit = new ConnectionLimit();
-  const shared = { log, rateLimit: socketRateLimit(rateLimits) };
+  const shared = { log, rateLimit: socketRateLimit(rateLimits), refreshCaller: (caller: Caller) => services.callers.refresh(caller) };
   const common = commonHandshake(services.callers, limit);
   const edges = new Map(
     NAMESPACES.map((name) => {
@@ -81,11 +81,11 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(edge('/chat'), app, chat, services.presence),
-    registerCommentsNamespace(edge('/comments'), app, comments),
+    registerChatNamespace(edge('/chat'), app, chat, services.presence, services.blocks),
+    registerCommentsNamespace(edge('/comments'), app, comments, services.blocks),
     registerNotificationsNamespace(edge('/notifications'), app, services),
     registerProcessingNamespace(edge('/processing'), app),
-    registerFeedNamespace(edge('/feed'), app, services.liveFeed),
+    registerFeedNamespace(edge('/feed'), app, services.liveFeed, services.blocks),
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.
@@ -116,12 +116,5 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
-  return realtimeHandle(app, built, () => closeServer(built.io));
-}
-
-/** The same namespaces on a Node HTTP server (used by bench/sockets.ts to compare with uWS). */
-export async function attachRealtimeToHttpServer(server: HttpServer, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
-  const built = buildRealtime(app, services, rateLimits);
-  built.io.attach(server);
   return realtimeHandle(app, built, () => closeServer(built.io));
 }

@@ -1,5 +1,7 @@
-// Every environment variable the service reads, parsed and validated once at start-up.
-// A bad value stops the start with one line naming the variable (see loadConfig).
+// Every environment variable the service reads, parsed and validated once at start-up, and only
+// here: nothing else in the service reads process.env. A bad value stops the start with one line
+// naming the variable (see loadConfig). The Config is frozen: what the services are built from
+// cannot change under them (withPublicBaseUrl derives a new one before anything is built).
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -57,8 +59,12 @@ const envSchema = z.object({
   REFRESH_TOKEN_TTL: positiveInt.default(30 * 24 * 3600),
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
   OTP_TTL: positiveInt.default(300),
-  SMS_PROVIDER: z.enum(['outbox']).default('outbox'),
+  /** `outbox`: JSON lines in SMS_OUTBOX_FILE; `http`: POSTed to the gateway at SMS_HTTP_URL (src/sms/provider.ts). */
+  SMS_PROVIDER: z.enum(['outbox', 'http']).default('outbox'),
   SMS_OUTBOX_FILE: z.string().min(1).optional(),
+  SMS_HTTP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Bearer token of the SMS gateway (SMS_PROVIDER=http). Never logged. */
+  SMS_HTTP_TOKEN: z.string().min(8, 'must be at least 8 characters').max(4096).optional(),
   DEFAULT_PHONE_REGION: z
     .string()
     .regex(/^[A-Z]{2}$/, 'must be a two-letter country code')
@@ -96,6 +102,14 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   /** Start even when uWebSockets.js runs its slow JavaScript fallback instead of its native binary. */
   ALLOW_SLOW_TRANSPORT: booleanFlag.default(false),
+  /**
+   * The uWebSockets.js package's own switch, read by the package when it loads (it then runs its
+   * JavaScript fallback): read here too, as the package reads it, so a refusal can name it.
+   */
+  UWS_USE_FALLBACK: z
+    .string()
+    .optional()
+    .transform((v) => v === 'true' || v === 'True' || v === 'TRUE' || v === '1'),
   SCHEDULER_ENABLED: booleanFlag.default(true),
   /** Key material for two-factor secrets; unset: a random key kept in service_secrets. */
   TWO_FACTOR_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -123,14 +137,15 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface Config extends Env {
+export interface Config extends Readonly<Env> {
   /** Absolute data directory. */
-  dataDir: string;
-  mediaDir: string;
-  tmpDir: string;
-  smsOutboxFile: string;
-  publicBaseUrl: string;
-  embeddedDatabase: boolean;
+  readonly dataDir: string;
+  readonly mediaDir: string;
+  readonly tmpDir: string;
+  readonly smsOutboxFile: string;
+  /** PUBLIC_BASE_URL, else http://localhost:PORT (with PORT=0: the port taken, see withPublicBaseUrl). */
+  readonly publicBaseUrl: string;
+  readonly embeddedDatabase: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -149,8 +164,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.ADMIN_PHONE_NUMBER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment variable ADMIN_PASSWORD: ADMIN_PHONE_NUMBER and ADMIN_PASSWORD go together');
   }
+  if (e.SMS_PROVIDER === 'http') {
+    if (e.SMS_HTTP_URL === undefined) throw new ConfigError('invalid environment variable SMS_HTTP_URL: required with SMS_PROVIDER=http');
+    if (e.SMS_HTTP_TOKEN === undefined) throw new ConfigError('invalid environment variable SMS_HTTP_TOKEN: required with SMS_PROVIDER=http');
+    // The messages carry one-time codes: in production they travel encrypted.
+    if (e.NODE_ENV === 'production' && !e.SMS_HTTP_URL.startsWith('https://')) {
+      throw new ConfigError('invalid environment variable SMS_HTTP_URL: must be https:// in production');
+    }
+  }
   const dataDir = path.resolve(e.DATA_DIR);
-  return {
+  return Object.freeze({
     ...e,
     dataDir,
     mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(dataDir, 'media')),
@@ -158,5 +181,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsOutboxFile: path.resolve(e.SMS_OUTBOX_FILE ?? path.join(dataDir, 'sms-outbox.jsonl')),
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     embeddedDatabase: e.DATABASE_URL === undefined,
-  };
+  });
+}
+
+/**
+ * The same configuration with its public base URL for the port actually taken: with PORT=0 and
+ * no PUBLIC_BASE_URL the URL is only known once the node listens, and it is derived then, before
+ * any service is built from the configuration.
+ */
+export function withPublicBaseUrl(config: Config, port: number): Config {
+  if (config.PUBLIC_BASE_URL !== undefined) return config;
+  return Object.freeze({ ...config, publicBaseUrl: `http://localhost:${port}` });
 }

@@ -23,6 +23,8 @@ export interface DomainEvents {
     created_at: string;
     follower: { name: string; avatar: string | null };
   };
+  /** `blockerId` blocked (`blocked: true`) or unblocked `blockedId` (CONTRACT §21). */
+  'block.changed': { blockerId: string; blockedId: string; blocked: boolean };
   /** An unfollow: the live feed stops sending the follower that user's publishes. */
   'follow.deleted': { follower_id: string; following_id: string };
   /** parentAuthorId is set for replies (the author of the comment replied to). */
@@ -50,7 +52,10 @@ export interface DomainEvents {
   'content.changed': { contentId: string; uploaderId: string };
   /** A live item was deleted: nothing may serve it from here on. */
   'content.deleted': { contentId: string; uploaderId: string };
-  /** What others see of a user changed: name, username, avatar, phone, email, role or settings. */
+  /**
+   * Something cached of a user changed: what others see (name, username, avatar, phone, email,
+   * role) or the setting a cached session check depends on (privacy.session_timeout).
+   */
   'user.changed': { userId: string };
   /** The permissions a role holds (or the roles that exist) changed. */
   'role.permissions.changed': Record<string, never>;

@@ -18,6 +18,8 @@ import { ContentRepository } from './content/content-repository.js';
 import { ContentListingRepository } from './content/listing-repository.js';
 import { LiveContentRepository } from './content/live-repository.js';
 import { FollowRepository } from './follows/follow-repository.js';
+import { BlockRepository } from './blocks/block-repository.js';
+import { BlockService } from './blocks/service.js';
 import { UploadedFileRepository } from './media/uploaded-file-repository.js';
 import { NotificationRepository } from './notifications/notification-repository.js';
 import { IdempotencyRepository } from './payments/idempotency-repository.js';
@@ -83,6 +85,8 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { AuditLogRepository } from './moderation/audit-repository.js';
+import { AuditLog } from './moderation/audit-log.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -94,6 +98,7 @@ export interface Repositories {
   roles: RolesRepository;
   settings: SettingsRepository;
   follows: FollowRepository;
+  blocks: BlockRepository;
   contents: ContentRepository;
   listings: ContentListingRepository;
   liveContents: LiveContentRepository;
@@ -119,6 +124,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  auditLog: AuditLogRepository;
 }
 
 /** The node's repositories over `database`; a service binds one to a transaction with `in(tx)`. */
@@ -132,6 +138,7 @@ export function createRepositories(database: Queryable): Repositories {
     roles: new RolesRepository(database),
     settings: new SettingsRepository(database),
     follows: new FollowRepository(database),
+    blocks: new BlockRepository(database),
     contents: new ContentRepository(database),
     listings: new ContentListingRepository(database),
     liveContents: new LiveContentRepository(database),
@@ -157,6 +164,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    auditLog: new AuditLogRepository(database),
   };
 }
 
@@ -170,6 +178,8 @@ export interface Services {
   profiles: ProfileService;
   avatars: AvatarService;
   follows: FollowService;
+  /** Blocks between users, CONTRACT §21. */
+  blocks: BlockService;
   roles: RoleService;
   callers: CallerResolver;
   twoFactor: TwoFactorService;
@@ -201,6 +211,8 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** The append-only log of moderation and role actions (CONTRACT §21). */
+  auditLog: AuditLog;
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -216,8 +228,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
+  const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
   const push = new PushService(app, repositories.push, repositories.serviceSecrets);
-  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
+  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
   const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
@@ -228,7 +241,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
-  const chat = new ChatService(app, repositories.chat, repositories.users);
+  const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(
@@ -239,6 +252,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
+  const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   return {
     readModel,
@@ -248,15 +262,16 @@ export async function createServices(app: AppContext, repositories: Repositories
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
-    follows: new FollowService(app, repositories.follows, repositories.users, notifications),
-    roles: new RoleService(app.database, repositories.roles, rolePermissions),
+    follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
+    blocks,
+    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
-    settings: new SettingsService(repositories.settings, repositories.users),
+    settings: new SettingsService(app, repositories.settings, repositories.users),
     content,
     listings,
     feed,
-    listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
+    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
     savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
@@ -265,9 +280,9 @@ export async function createServices(app: AppContext, repositories: Repositories
     resumableUploads: new ResumableUploads(app, repositories.resumableUploads, uploads),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
-    comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
+    comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
@@ -293,5 +308,6 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    auditLog,
   };
 }

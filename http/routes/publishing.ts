@@ -31,7 +31,7 @@ export const publishingRoutes: RouteModule = (app, services) => {
       defineRoute({
         method: 'GET', path: `${base}/${platform}/auth`, tag, auth: 'user', permission,
         summary: `${name} authorization URL (OAuth 2.0 with PKCE; the state is signed, single use, valid 10 minutes)`,
-        responseData: authData, errorStatuses: [401, 403, 429, 500],
+        responseData: authData, errorStatuses: [401, 403, 429, 500, 503],
         handler: async ({ caller }) => ({ message: `Open the URL to link a ${name} account`, data: await publishing.authorizationUrl(caller.userId, platform) }),
       }),
       defineRoute({
@@ -43,7 +43,7 @@ export const publishingRoutes: RouteModule = (app, services) => {
       defineRoute({
         method: 'POST', path: `${base}/${platform}/link`, tag, auth: 'user', permission,
         summary: `Finish linking a ${name} account: code and state from the callback, sent by the user who started the linking (another user's state: 403, left usable)`,
-        body: linkBody, responseData: linkData, errorStatuses: [400, 401, 403, 429, 502],
+        body: linkBody, responseData: linkData, errorStatuses: [400, 401, 403, 429, 502, 503],
         handler: async ({ caller, body }) => ({ message: `${name} account linked`, data: await publishing.link(caller.userId, platform, body) }),
       }),
     ];
@@ -57,7 +57,7 @@ export const publishingRoutes: RouteModule = (app, services) => {
       summary: 'Publish a completed content video to the linked TikTok account (direct post, file upload); header x-user-id required',
       body: tiktokUploadBody,
       responseData: z.object({ publication_id: z.string(), publish_id: z.string(), status: z.string() }),
-      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502, 503],
       handler: async ({ caller, headers, body }) => ({
         message: 'Video sent to TikTok',
         data: await publishing.publishToTikTok(caller, headers['x-user-id'], body),
@@ -68,7 +68,7 @@ export const publishingRoutes: RouteModule = (app, services) => {
       summary: 'Publish a completed content video to the linked YouTube channel (resumable upload); header x-user-id required',
       body: youtubeUploadBody,
       responseData: z.object({ publication_id: z.string(), video_id: z.string(), url: z.string(), status: z.string() }),
-      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502],
+      headers: identityHeaders, errorStatuses: [400, 401, 403, 404, 409, 429, 502, 503],
       handler: async ({ caller, headers, body }) => ({
         message: 'Video uploaded to YouTube',
         data: await publishing.publishToYouTube(caller, headers['x-user-id'], body),

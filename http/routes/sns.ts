@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import { commentIdParams, contentIdParams, createCommentBody, reactionBody } from '../../src/comments/schemas.js';
-import { pageQuery } from '../../src/comments/cursor.js';
+import { pageQuery } from '../../src/shared/cursor.js';
 import { commentViewSchema } from '../../src/comments/comment-view.js';
 
 const BASE = '/sns/api/v1';

@@ -21,6 +21,7 @@ interface UserProfile {
   family_name: string;
   picture: string | null;
   role: string;
+  roles: string[];
   follower_number: number;
   following_number: number;
   is_following: boolean;
@@ -63,6 +64,7 @@ export class ProfileService {
       family_name: user.family_name,
       picture: user.picture ? mediaUrl(this.app.config, user.picture) : null,
       role: user.role,
+      roles: user.roles,
       follower_number: user.followers,
       following_number: user.following,
       is_following: !self && user.viewer_follows,

@@ -20,6 +20,9 @@ export const PERMISSIONS = {
   'create:campaign': 'Estimate, create, pause and resume promotion campaigns',
   'process:payment': 'Pay and top up balance',
   'publish:social': 'Publish content to external platforms',
+  'moderate:content': 'Read reports and the audit log, decide on reported content and users (CONTRACT §21)',
+  'assign:role': 'Replace the roles a user holds',
+  'update:role': 'Change a role\'s description, permissions and whether it is active',
 } as const;
 
 type PermissionName = keyof typeof PERMISSIONS;
@@ -33,6 +36,7 @@ const everyUser: PermissionName[] = [
 export const SEEDED_ROLES: Record<string, { description: string; permissions: PermissionName[] }> = {
   end_user: { description: 'Default role of a registered user', permissions: everyUser },
   broker: { description: 'Real-estate broker', permissions: everyUser },
+  moderator: { description: 'Moderator: acts on reports (CONTRACT §21)', permissions: [...everyUser, 'moderate:content'] },
   admin: { description: 'Administrator: every permission', permissions: Object.keys(PERMISSIONS) as PermissionName[] },
 };
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { PAYMENT_METHODS } from '../payments/schemas.js';
 import { withoutRawCardData } from '../payments/raw-card-data.js';
-import { CAMPAIGN_DURATIONS, MAX_CAMPAIGN_BUDGET, totalWithFee } from './pricing.js';
+import { CAMPAIGN_DURATIONS, MAX_CAMPAIGN_BUDGET, totalWithFee } from '../pricing/pricing.js';
 
 const id = z.string().trim().min(1).max(100);
 const label = z.string().trim().min(1).max(100);

@@ -1,6 +1,6 @@
 // Request shapes of the chat endpoints and of the /chat socket namespace (same schemas for both).
 import { z } from 'zod';
-import { pageQuery } from '../comments/cursor.js';
+import { pageQuery } from '../shared/cursor.js';
 
 const MESSAGE_MAX_LENGTH = 4000;
 const MAX_ATTACHMENTS = 10;

@@ -1,6 +1,6 @@
 // Rows of the chat tables turned into what clients see: people, messages (or tombstones), rooms.
 import type { Config } from '../config.js';
-import { avatarUrl, displayName } from '../comments/person.js';
+import { avatarUrl, displayName } from '../shared/person.js';
 import type { MemberRow, MessageRow, ReactionRow, RoomRow } from './chat-repository.js';
 import type { ChatPerson, HistoryItem, MessageView, ReactionSummary } from './message-view.js';
 

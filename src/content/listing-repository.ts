@@ -77,7 +77,7 @@ export interface FeedBucketQuery {
 /** Microsecond-precise UTC timestamp text, as PostgreSQL writes and reads it back exactly. */
 const UTC_TEXT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
-export const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
+const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
 
 /**
  * One `search_text LIKE '%term%'` per term (all must match), on the folded text. The pg_trgm GIN
@@ -85,7 +85,7 @@ export const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `
  * LIKE it would make the GIN index scan every entry (seconds at 100,000 items), so it is checked
  * with strpos on the rows the other conditions leave, which no index is asked to serve.
  */
-export const searchConditions = (terms: string[]): SQL[] =>
+const searchConditions = (terms: string[]): SQL[] =>
   terms.map((term) =>
     [...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`,
   );
@@ -108,7 +108,7 @@ function visibilityCondition(visibility: ListingVisibility): SQL[] {
   }
 }
 
-export function filterConditions(f: ListingFilters): SQL[] {
+function filterConditions(f: ListingFilters): SQL[] {
   const conditions: SQL[] = [];
   // As containment rather than `= any(langs)`: the planner estimates it from the column's element
   // statistics and can serve it from the GIN index (migration 0013), so a rare language is found
@@ -129,7 +129,7 @@ export function filterConditions(f: ListingFilters): SQL[] {
   return conditions;
 }
 
-export function viewportConditions(v: Viewport): SQL[] {
+function viewportConditions(v: Viewport): SQL[] {
   return [
     sql`c.latitude is not null and c.latitude between ${v.south} and ${v.north}`,
     v.west <= v.east ? sql`c.longitude between ${v.west} and ${v.east}` : sql`(c.longitude >= ${v.west} or c.longitude <= ${v.east})`,
@@ -190,12 +190,12 @@ export const COMPLETED_SORT: ListingSort = { column: 'created_at', direction: 'd
 type SearchAs = (terms: string[]) => SQL[];
 
 /** The conditions of `GET /all`: live items the visibility allows, matching every filter and search term. */
-export function allConditions(visibility: ListingVisibility, terms: string[], filters: ListingFilters, search: SearchAs = searchConditions): SQL[] {
+function allConditions(visibility: ListingVisibility, terms: string[], filters: ListingFilters, search: SearchAs = searchConditions): SQL[] {
   return [sql`c.deleted_at is null`, ...visibilityCondition(visibility), ...search(terms), ...filterConditions(filters)];
 }
 
 /** The conditions of `GET /completed`: published items matching the search, inside the viewport when given. */
-export function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
+function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
   const conditions = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...search(terms)];
   if (viewport) conditions.push(...viewportConditions(viewport));
   return conditions;
@@ -209,7 +209,7 @@ export function completedConditions(terms: string[], viewport: Viewport | null, 
  * row), and on such an estimate it joined every match to a scan of users (85,000 × 200 rows,
  * 11 s embedded, in bench/listing-plans.ts). Exported so that bench explains this very SQL.
  */
-export function pageQuery(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): SQL {
+function pageQuery(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): SQL {
   const seek = start.after ? [seekCondition(sort, start.after)] : [];
   const order = sql`${sql.raw(`c.${sort.column}`)} ${sql.raw(sort.direction)}, c.id ${sql.raw(sort.direction)}`;
   return sql`
@@ -221,11 +221,11 @@ export function pageQuery(conditions: SQL[], sort: ListingSort, limit: number, s
 }
 
 /** Counts the matches, reading at most COUNT_CAP + 1 of them. */
-export const cappedCountQuery = (conditions: SQL[]): SQL =>
+const cappedCountQuery = (conditions: SQL[]): SQL =>
   sql`select count(*)::int as n from (select 1 from contents c where ${where(conditions)} limit ${COUNT_CAP + 1}) as capped`;
 
 /** The query whose row estimate stands for the count of a broad listing. */
-export const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from contents c where ${where(conditions)}`;
+const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from contents c where ${where(conditions)}`;
 
 /**
  * The published items of one feed bucket, newest first, as of the snapshot: items created,
@@ -234,7 +234,7 @@ export const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from
  *   1. others created within freshWindowDays before the snapshot with popularMinReactions reactions;
  *   2. every other item.
  */
-export function feedBucketQuery(q: FeedBucketQuery): SQL {
+function feedBucketQuery(q: FeedBucketQuery): SQL {
   const at = sql`(${q.snapshot}::timestamp at time zone 'UTC')`;
   const followed = sql`c.uploader_id in (select f.following_id from follows f where f.follower_id = ${q.userId} and f.created_at <= ${at})`;
   // The reactions as of the snapshot are among today's, so the kept reaction_count is never below

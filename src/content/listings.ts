@@ -16,7 +16,7 @@ import {
 import type { CompletedQuery, ListAllQuery } from './schemas.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
-import { ADMIN_CONTENT_PERMISSION, viewerOf } from './service.js';
+import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import { foldForSearch, type Language } from './values.js';
 import { viewportAround, type Viewport } from './viewport.js';
 import type { ReadModel } from '../read-model/read-model.js';

@@ -7,7 +7,7 @@ import type { ContentRepository } from './content-repository.js';
 import type { LiveContentRepository } from './live-repository.js';
 import type { ContentStats, FeedItem } from './live-schemas.js';
 import type { ContentSerialiser } from './serialise.js';
-import { ADMIN_CONTENT_PERMISSION } from './service.js';
+import { ADMIN_CONTENT_PERMISSION } from './access.js';
 import { LANGUAGES, type Language } from './values.js';
 
 /**

@@ -2,64 +2,20 @@
 // here (routes only check the permission each endpoint needs).
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { can, type Caller } from '../auth/caller.js';
-import { badRequest, notFound, unauthorized, type AppError } from '../shared/errors.js';
-import { isUuid, newId } from '../shared/ids.js';
+import type { Caller } from '../auth/caller.js';
+import { badRequest, unauthorized } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
 import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
-import type { ContentEdit, ContentMediaRow, ContentRepository, ContentRow, StoredImage, StoredVideo } from './content-repository.js';
+import type { ContentEdit, ContentRepository, ContentRow, StoredImage, StoredVideo } from './content-repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
-import type { ContentSerialiser, Viewer } from './serialise.js';
+import type { ContentSerialiser } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
 import type { NotificationService } from '../notifications/service.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedItem } from '../read-model/read-model.js';
-
-export const ADMIN_CONTENT_PERMISSION = 'update:any_content';
-const CONTACT_PERMISSION = 'read:contact';
-
-export const viewerOf = (caller: Caller | null): Viewer => ({ canReadContact: !!caller && can(caller, CONTACT_PERMISSION) });
-
-/** Whether the caller may change an item and its media: its uploader and administrators may. */
-export const mayManageContent = (caller: Caller, row: Pick<ContentRow, 'uploader_id'>): boolean =>
-  row.uploader_id === caller.userId || can(caller, ADMIN_CONTENT_PERMISSION);
-
-export const contentNotFound = () => notFound('content.error.not_found', 'Content not found', { field: 'id', constraint: 'existing content' });
-
-/** The answers of findManageableContent: each feature names its refusals in its own codes. */
-export interface ContentAccessErrors {
-  missing?: () => AppError;
-  notAllowed: () => AppError;
-}
-
-/**
- * A live item `who` may act on, with its media. A Caller is judged by mayManageContent (uploader or
- * administrator); a bare user id must be the uploader, for acts done in the uploader's own name
- * (publishing to their accounts, promoting with their money).
- */
-export async function findManageableContent(
-  contents: ContentRepository,
-  who: Caller | string,
-  id: string,
-  errors: ContentAccessErrors,
-): Promise<ContentMediaRow> {
-  const missing = errors.missing ?? contentNotFound;
-  // A malformed id names no item; the query would fail on it rather than find nothing.
-  if (!isUuid(id)) throw missing();
-  const row = await contents.findMedia(id);
-  if (!row) throw missing();
-  const allowed = typeof who === 'string' ? row.uploader_id === who : mayManageContent(who, row);
-  if (!allowed) throw errors.notAllowed();
-  return row;
-}
-
-/**
- * Whether the caller may see a live item, and so comment on it, react to it and read its comments:
- * a published (`completed`) item everyone may; any other only its uploader and administrators.
- */
-export const mayViewContent = (caller: Caller | null, row: Pick<ContentRow, 'uploader_id' | 'status'>): boolean =>
-  row.status === 'completed' || (!!caller && mayManageContent(caller, row));
+import { contentNotFound, mayManageContent, mayViewContent, viewerOf } from './access.js';
 
 function toBlock(b: LanguageBlockInput): LanguageBlock {
   return {

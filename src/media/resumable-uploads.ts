@@ -13,7 +13,7 @@ import type { AppContext } from '../context.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
-import { KeyedThrottle } from '../content/live-throttle.js';
+import { KeyedThrottle } from '../shared/keyed-throttle.js';
 import type { UploadService } from './upload-service.js';
 import type { ResumableUploadRepository, ResumableUploadRow } from './resumable-upload-repository.js';
 import { ResumableFileStore, UploadRecords } from './resumable-store.js';

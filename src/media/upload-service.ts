@@ -14,7 +14,7 @@ import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, t
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import { contentNotFound, findManageableContent } from '../content/service.js';
+import { contentNotFound, findManageableContent } from '../content/access.js';
 import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
 import type { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';

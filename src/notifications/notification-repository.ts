@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
-import type { KeysetPosition } from '../comments/cursor.js';
+import type { KeysetPosition } from '../shared/cursor.js';
 import type { NotificationType } from './types.js';
 
 export interface NotificationRow {

@@ -18,5 +18,3 @@ export const markReadBody = z.strictObject({
     .optional()
     .describe('Notifications to mark read; all of the caller’s when absent'),
 });
-
-export type MarkReadBody = z.infer<typeof markReadBody>;

@@ -5,8 +5,8 @@
 // charge, keyed by the same idempotency key).
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import { assertCampaignCurrency } from '../campaigns/currency.js';
-import { CAMPAIGN_CURRENCY } from '../campaigns/pricing.js';
+import { assertCampaignCurrency } from '../pricing/currency.js';
+import { CAMPAIGN_CURRENCY } from '../pricing/pricing.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId, randomToken } from '../shared/ids.js';
 import { withIdempotency, type IdempotencyClaim, type ServiceAnswer, type StoredResponse } from './idempotency.js';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import { findManageableContent } from '../content/service.js';
+import { findManageableContent } from '../content/access.js';
 import { conflict, forbidden } from '../shared/errors.js';
 import { mediaPath } from '../shared/media-url.js';
 

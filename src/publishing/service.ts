@@ -12,7 +12,7 @@ import type { ContentRepository } from '../content/content-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';
-import { PLATFORM_NAMES, type Platform } from './platforms.js';
+import { PLATFORM_NAMES, platformsSwitchedOff, type Platform } from './platforms.js';
 import type { PublicationRepository } from './publication-repository.js';
 import type { OAuthStateRepository } from './oauth-state-repository.js';
 import type { SocialAccountRepository } from './social-account-repository.js';
@@ -49,6 +49,8 @@ export class PublishingService {
   private readonly tiktok: TikTokClient;
   private readonly youtube: YouTubeClient;
   private stores: Promise<Stores> | null = null;
+  /** Platforms without real client credentials in production: every act on them answers 503. */
+  readonly switchedOff: readonly Platform[];
 
   constructor(
     private readonly app: AppContext,
@@ -61,6 +63,17 @@ export class PublishingService {
     this.oauth = OAuthClient.forPlatforms(app.config);
     this.tiktok = new TikTokClient(app.config);
     this.youtube = new YouTubeClient(app.config);
+    this.switchedOff = platformsSwitchedOff(app.config);
+    for (const platform of this.switchedOff) {
+      app.log.warn({ platform }, `${PLATFORM_NAMES[platform]} publishing is switched off: its client credentials are unset (sandbox values) in production`);
+    }
+  }
+
+  /** Linking and publishing to a platform switched off (see platformsSwitchedOff) answer 503. */
+  private requireSwitchedOn(platform: Platform): void {
+    if (this.switchedOff.includes(platform)) {
+      throw new AppError(503, 'publishing.error.unavailable', `${PLATFORM_NAMES[platform]} publishing is switched off on this service`);
+    }
   }
 
   /** Keys come from the database when not configured, so they are loaded on first use. */
@@ -81,6 +94,7 @@ export class PublishingService {
   }
 
   async authorizationUrl(userId: string, platform: Platform): Promise<{ url: string; expires_in: number }> {
+    this.requireSwitchedOn(platform);
     const { states } = await this.getStores();
     const { state, codeVerifier } = await states.issue(userId, platform);
     const url = this.oauth[platform].authorizationUrl({ state, codeVerifier, redirectUri: this.redirectUri(platform) });
@@ -107,6 +121,7 @@ export class PublishingService {
 
   /** Completes a link for the caller, who must be the user the state was issued to. */
   async link(callerId: string, platform: Platform, body: LinkBody) {
+    this.requireSwitchedOn(platform);
     const { states, accounts } = await this.getStores();
     const { codeVerifier } = await states.consume(platform, body.state, callerId).catch((err: unknown) => {
       // Someone presenting another user's state is what a link hijack looks like: worth a trace.
@@ -198,6 +213,7 @@ export class PublishingService {
     send: (upload: PlatformUpload) => Promise<{ remoteId: string; status: string; answer: A }>,
   ): Promise<{ publication_id: string } & A> {
     requireSameIdentity(caller, { userId: claimedUserId.trim() });
+    this.requireSwitchedOn(platform);
     if (refusal) throw refusal;
     const { userId } = caller;
     const video = await findPublishableVideo(this.contents, this.app.config, contentId, userId);

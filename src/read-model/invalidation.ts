@@ -4,10 +4,12 @@
 export type Invalidation =
   /** A session ended (its user's, for what drops its sockets). */
   | { kind: 'session'; sessionId: string; userId: string }
-  /** Something others see of a user changed (name, avatar, role, settings): their sessions, profile and items. */
+  /** Something cached of a user changed (name, avatar, role, session timeout): their sessions, profile and items. */
   | { kind: 'user'; userId: string }
   /** A follow was made or undone: both profiles' counts and the follower's feed. */
   | { kind: 'follow'; userIds: [string, string] }
+  /** A block was made or lifted between the two users: their block relations (src/blocks/). */
+  | { kind: 'blocks'; userIds: [string, string] }
   /** Role permissions changed. */
   | { kind: 'roles' }
   /** An item changed (edit, media, state, counts) or was deleted: its copies and every listing page. */
@@ -32,6 +34,10 @@ export function parseInvalidation(value: unknown): Invalidation | null {
     case 'follow':
       return Array.isArray(v.userIds) && v.userIds.length === 2 && id(v.userIds[0]) && id(v.userIds[1])
         ? { kind: 'follow', userIds: [v.userIds[0], v.userIds[1]] }
+        : null;
+    case 'blocks':
+      return Array.isArray(v.userIds) && v.userIds.length === 2 && id(v.userIds[0]) && id(v.userIds[1])
+        ? { kind: 'blocks', userIds: [v.userIds[0], v.userIds[1]] }
         : null;
     case 'content':
       return id(v.contentId) ? { kind: 'content', contentId: v.contentId } : null;

@@ -11,6 +11,7 @@ import type { Queryable } from '../db/client.js';
 import type { DomainEventBus, DomainEvents } from '../events.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
+import type { BlockRelations } from '../blocks/block-repository.js';
 import type { Invalidation } from './invalidation.js';
 import type { InvalidationRelay } from './relay.js';
 import { ReadCache, type ReadCacheStats } from './read-cache.js';
@@ -20,6 +21,7 @@ export interface CachedSession {
   userId: string;
   username: string;
   role: string;
+  roles: string[];
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }
@@ -35,14 +37,17 @@ export interface CachedProfile {
   answer: JsonText;
 }
 
-/** A listing page's serialised answer. */
+/** A listing page's serialised answer, with the uploader of each of its items (in order), under `itemsKey`. */
 export interface CachedPage {
   answer: JsonText;
+  itemsKey: string;
+  uploaderIds: string[];
 }
 
 const SECOND = 1_000;
 const ITEMS_MAX_BYTES = 48 * 1024 * 1024;
 const PAGES_MAX_BYTES = 48 * 1024 * 1024;
+const BLOCKS_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * An item's size, estimated when it is kept: its row plus the (at most two) detail answers made
@@ -55,6 +60,8 @@ export class ReadModel {
   readonly profiles: ReadCache<string, CachedProfile>;
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
+  /** Each user's blocks, both ways (src/blocks/service.ts): what listings and live events leave out for them. */
+  readonly blocks: ReadCache<string, BlockRelations>;
   private readonly roleListeners: (() => void)[] = [];
   private readonly listingListeners: (() => void)[] = [];
   private readonly endedElsewhereListeners: ((session: { userId: string; sessionId: string }) => void)[] = [];
@@ -74,7 +81,10 @@ export class ReadModel {
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
-    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length }, usable);
+    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
+    // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
+    // weighs more, so the cache is bounded by its size too.
+    this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
     relay.listen((invalidation) => {
       this.apply(invalidation);
       if (invalidation.kind === 'session') for (const listener of this.endedElsewhereListeners) listener(invalidation);
@@ -86,6 +96,7 @@ export class ReadModel {
     on('user.changed', (e) => ({ kind: 'user', userId: e.userId }));
     on('follow.created', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
     on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
+    on('block.changed', (e) => ({ kind: 'blocks', userIds: [e.blockerId, e.blockedId] }));
     on('role.permissions.changed', () => ({ kind: 'roles' }));
     on('content.created', () => ({ kind: 'listings' }));
     on('content.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
@@ -134,7 +145,7 @@ export class ReadModel {
   }
 
   stats(): ReadCacheStats[] {
-    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats()];
+    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats(), this.blocks.stats()];
   }
 
   close(): Promise<void> {
@@ -164,6 +175,10 @@ export class ReadModel {
         for (const userId of invalidation.userIds) this.profiles.delete(userId);
         this.pages.clear();
         return;
+      case 'blocks':
+        // Pages are shared by every caller and filtered per caller after the cache: they stay.
+        for (const userId of invalidation.userIds) this.blocks.delete(userId);
+        return;
       case 'roles':
         for (const listener of this.roleListeners) listener();
         this.pages.clear();
@@ -184,6 +199,7 @@ export class ReadModel {
         this.profiles.clear();
         this.items.clear();
         this.pages.clear();
+        this.blocks.clear();
         return;
     }
   }

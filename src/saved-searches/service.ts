@@ -7,7 +7,7 @@ import type { Caller } from '../auth/caller.js';
 import { badRequest, conflict, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { ContentSerialiser } from '../content/serialise.js';
-import { viewerOf } from '../content/service.js';
+import { viewerOf } from '../content/access.js';
 import { matchable } from './matchable.js';
 import type { SavedSearchRepository, SavedSearchRow } from './saved-search-repository.js';
 import type { ContentListingRepository } from '../content/listing-repository.js';

@@ -1,6 +1,10 @@
 // Per-user settings (SPEC §2.5, §4.7). Only the values a user changed are stored, keyed by
 // dotted path; reading merges them over the defaults. privacy.two_factor_enabled always comes
-// from the account (users.two_factor_enabled).
+// from the account (users.two_factor_enabled). A change of privacy.session_timeout publishes
+// `user.changed`: every node's cached session checks of the user (src/auth/caller.ts) are dropped,
+// so the new timeout holds from the next request. Nothing else cached reads a setting (the
+// notification preferences are read from the database when used), so other changes publish nothing.
+import type { AppContext } from '../context.js';
 import { badRequest } from '../shared/errors.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { SettingsRepository } from './settings-repository.js';
@@ -27,8 +31,12 @@ function setPath(tree: SettingsTree, path: string, value: unknown): void {
   node[keys[keys.length - 1]] = value;
 }
 
+/** The settings a cached read depends on: changing one publishes `user.changed`. */
+const CACHED_PATHS = new Set(['privacy.session_timeout']);
+
 export class SettingsService {
   constructor(
+    private readonly app: Pick<AppContext, 'events'>,
     private readonly repository: SettingsRepository,
     private readonly users: UserRepository,
   ) {}
@@ -61,6 +69,7 @@ export class SettingsService {
       throw badRequest('settings.error.empty_update', 'Send at least one setting to change', { field: 'body', constraint: 'at least one setting' });
     }
     const updatedAt = await this.repository.mergeOverrides(userId, Object.fromEntries(leaves));
+    if (leaves.some(([path]) => CACHED_PATHS.has(path))) await this.app.events.publishAndWait('user.changed', { userId });
     return { updated_fields: leaves.map(([path]) => path), timestamp: updatedAt.toISOString() };
   }
 }

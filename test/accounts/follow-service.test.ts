@@ -15,7 +15,7 @@ let follows: FollowService;
 beforeAll(() => {
   domain = opened.current;
   const { app, repositories } = domain;
-  follows = new FollowService(app, repositories.follows, repositories.users, domain.notifications());
+  follows = new FollowService(app, repositories.follows, repositories.users, domain.notifications(), domain.blocks());
 });
 
 const inbox = (userId: string) => domain.notifications().list(userId, { limit: 100 });
@@ -59,7 +59,7 @@ describe('FollowService.follow', () => {
 
   it('stores no notification for a user who turned content.in_app_notifications.new_followers off, but the follow still counts', async () => {
     const [caller, target] = [await domain.createUser(), await domain.createUser()];
-    const settings = new SettingsService(domain.repositories.settings, domain.repositories.users);
+    const settings = new SettingsService(domain.app, domain.repositories.settings, domain.repositories.users);
     await settings.update(target.userId, { content: { in_app_notifications: { new_followers: false } } });
     await follows.follow(caller, caller.userId, target.userId);
     expect(await domain.repositories.follows.followingIds(caller.userId, 10)).toEqual([target.userId]);

@@ -5,7 +5,7 @@
 // their owner's, and a campaign paid from a short balance leaves no trace (402).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CampaignService } from '../../src/campaigns/service.js';
-import { totalWithFee } from '../../src/campaigns/pricing.js';
+import { totalWithFee } from '../../src/pricing/pricing.js';
 import type { CreateCampaignBody } from '../../src/campaigns/schemas.js';
 import { createPaymentProvider } from '../../src/payments/provider.js';
 import { PaymentService } from '../../src/payments/service.js';

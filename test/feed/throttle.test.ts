@@ -2,7 +2,7 @@
 // during a flush and the second after it make one more flush at the second's end, flushes are at
 // least a second apart however slow each is, and a quiet key is forgotten.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KeyedThrottle } from '../../src/content/live-throttle.js';
+import { KeyedThrottle } from '../../src/shared/keyed-throttle.js';
 
 describe('KeyedThrottle', () => {
   beforeEach(() => vi.useFakeTimers());

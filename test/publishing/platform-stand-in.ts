@@ -50,10 +50,8 @@ export interface ReceivedUpload {
   accessToken: string;
 }
 
-export interface InjectedFailure {
-  status: number;
-  body: unknown;
-}
+/** An answer with this status and body, or (`drop`) the connection closed with no answer at all. */
+export type InjectedFailure = { status: number; body: unknown } | { drop: true };
 
 /** Named steps a test can make fail once. */
 export type Step = 'tiktok.token' | 'tiktok.init' | 'tiktok.transfer' | 'tiktok.status' | 'google.token' | 'youtube.session' | 'youtube.transfer';
@@ -158,7 +156,8 @@ export class PlatformStandIn {
     const failure = this.failures.get(step);
     if (!failure) return false;
     this.failures.delete(step);
-    json(res, failure.status, failure.body);
+    if ('drop' in failure) res.socket?.destroy();
+    else json(res, failure.status, failure.body);
     return true;
   }
 

@@ -348,14 +348,11 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     const gina = await registerAndLogin(server);
     await linkAccount(server, standIn, gina, 'tiktok');
     const content = await createContent(server, gina);
-    const original = server.service.config.TIKTOK_API_BASE_URL;
-    server.service.config.TIKTOK_API_BASE_URL = 'http://127.0.0.1:9';
-    try {
-      const body = expectErrorEnvelope(await gina.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(gina)), 502, 'publishing.error.upstream');
-      expect(body.message).toContain('network_error');
-    } finally {
-      server.service.config.TIKTOK_API_BASE_URL = original;
-    }
+    // The platform closes the connection without an answer (the configuration is frozen, so the
+    // stand-in plays the unreachable platform).
+    standIn.failNext('tiktok.init', { drop: true });
+    const body = expectErrorEnvelope(await gina.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(gina)), 502, 'publishing.error.upstream');
+    expect(body.message).toContain('network_error');
   });
 });
 

@@ -17,6 +17,9 @@ export class RecoveringClient {
   /** Node URLs in the order reconnects try them. */
   private readonly urls: string[];
   private urlIndex = 0;
+  /** Each connect of a namespace: the node's URL and whether the session was recovered (for failure messages). */
+  readonly connects: string[] = [];
+  readonly transport: Transport;
 
   constructor(urls: string[], namespaces: string[], token: string, transport: Transport) {
     this.urls = urls;
@@ -37,7 +40,9 @@ export class RecoveringClient {
       const socket = this.manager.socket(namespace, { auth: { token } });
       socket.onAny((event: string, payload: unknown) => this.received.push({ namespace, event, payload }));
       this.sockets.set(namespace, socket);
+      socket.on('connect', () => this.connects.push(`${namespace} ${String(Reflect.get(this.manager, 'uri'))} recovered=${socket.recovered}`));
     }
+    this.transport = transport;
   }
 
   socket(namespace: string): Socket {

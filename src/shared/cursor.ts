@@ -1,8 +1,8 @@
 // Opaque keyset cursors for lists ordered by (created_at, id): the client gets a base64url
 // token and sends it back unchanged. Used by comment, reply and chat-message lists.
 import { z } from 'zod';
-import { badRequest } from '../shared/errors.js';
-import { isUuid } from '../shared/ids.js';
+import { badRequest } from './errors.js';
+import { isUuid } from './ids.js';
 
 export interface KeysetPosition {
   createdAt: Date;

@@ -1,7 +1,7 @@
 // How a user appears next to what they wrote (comments, reactions, chat): display name and
 // avatar URL, from the columns of the users table.
 import type { Config } from '../config.js';
-import { mediaUrl } from '../shared/media-url.js';
+import { mediaUrl } from './media-url.js';
 
 interface PersonColumns {
   username: string;
