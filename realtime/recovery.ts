@@ -29,6 +29,7 @@ import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, 
 import type { Caller } from '../src/auth/caller.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
 import { RoomsAdapter } from './rooms-adapter.js';
+import { newestStoredPacketId, streamAdapterHooks } from './socketio-internals.js';
 
 import { RECOVERY_WINDOW_MS } from './recovery-window.js';
 export { RECOVERY_WINDOW_MS };
@@ -109,8 +110,7 @@ class DispatchLog {
 
   private latestOffset(): string | undefined {
     if (this.kind === 'stream') return this.readerAt === '0-0' ? undefined : this.readerAt;
-    // SessionAwareAdapter keeps its stored packets, oldest first, in `packets` (not in its types).
-    return (this.adapter as unknown as { packets: { id: string }[] }).packets.at(-1)?.id;
+    return newestStoredPacketId(this.adapter);
   }
 
   /** Starts recording; `stop` must be called. */
@@ -162,30 +162,17 @@ class DispatchLog {
 
   /** Broadcasts from other nodes, and how far this node's stream reader has got. */
   private recordStreamDispatches(adapter: Adapter): void {
-    const cluster = this.streamAdapter(adapter);
-    const onMessage = cluster.onMessage.bind(cluster);
-    cluster.onMessage = (message, offset) => {
-      onMessage(message, offset);
+    const cluster = streamAdapterHooks(adapter);
+    cluster.afterMessage((message, offset) => {
       if (this.open.size === 0 || !offset || message.uid === cluster.uid || message.type !== MessageType.BROADCAST) return;
       const data = message.data as { requestId?: string; packet: { data: unknown[] }; opts: { rooms: string[]; except: string[] } };
       if (data.requestId !== undefined) return;
       this.record({ offset, data: data.packet.data, rooms: data.opts.rooms, except: data.opts.except });
-    };
-    const onRawMessage = cluster.onRawMessage.bind(cluster);
-    cluster.onRawMessage = (raw, offset) => {
-      onRawMessage(raw, offset);
+    });
+    cluster.afterRawMessage((offset) => {
       if (compareStreamIds(offset, this.readerAt) > 0) this.readerAt = offset;
       this.readerWaiters = this.readerWaiters.filter((w) => (compareStreamIds(this.readerAt, w.offset) >= 0 ? (w.resolve(), false) : true));
-    };
-  }
-
-  private streamAdapter(adapter: Adapter) {
-    return adapter as unknown as {
-      uid: string;
-      onMessage(message: ClusterMessage, offset?: string): void;
-      onRawMessage(raw: unknown, offset: string): void;
-      publishAndReturnOffset(message: { type: MessageType }): Promise<string>;
-    };
+    });
   }
 
   /**
@@ -194,7 +181,7 @@ class DispatchLog {
    * dispatched all of those too. (Other nodes ignore a heartbeat from a plain cluster adapter.)
    */
   private marker(): Promise<string> {
-    return this.streamAdapter(this.adapter).publishAndReturnOffset({ type: MessageType.HEARTBEAT });
+    return streamAdapterHooks(this.adapter).publishAndReturnOffset({ type: MessageType.HEARTBEAT });
   }
 
   private readerPassed(offset: string): Promise<void> {
