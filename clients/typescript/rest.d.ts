@@ -173,6 +173,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: one entry per reported target, oldest first, with its snapshot, counts and reports */
+        get: operations["getModerationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/targets/{target_type}/{target_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told */
+        post: operations["postModerationTargetsByTargetTypeByTargetIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/users/{userId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a user's suspension and release what it held */
+        post: operations["postModerationUsersByUserIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1413,6 +1464,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sns/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a content item, comment, message or user the caller can see (at most 20 a day) */
+        post: operations["postSnsReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2545,6 +2613,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2557,7 +2627,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2571,6 +2641,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -2762,6 +2836,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2774,7 +2850,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2788,6 +2864,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -3170,6 +3250,315 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getModerationReports: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                per_page?: number;
+                status?: "open" | "resolved";
+                target_type?: "content" | "comment" | "message" | "user";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                first_reported_at: string;
+                                reasons: {
+                                    [key: string]: number;
+                                };
+                                report_count: number;
+                                reports: {
+                                    created_at: string;
+                                    id: string;
+                                    note: string | null;
+                                    /** @enum {string} */
+                                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                                    reporter_id: string | null;
+                                }[];
+                                target: {
+                                    author_id: string | null;
+                                    name?: string | null;
+                                    status?: string;
+                                    text?: string | null;
+                                    thumbnail?: string | null;
+                                    title?: string | null;
+                                } | null;
+                                target_id: string;
+                                /** @enum {string} */
+                                target_type: "content" | "comment" | "message" | "user";
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationTargetsByTargetTypeByTargetIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                target_id: string;
+                target_type: "content" | "comment" | "message" | "user";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "dismiss",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "remove" | "suspend_user" | "warn";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            action: "dismiss" | "remove" | "suspend_user" | "warn";
+                            resolved_reports: number;
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationUsersByUserIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            status: "active";
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4244,6 +4633,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6591,7 +6989,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6608,7 +7006,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -6854,7 +7257,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6871,7 +7274,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -7683,7 +8091,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -7700,7 +8108,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -8689,6 +9102,8 @@ export interface operations {
                             privacy: {
                                 login_notifications: boolean;
                                 session_timeout: number;
+                                /** @description Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null */
+                                show_presence: boolean;
                                 two_factor_enabled: boolean;
                             };
                         };
@@ -8765,7 +9180,8 @@ export interface operations {
                  *       "privacy": {
                  *         "two_factor_enabled": {},
                  *         "login_notifications": true,
-                 *         "session_timeout": 1
+                 *         "session_timeout": 1,
+                 *         "show_presence": true
                  *       },
                  *       "notifications": {
                  *         "browser_notifications": true,
@@ -8809,6 +9225,7 @@ export interface operations {
                     privacy?: {
                         login_notifications?: boolean;
                         session_timeout?: number;
+                        show_presence?: boolean;
                         two_factor_enabled?: unknown;
                     };
                 };
@@ -9491,6 +9908,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Insufficient Storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10758,6 +11184,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10888,6 +11319,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -11007,6 +11443,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -11112,6 +11553,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -11211,6 +11657,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -11323,7 +11774,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "export.ready";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
                             }[];
                             unread_count: number;
                         };
@@ -11774,6 +12225,132 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postSnsReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target_type": "content",
+                 *       "target_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "reason": "spam",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                    /** @enum {string} */
+                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                    target_id: string;
+                    /** @enum {string} */
+                    target_type: "content" | "comment" | "message" | "user";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            id: string;
+                            /** @enum {string} */
+                            reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
