@@ -84,11 +84,16 @@ export class UserRepository extends Repository {
       insert into user_roles (user_id, role_name, position) select id, role, 0 from inserted`);
   }
 
-  /** The user's role names in the order they were assigned, after locking the user's row; undefined: no such user. */
+  /**
+   * The user's role names in the order they were assigned, after locking the user's row; undefined:
+   * no such user. `for no key update`: a concurrent insert that references the user (an audit
+   * entry naming them as its actor) does not wait for it, so two users changing each other's roles
+   * cannot deadlock.
+   */
   async lockRoles(id: string): Promise<string[] | undefined> {
     const [row] = await this.db.rows<{ roles: string[] }>(sql`
       select array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles
-      from users u where u.id = ${id} for update`);
+      from users u where u.id = ${id} for no key update`);
     return row?.roles;
   }
 

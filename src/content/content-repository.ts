@@ -16,7 +16,10 @@ export interface StoredVideo {
   original_path: string | null;
   playlist_path: string | null;
   thumbnail_path: string | null;
+  /** Why processing failed, as the owner sees it (clean words, never a tool's output). */
   error: string | null;
+  /** The failure's code (`video.error.*`); absent on items stored before it was kept. */
+  error_code?: string | null;
 }
 
 export interface StoredImage {
@@ -262,7 +265,7 @@ export class ContentRepository extends Repository {
     await this.db.rows(sql`
       update contents set status = 'processing', updated_at = now(),
         video = video || ${jsonb({
-          status: 'processing', original_path: originalPath, size, error: null,
+          status: 'processing', original_path: originalPath, size, error: null, error_code: null,
           playlist_path: null, thumbnail_path: null, resolution: null, duration: null,
         })} || jsonb_build_object('original_name', coalesce(nullif(video->>'original_name', ''), ${originalName}::text))
       where id = ${id}`);
@@ -276,17 +279,17 @@ export class ContentRepository extends Repository {
   async markVideoCompleted(id: string, video: ProcessedVideo): Promise<ContentMediaRow | null> {
     const [row] = await this.db.rows<ContentMediaRow>(sql`
       update contents set status = 'completed', updated_at = now(),
-        video = video || ${jsonb({ ...video, status: 'completed', error: null })}
+        video = video || ${jsonb({ ...video, status: 'completed', error: null, error_code: null })}
       where id = ${id} and deleted_at is null
       returning ${MEDIA_COLUMNS}`);
     return row ?? null;
   }
 
   /** Marks a live item's video failed; null when the item is gone. */
-  async markVideoFailed(id: string, reason: string): Promise<ContentMediaRow | null> {
+  async markVideoFailed(id: string, errorCode: string, reason: string): Promise<ContentMediaRow | null> {
     const [row] = await this.db.rows<ContentMediaRow>(sql`
       update contents set status = 'failed', updated_at = now(),
-        video = video || ${jsonb({ status: 'failed', error: reason })}
+        video = video || ${jsonb({ status: 'failed', error: reason, error_code: errorCode })}
       where id = ${id} and deleted_at is null
       returning ${MEDIA_COLUMNS}`);
     return row ?? null;

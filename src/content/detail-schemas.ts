@@ -34,6 +34,11 @@ export const contentDetailSchema = listingItemSchema.omit({ video: true, images:
     duration: z.number().nullable(),
     resolution: z.string().nullable(),
     status: z.string(),
+    error_code: z
+      .string()
+      .nullable()
+      .describe('Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed'),
+    error_message: z.string().nullable().describe('Why processing failed, in plain words (never a tool\'s output); null unless status is failed'),
   }),
   images: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable() })),
   content_info: z
