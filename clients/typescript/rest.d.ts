@@ -2606,6 +2606,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -2825,6 +2829,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -6704,7 +6712,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -6967,7 +6980,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -7796,7 +7814,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -8785,6 +8808,8 @@ export interface operations {
                             privacy: {
                                 login_notifications: boolean;
                                 session_timeout: number;
+                                /** @description Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null */
+                                show_presence: boolean;
                                 two_factor_enabled: boolean;
                             };
                         };
@@ -8861,7 +8886,8 @@ export interface operations {
                  *       "privacy": {
                  *         "two_factor_enabled": {},
                  *         "login_notifications": true,
-                 *         "session_timeout": 1
+                 *         "session_timeout": 1,
+                 *         "show_presence": true
                  *       },
                  *       "notifications": {
                  *         "browser_notifications": true,
@@ -8905,6 +8931,7 @@ export interface operations {
                     privacy?: {
                         login_notifications?: boolean;
                         session_timeout?: number;
+                        show_presence?: boolean;
                         two_factor_enabled?: unknown;
                     };
                 };
@@ -9587,6 +9614,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Insufficient Storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
