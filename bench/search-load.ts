@@ -32,7 +32,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { ListingIndex } from '../src/content/listing-index.js';
-import { ContentListingRepository } from '../src/content/listing-repository.js';
+import { createRepositories } from '../src/services.js';
 import { BARE_UWS_HELLO, benchUserToken, freePort, runOnServer, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
@@ -103,7 +103,7 @@ async function seedAndMeasure(storage: Storage, items: number): Promise<{ bytesP
   try {
     const token = await benchUserToken(service.url, storage.dataDir);
     await seedContent(service.app.database.longRunning, items, String(decodeJwt(token).sub));
-    const index = new ListingIndex(new ContentListingRepository(service.app.database), true, () => true, createLogger('warn'));
+    const index = new ListingIndex(createRepositories(service.app.database).listings, true, () => true, createLogger('warn'));
     const before = heapUsed();
     const started = Date.now();
     await index.start();
