@@ -173,6 +173,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: one entry per reported target, oldest first, with its snapshot, counts and reports */
+        get: operations["getModerationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/targets/{target_type}/{target_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told */
+        post: operations["postModerationTargetsByTargetTypeByTargetIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/users/{userId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a user's suspension and release what it held */
+        post: operations["postModerationUsersByUserIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -463,6 +514,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/api/v1/users/{userId}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Block a user (201; again: 200 with the same record). Follows between the two end; the blocked user is not told */
+        post: operations["postAuthUsersByUserIdBlock"];
+        /** Lift a block (200 also when there was none) */
+        delete: operations["deleteAuthUsersByUserIdBlock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/api/v1/users/{userId}/follow": {
         parameters: {
             query?: never;
@@ -476,6 +545,23 @@ export interface paths {
         post: operations["postAuthUsersByUserIdFollow"];
         /** Unfollow a user (X-User-ID optional; when sent it must be the caller) */
         delete: operations["deleteAuthUsersByUserIdFollow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/api/v1/users/blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's blocked users, most recently blocked first (cursor paging) */
+        get: operations["getAuthUsersBlocked"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -611,6 +697,23 @@ export interface paths {
         };
         /** Published content in the x-language language, optionally inside a map viewport */
         get: operations["getContentCompleted"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/api/v1/completed/clusters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Map clusters of published content in a box at a zoom, with the search and filters of /all (CONTRACT §23) */
+        get: operations["getContentCompletedClusters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1320,6 +1423,23 @@ export interface paths {
         get: operations["getSnsPushVapidPublicKey"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sns/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a content item, comment, message or user the caller can see (at most 20 a day) */
+        post: operations["postSnsReports"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2458,6 +2578,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2470,7 +2592,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2675,6 +2797,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2687,7 +2811,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -3083,6 +3207,315 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getModerationReports: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                per_page?: number;
+                status?: "open" | "resolved";
+                target_type?: "content" | "comment" | "message" | "user";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                first_reported_at: string;
+                                reasons: {
+                                    [key: string]: number;
+                                };
+                                report_count: number;
+                                reports: {
+                                    created_at: string;
+                                    id: string;
+                                    note: string | null;
+                                    /** @enum {string} */
+                                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                                    reporter_id: string | null;
+                                }[];
+                                target: {
+                                    author_id: string | null;
+                                    name?: string | null;
+                                    status?: string;
+                                    text?: string | null;
+                                    thumbnail?: string | null;
+                                    title?: string | null;
+                                } | null;
+                                target_id: string;
+                                /** @enum {string} */
+                                target_type: "content" | "comment" | "message" | "user";
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationTargetsByTargetTypeByTargetIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                target_id: string;
+                target_type: "content" | "comment" | "message" | "user";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "dismiss",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "remove" | "suspend_user" | "warn";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            action: "dismiss" | "remove" | "suspend_user" | "warn";
+                            resolved_reports: number;
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationUsersByUserIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            status: "active";
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4164,6 +4597,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -5012,6 +5454,180 @@ export interface operations {
             };
         };
     };
+    postAuthUsersByUserIdBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            blocked_at: string;
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAuthUsersByUserIdBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            blocked: false;
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postAuthUsersByUserIdFollow: {
         parameters: {
             query?: never;
@@ -5157,6 +5773,78 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthUsersBlocked: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                avatar: string | null;
+                                blocked_at: string;
+                                name: string;
+                                user_id: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5908,9 +6596,10 @@ export interface operations {
                 apartment_type?: string;
                 area_from?: number;
                 area_to?: number;
-                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count";
+                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count" | "relevance";
                 created_at_end_date?: string;
                 created_at_start_date?: string;
+                facets?: string;
                 lang?: "en" | "vi" | "ko";
                 page?: number;
                 per_page?: number;
@@ -5939,6 +6628,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description With `facets=`: counts per value over the matches of the other filters (CONTRACT §23) */
+                            facets?: {
+                                amenities?: {
+                                    [key: string]: number;
+                                };
+                                apartment_type?: {
+                                    [key: string]: number;
+                                };
+                                price?: {
+                                    count: number;
+                                    from: number | null;
+                                    to: number | null;
+                                }[];
+                                project_status?: {
+                                    [key: string]: number;
+                                };
+                            };
                             hasMore: boolean;
                             item: {
                                 amenities: string[];
@@ -5981,7 +6687,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6007,7 +6713,7 @@ export interface operations {
                                     url: string | null;
                                 };
                             }[];
-                            /** @description Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md */
+                            /** @description Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md */
                             total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
@@ -6244,7 +6950,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6274,6 +6980,96 @@ export interface operations {
                             per_page: number;
                             total: number;
                             total_pages: number;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getContentCompletedClusters: {
+        parameters: {
+            query: {
+                amenities?: string;
+                apartment_type?: string;
+                area_from?: number;
+                area_to?: number;
+                created_at_end_date?: string;
+                created_at_start_date?: string;
+                lang?: "en" | "vi" | "ko";
+                max_lat: number;
+                max_lng: number;
+                min_lat: number;
+                min_lng: number;
+                price_from?: number;
+                price_to?: number;
+                project_status?: string;
+                search?: string;
+                unit_area?: string;
+                unit_price?: string;
+                zoom: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            clusters: {
+                                count: number;
+                                /** @description Only on a point that is a single item */
+                                id?: string;
+                                latitude: number;
+                                longitude: number;
+                            }[];
+                            /** @description Every matching item in the box */
+                            total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
                 };
@@ -6983,7 +7779,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -7365,6 +8161,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getContentTiktokCallback: {
@@ -7546,6 +8351,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     postContentTiktokUpload: {
@@ -7686,6 +8500,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8232,6 +9055,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getContentYoutubeCallback: {
@@ -8413,6 +9245,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     postContentYoutubeUpload: {
@@ -8557,6 +9398,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10004,6 +10854,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10134,6 +10989,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10253,6 +11113,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10358,6 +11223,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10457,6 +11327,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10569,7 +11444,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
                             }[];
                             unread_count: number;
                         };
@@ -11020,6 +11895,132 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postSnsReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target_type": "content",
+                 *       "target_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "reason": "spam",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                    /** @enum {string} */
+                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                    target_id: string;
+                    /** @enum {string} */
+                    target_type: "content" | "comment" | "message" | "user";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            id: string;
+                            /** @enum {string} */
+                            reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,8 +14,8 @@ export type Invalidation =
   | { kind: 'roles' }
   /** An item changed (edit, media, state, counts) or was deleted: its copies and every listing page. */
   | { kind: 'content'; contentId: string }
-  /** A new item: the listing pages. */
-  | { kind: 'listings' }
+  /** A new item (its id, for the listing index): the listing pages. */
+  | { kind: 'listings'; contentId?: string }
   /** Invalidations may have been missed (the link between nodes was down): forget everything. */
   | { kind: 'everything' };
 
@@ -41,8 +41,10 @@ export function parseInvalidation(value: unknown): Invalidation | null {
         : null;
     case 'content':
       return id(v.contentId) ? { kind: 'content', contentId: v.contentId } : null;
-    case 'roles':
     case 'listings':
+      if (v.contentId === undefined) return { kind: 'listings' };
+      return id(v.contentId) ? { kind: 'listings', contentId: v.contentId } : null;
+    case 'roles':
     case 'everything':
       return { kind: v.kind };
     default:

@@ -37,6 +37,12 @@ export interface CachedProfile {
   answer: JsonText;
 }
 
+/**
+ * What changed of the listed items, for what keeps its own copy of them (the listing index,
+ * src/content/listing-index.ts): one item, every item of one uploader, or anything.
+ */
+export type ItemChange = { kind: 'item'; contentId: string } | { kind: 'uploader'; userId: string } | { kind: 'all' };
+
 /** A listing page's serialised answer, with the uploader of each of its items (in order), under `itemsKey`. */
 export interface CachedPage {
   answer: JsonText;
@@ -64,6 +70,7 @@ export class ReadModel {
   readonly blocks: ReadCache<string, BlockRelations>;
   private readonly roleListeners: (() => void)[] = [];
   private readonly listingListeners: (() => void)[] = [];
+  private readonly itemListeners: ((change: ItemChange) => Promise<void>)[] = [];
   private readonly endedElsewhereListeners: ((session: { userId: string; sessionId: string }) => void)[] = [];
 
   /** Whether this node's caches may answer now: caching is on and no invalidation can be missed. */
@@ -86,7 +93,7 @@ export class ReadModel {
     // weighs more, so the cache is bounded by its size too.
     this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
     relay.listen((invalidation) => {
-      this.apply(invalidation);
+      void this.apply(invalidation);
       if (invalidation.kind === 'session') for (const listener of this.endedElsewhereListeners) listener(invalidation);
     });
 
@@ -98,7 +105,7 @@ export class ReadModel {
     on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
     on('block.changed', (e) => ({ kind: 'blocks', userIds: [e.blockerId, e.blockedId] }));
     on('role.permissions.changed', () => ({ kind: 'roles' }));
-    on('content.created', () => ({ kind: 'listings' }));
+    on('content.created', (e) => ({ kind: 'listings', contentId: e.contentId }));
     on('content.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('content.deleted', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('reaction.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
@@ -120,6 +127,20 @@ export class ReadModel {
     this.listingListeners.push(listener);
   }
 
+  /**
+   * `listener` runs for every change of listed items, on any node. On the node that made the
+   * change its promise is awaited before the change's request answers; on the others it runs
+   * when the message arrives (the listener knows itself what it does not know yet).
+   */
+  onItemsChanged(listener: (change: ItemChange) => Promise<void>): void {
+    this.itemListeners.push(listener);
+  }
+
+  /** Whether this node hears every other node's changes now (whatever READ_CACHE says). */
+  hears(): boolean {
+    return this.relay.trusted();
+  }
+
   /** `listener` runs for each session that another node ended, when this node hears of it. */
   onSessionEndedElsewhere(listener: (session: { userId: string; sessionId: string }) => void): void {
     this.endedElsewhereListeners.push(listener);
@@ -134,7 +155,7 @@ export class ReadModel {
   async invalidateWith(tx: Queryable, invalidations: Invalidation[]): Promise<() => Promise<boolean>> {
     const handedOver = await this.relay.within(tx, invalidations);
     return () => {
-      for (const invalidation of invalidations) this.apply(invalidation);
+      for (const invalidation of invalidations) void this.apply(invalidation);
       return handedOver();
     };
   }
@@ -153,12 +174,20 @@ export class ReadModel {
   }
 
   /** Applied here, then sent to the other nodes. */
-  private changed(invalidation: Invalidation): Promise<void> {
-    this.apply(invalidation);
-    return this.relay.send(invalidation);
+  private async changed(invalidation: Invalidation): Promise<void> {
+    const applied = this.apply(invalidation);
+    await Promise.all([applied, this.relay.send(invalidation)]);
   }
 
-  private apply(invalidation: Invalidation): void {
+  /** Applies the invalidation to the caches at once; resolves when the item listeners are done too. */
+  private apply(invalidation: Invalidation): Promise<void> {
+    const change = itemChangeOf(invalidation);
+    const done = change ? Promise.all(this.itemListeners.map((listener) => listener(change))).then(() => undefined) : Promise.resolve();
+    this.applyToCaches(invalidation);
+    return done;
+  }
+
+  private applyToCaches(invalidation: Invalidation): void {
     switch (invalidation.kind) {
       case 'session':
         this.sessions.delete(invalidation.sessionId);
@@ -169,6 +198,8 @@ export class ReadModel {
         this.profiles.delete(userId);
         this.items.deleteWhere((item) => item.row.uploader_id === userId);
         this.pages.clear();
+        // A suspension or restore (CONTRACT §21) changes which of the user's items are listed.
+        for (const listener of this.listingListeners) listener();
         return;
       }
       case 'follow':
@@ -202,5 +233,21 @@ export class ReadModel {
         this.blocks.clear();
         return;
     }
+  }
+}
+
+/** The change of listed items an invalidation stands for, if any. */
+function itemChangeOf(invalidation: Invalidation): ItemChange | null {
+  switch (invalidation.kind) {
+    case 'content':
+      return { kind: 'item', contentId: invalidation.contentId };
+    case 'listings':
+      return invalidation.contentId ? { kind: 'item', contentId: invalidation.contentId } : { kind: 'all' };
+    case 'user':
+      return { kind: 'uploader', userId: invalidation.userId };
+    case 'everything':
+      return { kind: 'all' };
+    default:
+      return null;
   }
 }
