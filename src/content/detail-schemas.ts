@@ -45,6 +45,7 @@ export const contentDetailSchema = listingItemSchema.omit({ video: true, images:
     .object({ en: detailBlock.nullable(), vi: detailBlock.nullable(), ko: detailBlock.nullable() })
     .describe('Keyed by language; null where the item has no block in it'),
   uploader: z.object({ name: z.string(), phone: z.string().nullable().describe('Only for holders of read:contact') }),
+  moderation_note: z.string().nullable().optional().describe('Only when status is removed (seen by the owner): the moderator\'s note'),
 });
 
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -161,6 +161,8 @@ export class ContentSerialiser {
         name: this.uploaderName(row),
         phone: viewer.canReadContact ? row.uploader_phone : null,
       },
+      // Only a removed item carries the moderator's note; only its owner (and staff) can read it (CONTRACT §21).
+      ...(row.status === 'removed' ? { moderation_note: row.moderation_note } : {}),
     };
   }
 }
