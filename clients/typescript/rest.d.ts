@@ -7059,6 +7059,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getContentTiktokCallback: {
@@ -7240,6 +7249,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     postContentTiktokUpload: {
@@ -7380,6 +7398,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7926,6 +7953,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getContentYoutubeCallback: {
@@ -8107,6 +8143,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     postContentYoutubeUpload: {
@@ -8251,6 +8296,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8631,6 +8685,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -8849,6 +8904,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -9228,6 +9284,7 @@ export interface operations {
                                     reactions: {
                                         count: number;
                                         emoji: string;
+                                        /** @description Who chose the emoji, first first */
                                         userIds: string[];
                                     }[];
                                     roomId: string;
@@ -9462,6 +9519,7 @@ export interface operations {
                                 reactions: {
                                     count: number;
                                     emoji: string;
+                                    /** @description Who chose the emoji, first first */
                                     userIds: string[];
                                 }[];
                                 roomId: string;
