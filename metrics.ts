@@ -9,6 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
 import type { Transport } from './http/transport.js';
 import type { ReadModel } from './src/read-model/read-model.js';
+import type { ListingIndex } from './src/content/listing-index.js';
 
 let processRegistry: Registry | null = null;
 
@@ -83,6 +84,27 @@ export class NodeMetrics {
     this.queryDuration.observe({ mode: this.mode }, seconds);
     if (failed) this.queryErrors.inc({ mode: this.mode });
   };
+
+  /** The listing index (docs/search.md): items held, and whether it answers now. */
+  watchListingIndex(index: ListingIndex): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'listing_index_items',
+      help: 'Listed items held by this node\'s listing index',
+      registers,
+      collect() {
+        this.set(index.size());
+      },
+    });
+    new Gauge({
+      name: 'listing_index_ready',
+      help: '1 when this node answers listings from its listing index, 0 when it asks PostgreSQL (loading, reloading an item, not hearing other nodes, or LISTING_INDEX=off)',
+      registers,
+      collect() {
+        this.set(index.ready() ? 1 : 0);
+      },
+    });
+  }
 
   /** The read model's caches (src/read-model/): entries, hits and misses of each, read on every scrape. */
   watchReadModel(readModel: ReadModel): void {

@@ -91,7 +91,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
     const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
       await applyMigrations(database, log);
-      await seedRolesAndPermissions(repositories.roles);
+      await seedRolesAndPermissions(database, repositories.roles);
       await ensureAdministrator(app, repositories.users);
     });
 
@@ -110,6 +110,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
     const services = await createServices(app, repositories, redis);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
+    metrics.watchListingIndex(services.listingIndex);
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 

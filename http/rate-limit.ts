@@ -17,6 +17,7 @@ export const RATE_LIMITS = {
   uploads: { points: 5, per: 'user' },
   two_factor: { points: 5, per: 'user' },
   payments: { points: 20, per: 'user' },
+  blocks: { points: 30, per: 'user' },
 } as const;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

@@ -10,6 +10,7 @@ import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
+import type { Caller } from '../src/auth/caller.js';
 import { commonHandshake } from './handshake.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
@@ -63,7 +64,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   // Every namespace: the common handshake steps first, then the namespace's own.
   const limit = new ConnectionLimit();
-  const shared = { log, rateLimit: socketRateLimit(rateLimits) };
+  const shared = { log, rateLimit: socketRateLimit(rateLimits), refreshCaller: (caller: Caller) => services.callers.refresh(caller) };
   const common = commonHandshake(services.callers, limit);
   const edges = new Map(
     NAMESPACES.map((name) => {
@@ -77,11 +78,11 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
 
   const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(edge('/chat'), app, chat, services.presence),
-    registerCommentsNamespace(edge('/comments'), app, comments),
+    registerChatNamespace(edge('/chat'), app, chat, services.presence, services.blocks),
+    registerCommentsNamespace(edge('/comments'), app, comments, services.blocks),
     registerNotificationsNamespace(edge('/notifications'), app, services),
     registerProcessingNamespace(edge('/processing'), app),
-    registerFeedNamespace(edge('/feed'), app, services.liveFeed),
+    registerFeedNamespace(edge('/feed'), app, services.liveFeed, services.blocks),
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.

@@ -12,7 +12,10 @@
 //   `general` rate limit before anything else runs (a refused one is answered
 //   `{ok:false, error_code:'rate_limit.error.exceeded'}`), so a flood costs a counter each.
 // - An event the namespace does not have is answered `realtime.error.unknown_event`.
+// - Before each known event runs, the socket's caller is read again (roles and permissions as
+//   they are now: CONTRACT §21, a role change counts from the next event, on every node).
 import type { z } from 'zod';
+import type { Caller } from '../src/auth/caller.js';
 import type { Logger } from '../src/shared/logger.js';
 import { AppError, notFound } from '../src/shared/errors.js';
 import { parsePayload, toAckError } from './ack.js';
@@ -40,6 +43,8 @@ export type HandshakeStep = (socket: RealtimeSocket) => Promise<Undo | void> | U
 export interface Edge {
   log: Logger;
   rateLimit: SocketRateLimit;
+  /** The socket's caller as it is now (roles and permissions changed since the handshake). */
+  refreshCaller: (caller: Caller) => Promise<Caller>;
 }
 
 /** Registers a client event: its payload is parsed with `schema`, `run`'s result is the ack's `data`. */
@@ -136,13 +141,18 @@ export class NamespaceEdge {
 
   /** Counts the event, runs `work` and acks its result or its error, while the socket is there. */
   private answer(socket: RealtimeSocket, ack: ((result: unknown) => void) | null, work: () => Promise<unknown>): void {
-    const { log, rateLimit } = this.edge;
+    const { log, rateLimit, refreshCaller } = this.edge;
     const reply = (result: unknown) => {
       if (ack && socket.connected) ack(result);
     };
     const run = async () => {
       try {
         await rateLimit(socket.data.caller.userId);
+        if (!socket.connected) return;
+        // A role change (CONTRACT §21) counts from the next event: the caller is read again (the
+        // read model's session cache, dropped on every node by the change) and updated in place,
+        // so handlers that hold it see the new roles and permissions.
+        Object.assign(socket.data.caller, await refreshCaller(socket.data.caller));
         if (!socket.connected) return;
         reply(await work());
       } catch (err) {

@@ -23,6 +23,8 @@ export interface DomainEvents {
     created_at: string;
     follower: { name: string; avatar: string | null };
   };
+  /** `blockerId` blocked (`blocked: true`) or unblocked `blockedId` (CONTRACT §21). */
+  'block.changed': { blockerId: string; blockedId: string; blocked: boolean };
   /** An unfollow: the live feed stops sending the follower that user's publishes. */
   'follow.deleted': { follower_id: string; following_id: string };
   /** parentAuthorId is set for replies (the author of the comment replied to). */

@@ -18,6 +18,8 @@ import { ContentRepository } from './content/content-repository.js';
 import { ContentListingRepository } from './content/listing-repository.js';
 import { LiveContentRepository } from './content/live-repository.js';
 import { FollowRepository } from './follows/follow-repository.js';
+import { BlockRepository } from './blocks/block-repository.js';
+import { BlockService } from './blocks/service.js';
 import { UploadedFileRepository } from './media/uploaded-file-repository.js';
 import { NotificationRepository } from './notifications/notification-repository.js';
 import { IdempotencyRepository } from './payments/idempotency-repository.js';
@@ -53,6 +55,7 @@ import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
+import { ListingIndex } from './content/listing-index.js';
 import { ListingAnswers } from './content/listing-answers.js';
 import { ContentLiveFeed } from './content/live-feed.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
@@ -96,6 +99,7 @@ export interface Repositories {
   roles: RolesRepository;
   settings: SettingsRepository;
   follows: FollowRepository;
+  blocks: BlockRepository;
   contents: ContentRepository;
   listings: ContentListingRepository;
   liveContents: LiveContentRepository;
@@ -135,6 +139,7 @@ export function createRepositories(database: Queryable): Repositories {
     roles: new RolesRepository(database),
     settings: new SettingsRepository(database),
     follows: new FollowRepository(database),
+    blocks: new BlockRepository(database),
     contents: new ContentRepository(database),
     listings: new ContentListingRepository(database),
     liveContents: new LiveContentRepository(database),
@@ -174,12 +179,16 @@ export interface Services {
   profiles: ProfileService;
   avatars: AvatarService;
   follows: FollowService;
+  /** Blocks between users, CONTRACT §21. */
+  blocks: BlockService;
   roles: RoleService;
   callers: CallerResolver;
   twoFactor: TwoFactorService;
   settings: SettingsService;
   content: ContentService;
   listings: ContentListings;
+  /** The per-node listing index (docs/search.md). */
+  listingIndex: ListingIndex;
   feed: ContentFeed;
   /** The listings' answers, first pages from the read model. */
   listingAnswers: ListingAnswers;
@@ -222,8 +231,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
+  const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
   const push = new PushService(app, repositories.push, repositories.serviceSecrets);
-  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push);
+  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
   const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
@@ -234,8 +244,12 @@ export async function createServices(app: AppContext, repositories: Repositories
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
-  const chat = new ChatService(app, repositories.chat, repositories.users);
-  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel);
+  const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
+  const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
+  readModel.onItemsChanged((change) => listingIndex.changed(change));
+  // Loads in the background: until it has, the listings read PostgreSQL.
+  void listingIndex.start();
+  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel, listingIndex);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const payments = new PaymentService(
     app.database,
@@ -255,15 +269,17 @@ export async function createServices(app: AppContext, repositories: Repositories
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
     profiles: new ProfileService(app, repositories.users, readModel.profiles),
     avatars: new AvatarService(app, repositories.users),
-    follows: new FollowService(app, repositories.follows, repositories.users, notifications),
-    roles: new RoleService(app.database, repositories.roles, rolePermissions),
+    follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
+    blocks,
+    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
     settings: new SettingsService(app, repositories.settings, repositories.users),
     content,
     listings,
+    listingIndex,
     feed,
-    listingAnswers: new ListingAnswers(listings, feed, readModel.pages),
+    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
     savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
@@ -272,9 +288,9 @@ export async function createServices(app: AppContext, repositories: Repositories
     resumableUploads: new ResumableUploads(app, repositories.resumableUploads, uploads),
     videoJobs: new VideoJobQueue(repositories.videoJobs),
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
-    comments: new CommentService(app, repositories.comments, repositories.contents, notifications),
+    comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId)),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),

@@ -534,6 +534,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/authorization/api/v1/roles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a role: description, the permissions it grants (the set replaces them), whether it is active. The admin role cannot be made inactive nor lose assign:role or update:role (409) */
+        put: operations["putAuthorizationRolesById"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorization/api/v1/users/{userId}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the roles a user holds; counts from the user's next request and socket event on every node. The last admin cannot lose the admin role (409) */
+        put: operations["putAuthorizationUsersByUserIdRoles"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/api/v1/all": {
         parameters: {
             query?: never;
@@ -577,6 +611,23 @@ export interface paths {
         };
         /** Published content in the x-language language, optionally inside a map viewport */
         get: operations["getContentCompleted"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/api/v1/completed/clusters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Map clusters of published content in a box at a zoom, with the search and filters of /all (CONTRACT §23) */
+        get: operations["getContentCompletedClusters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4807,7 +4858,10 @@ export interface operations {
                             phone_number: string | null;
                             phone_number_verified: boolean;
                             picture: string | null;
+                            /** @description The primary role: the highest of admin, moderator, broker, end_user the user holds, else the first */
                             role: string;
+                            /** @description Every role the user holds, in the order assigned */
+                            roles: string[];
                             sub: string;
                             username: string;
                         };
@@ -5595,6 +5649,275 @@ export interface operations {
             };
         };
     };
+    putAuthorizationRolesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Is this apartment still available?",
+                 *       "permission_ids": [
+                 *         "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b"
+                 *       ],
+                 *       "is_active": true
+                 *     }
+                 */
+                "application/json": {
+                    description?: string;
+                    /** @description An inactive role grants nothing */
+                    is_active?: boolean;
+                    /** @description Every permission the role grants from now on */
+                    permission_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            _id: string;
+                            created_at: string;
+                            description: string;
+                            is_active: boolean;
+                            name: string;
+                            permission_ids: string[];
+                            permission_names: string[];
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAuthorizationUsersByUserIdRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role_names": [
+                 *         "editor"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Names of existing roles; the first of admin, moderator, broker, end_user (else the first named) becomes the primary `role` */
+                    role_names: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            role_names: string[];
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getContentAll: {
         parameters: {
             query?: {
@@ -5602,9 +5925,10 @@ export interface operations {
                 apartment_type?: string;
                 area_from?: number;
                 area_to?: number;
-                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count";
+                column?: "created_at" | "updated_at" | "price" | "area" | "price_per_area" | "reaction_count" | "relevance";
                 created_at_end_date?: string;
                 created_at_start_date?: string;
+                facets?: string;
                 lang?: "en" | "vi" | "ko";
                 page?: number;
                 per_page?: number;
@@ -5633,6 +5957,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description With `facets=`: counts per value over the matches of the other filters (CONTRACT §23) */
+                            facets?: {
+                                amenities?: {
+                                    [key: string]: number;
+                                };
+                                apartment_type?: {
+                                    [key: string]: number;
+                                };
+                                price?: {
+                                    count: number;
+                                    from: number | null;
+                                    to: number | null;
+                                }[];
+                                project_status?: {
+                                    [key: string]: number;
+                                };
+                            };
                             hasMore: boolean;
                             item: {
                                 amenities: string[];
@@ -5701,7 +6042,7 @@ export interface operations {
                                     url: string | null;
                                 };
                             }[];
-                            /** @description Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md */
+                            /** @description Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md */
                             total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
@@ -5968,6 +6309,96 @@ export interface operations {
                             per_page: number;
                             total: number;
                             total_pages: number;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getContentCompletedClusters: {
+        parameters: {
+            query: {
+                amenities?: string;
+                apartment_type?: string;
+                area_from?: number;
+                area_to?: number;
+                created_at_end_date?: string;
+                created_at_start_date?: string;
+                lang?: "en" | "vi" | "ko";
+                max_lat: number;
+                max_lng: number;
+                min_lat: number;
+                min_lng: number;
+                price_from?: number;
+                price_to?: number;
+                project_status?: string;
+                search?: string;
+                unit_area?: string;
+                unit_price?: string;
+                zoom: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            clusters: {
+                                count: number;
+                                /** @description Only on a point that is a single item */
+                                id?: string;
+                                latitude: number;
+                                longitude: number;
+                            }[];
+                            /** @description Every matching item in the box */
+                            total: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
                 };

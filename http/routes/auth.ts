@@ -11,12 +11,13 @@ import {
 import {
   avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema,
 } from '../../src/auth/response-schemas.js';
+import { blockRecordSchema, blockedListQuery, blockedListSchema, unblockedSchema } from '../../src/blocks/schemas.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';
 
 export const authRoutes: RouteModule = (app, services) => {
-  const { passwords, follows, profiles, avatars } = services;
+  const { passwords, follows, profiles, avatars, blocks } = services;
   // Files up to twice the image limit are read and answered 400 (SPEC: "400 type or size");
   // beyond that the multipart reader stops early with 413.
   const avatarReadLimit = app.config.MAX_IMAGE_BYTES * 2;
@@ -127,6 +128,28 @@ export const authRoutes: RouteModule = (app, services) => {
         await follows.unfollow(caller, headers['x-user-id'], params.userId);
         return { message: 'Unfollowed', data: { message: 'Unfollowed' } };
       },
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/users/:userId/block`, tag, auth: 'user', rateLimits: ['blocks'],
+      summary: 'Block a user (201; again: 200 with the same record). Follows between the two end; the blocked user is not told',
+      params: userIdParams, body: z.unknown(), responseData: blockRecordSchema, successStatus: 201,
+      errorStatuses: [400, 401, 404, 409, 429, 500],
+      handler: async ({ caller, params }) => {
+        const { record, created } = await blocks.block(caller, params.userId);
+        return created ? { status: 201, message: 'Blocked', data: record } : { status: 200, message: 'Already blocked', data: record };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${base}/users/:userId/block`, tag, auth: 'user', rateLimits: ['blocks'],
+      summary: 'Lift a block (200 also when there was none)', params: userIdParams, responseData: unblockedSchema,
+      errorStatuses: [400, 401, 429, 500],
+      handler: async ({ caller, params }) => ({ message: 'Unblocked', data: await blocks.unblock(caller, params.userId) }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/users/blocked`, tag, auth: 'user',
+      summary: "The caller's blocked users, most recently blocked first (cursor paging)", query: blockedListQuery, responseData: blockedListSchema,
+      errorStatuses: [400, 401, 500],
+      handler: async ({ caller, query }) => ({ message: 'Blocked users', data: await blocks.list(caller, query) }),
     }),
   ];
 };

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import {
-  completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
+  clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
 import { completedItemSchema, feedItemSchema, listingItemSchema } from '../../src/content/response-schemas.js';
 import { contentDetailSchema, createdContentSchema } from '../../src/content/detail-schemas.js';
@@ -12,9 +12,16 @@ const base = '/content/api/v1';
 const api = '/api/v1';
 const tag = 'content';
 
+const facetsSchema = z.object({
+  amenities: z.record(z.string(), z.number().int()).optional(),
+  apartment_type: z.record(z.string(), z.number().int()).optional(),
+  project_status: z.record(z.string(), z.number().int()).optional(),
+  price: z.array(z.object({ from: z.number().nullable(), to: z.number().nullable(), count: z.number().int() })).optional(),
+});
+
 
 export const contentRoutes: RouteModule = (app, services) => {
-  const { content, listingAnswers } = services;
+  const { content, listingAnswers, listings } = services;
   return [
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
@@ -26,7 +33,12 @@ export const contentRoutes: RouteModule = (app, services) => {
       method: 'GET', path: `${base}/all`, tag, auth: 'optional',
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500],
-      responseData: z.object({ item: z.array(listingItemSchema), hasMore: z.boolean(), total: z.number().int().describe('Matches: exact up to 1,000, above that an estimate (never below the rows seen); see docs/content.md') }),
+      responseData: z.object({
+        item: z.array(listingItemSchema),
+        hasMore: z.boolean(),
+        total: z.number().int().describe('Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md'),
+        facets: facetsSchema.optional().describe('With `facets=`: counts per value over the matches of the other filters (CONTRACT §23)'),
+      }),
       handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query) }),
     }),
     defineRoute({
@@ -40,6 +52,19 @@ export const contentRoutes: RouteModule = (app, services) => {
         message: 'Completed content',
         data: await listingAnswers.listCompleted(optionalCaller, query, headers['x-language']),
       }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/completed/clusters`, tag, auth: 'optional',
+      summary: 'Map clusters of published content in a box at a zoom, with the search and filters of /all (CONTRACT §23)',
+      query: clustersQuery, errorStatuses: [400, 401, 500],
+      responseData: z.object({
+        clusters: z.array(z.object({
+          latitude: z.number(), longitude: z.number(), count: z.number().int(),
+          id: z.string().optional().describe('Only on a point that is a single item'),
+        })).max(300),
+        total: z.number().int().describe('Every matching item in the box'),
+      }),
+      handler: async ({ query }) => ({ message: 'Clusters', data: await listings.clusters(query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',

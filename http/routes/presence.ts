@@ -15,6 +15,6 @@ export const presenceRoutes: RouteModule = (_app, services) => [
     query: presenceQuery,
     responseData: z.object({ users: z.array(presenceItemSchema) }),
     errorStatuses: [400, 401],
-    handler: async (ctx) => ({ data: { users: await services.presence.presenceOf(ctx.query.user_ids) } }),
+    handler: async (ctx) => ({ data: { users: await services.presence.presenceOf(ctx.caller.userId, ctx.query.user_ids) } }),
   }),
 ];

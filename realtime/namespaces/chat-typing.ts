@@ -4,7 +4,10 @@
 // others in the room on every node (the adapter), never to the typist's own sockets.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../../src/shared/errors.js';
+import type { Logger } from '../../src/shared/logger.js';
 import { rooms, type RealtimeSocket } from '../events.js';
+import type { BlockService } from '../../src/blocks/service.js';
+import { eitherWayRooms, inOrder } from '../blocked-rooms.js';
 
 /** A start not renewed within this long ends by itself (CONTRACT §18). */
 export const TYPING_EXPIRY_MS = 6_000;
@@ -31,12 +34,16 @@ export function typingRateLimit(scale: number): (socketId: string) => Promise<vo
   };
 }
 
-export function socketTyping(socket: RealtimeSocket): SocketTyping {
+export function socketTyping(socket: RealtimeSocket, blocks: BlockService, log: Logger): SocketTyping {
   const { userId } = socket.data.caller;
   const timers = new Map<string, NodeJS.Timeout>();
-  const push = (roomId: string, typing: boolean) => {
-    socket.to(rooms.chat(roomId)).except(rooms.user(userId)).emit('typing', { roomId, userId, typing });
-  };
+  const ordered = inOrder(log, 'typing');
+  // Never to the typist's own sockets, nor to anyone on either side of a block with them (CONTRACT §21).
+  const push = (roomId: string, typing: boolean) =>
+    ordered(async () => {
+      const except = await eitherWayRooms(blocks, userId);
+      socket.to(rooms.chat(roomId)).except([rooms.user(userId), ...except]).emit('typing', { roomId, userId, typing });
+    });
   const stop = (roomId: string) => {
     const timer = timers.get(roomId);
     if (!timer) return;

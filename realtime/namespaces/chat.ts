@@ -9,8 +9,10 @@ import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from
 import { rooms } from '../events.js';
 import type { NamespaceEdge } from '../socket-edge.js';
 import { socketTyping, typingRateLimit } from './chat-typing.js';
+import type { BlockService } from '../../src/blocks/service.js';
+import { blockerRooms, eitherWayRooms, inOrder } from '../blocked-rooms.js';
 
-export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat: ChatService, presence: PresenceService): () => void {
+export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat: ChatService, presence: PresenceService, blocks: BlockService): () => void {
   const { nsp } = edge;
   const typingLimit = typingRateLimit(app.config.RATE_LIMIT_SCALE);
 
@@ -32,7 +34,7 @@ export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat
   // steps and keeps its rooms), so presence counts both.
   edge.onConnection((socket, on) => {
     const { caller } = socket.data;
-    const typing = socketTyping(socket);
+    const typing = socketTyping(socket, blocks, app.log);
     presence.socketConnected(caller.userId);
     socket.on('disconnect', () => {
       typing.stopAll();
@@ -73,16 +75,27 @@ export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat
 
   presence.start();
   const toRoom = (roomId: string) => nsp.to(rooms.chat(roomId));
+  // One queue for the room events, so a message and its edit keep their order while the block
+  // lists are looked up: a message is not pushed to those who blocked its sender (CONTRACT §21).
+  const push = inOrder(app.log, 'chat event');
   const stops = [
-    app.events.subscribe('chat.message', ({ roomId, message }) => toRoom(roomId).emit('message:new', message)),
-    app.events.subscribe('chat.message.edited', ({ roomId, message }) => toRoom(roomId).emit('message:updated', message)),
-    app.events.subscribe('chat.message.deleted', (deleted) => toRoom(deleted.roomId).emit('message:deleted', deleted)),
-    app.events.subscribe('chat.reactions.changed', (reactions) => toRoom(reactions.roomId).emit('message:reaction', reactions)),
-    // The other members: not the reader's own sockets.
-    app.events.subscribe('chat.read', (read) => toRoom(read.roomId).except(rooms.user(read.userId)).emit('read', read)),
-    // One emit to all the user's rooms at once: a socket in several of them gets it once.
+    app.events.subscribe('chat.message', ({ roomId, message }) =>
+      push(async () => void toRoom(roomId).except(await blockerRooms(blocks, message.sender.userId)).emit('message:new', message)),
+    ),
+    app.events.subscribe('chat.message.edited', ({ roomId, message }) =>
+      push(async () => void toRoom(roomId).except(await blockerRooms(blocks, message.sender.userId)).emit('message:updated', message)),
+    ),
+    app.events.subscribe('chat.message.deleted', (deleted) => push(async () => void toRoom(deleted.roomId).emit('message:deleted', deleted))),
+    app.events.subscribe('chat.reactions.changed', (reactions) => push(async () => void toRoom(reactions.roomId).emit('message:reaction', reactions))),
+    // The other members: not the reader's own sockets, nor those who blocked the reader.
+    app.events.subscribe('chat.read', (read) =>
+      push(async () => void toRoom(read.roomId).except([rooms.user(read.userId), ...(await blockerRooms(blocks, read.userId))]).emit('read', read)),
+    ),
+    // One emit to all the user's rooms at once: a socket in several of them gets it once. Nobody
+    // on either side of a block with the user hears of their presence.
     app.events.subscribe('presence.changed', ({ roomIds, ...view }) => {
-      if (roomIds.length) nsp.to(roomIds.map(rooms.chat)).except(rooms.user(view.userId)).emit('presence', view);
+      if (!roomIds.length) return;
+      push(async () => void nsp.to(roomIds.map(rooms.chat)).except([rooms.user(view.userId), ...(await eitherWayRooms(blocks, view.userId))]).emit('presence', view));
     }),
   ];
   return () => {

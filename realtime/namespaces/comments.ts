@@ -6,12 +6,15 @@ import { subscribePayload } from '../../src/comments/schemas.js';
 import { tooManyRequests } from '../../src/shared/errors.js';
 import { rooms } from '../events.js';
 import type { NamespaceEdge } from '../socket-edge.js';
+import type { BlockService } from '../../src/blocks/service.js';
+import { blockerRooms, inOrder } from '../blocked-rooms.js';
 
 /** Content items one socket may follow at once. */
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
-export function registerCommentsNamespace(edge: NamespaceEdge, app: AppContext, comments: CommentService): () => void {
+export function registerCommentsNamespace(edge: NamespaceEdge, app: AppContext, comments: CommentService, blocks: BlockService): () => void {
   const { nsp } = edge;
+  const push = inOrder(app.log, 'comment:new');
   edge.onConnection((socket, on) => {
     on('content:subscribe', subscribePayload, async ({ contentId }) => {
       await comments.assertContentExists(contentId, socket.data.caller);
@@ -27,7 +30,11 @@ export function registerCommentsNamespace(edge: NamespaceEdge, app: AppContext, 
     });
   });
 
-  return app.events.subscribe('comment.created', ({ comment }) => {
-    nsp.to(rooms.content(comment.contentId)).emit('comment:new', comment);
-  });
+  // Not to those who blocked the author (CONTRACT §21).
+  return app.events.subscribe('comment.created', ({ comment }) =>
+    push(async () => {
+      const except = await blockerRooms(blocks, comment.author.userId);
+      nsp.to(rooms.content(comment.contentId)).except(except).emit('comment:new', comment);
+    }),
+  );
 }

@@ -21,6 +21,8 @@ import { viewportAround } from '../../src/content/viewport.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
 import { rooms, type RealtimeSocket } from '../events.js';
 import { refuse, type NamespaceEdge } from '../socket-edge.js';
+import type { BlockService } from '../../src/blocks/service.js';
+import { blockerRooms } from '../blocked-rooms.js';
 
 /** CONTRACT §15: at most one `content:stats` per item per second. */
 const STATS_INTERVAL_MS = 1000;
@@ -28,7 +30,7 @@ const STATS_INTERVAL_MS = 1000;
 const languageOf = (socket: RealtimeSocket): Language => LANGUAGES.find((lang) => socket.rooms.has(rooms.language(lang))) ?? DEFAULT_LANGUAGE;
 const otherLanguageRooms = (lang: Language) => LANGUAGES.filter((l) => l !== lang).map(rooms.language);
 
-export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, liveFeed: ContentLiveFeed): () => void {
+export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, liveFeed: ContentLiveFeed, blocks: BlockService): () => void {
   const { nsp } = edge;
   // With Redis other nodes exist and hear serverSideEmit; the in-memory adapter has no peers.
   const clustered = Boolean(app.config.REDIS_URL);
@@ -89,10 +91,20 @@ export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, live
   });
 
   // Only this node's sockets: the index is node-local, and every node runs this for a publish.
-  const deliverListings = (published: PublishedItem) => {
+  // Not to the sockets of those who blocked the uploader (CONTRACT §21).
+  const deliverListings = async (published: PublishedItem) => {
     if (published.latitude === null || published.longitude === null) return;
-    for (const socket of areas.containing(published.latitude, published.longitude)) {
-      socket.emit('listing:new', published.items[languageOf(socket)]);
+    const sockets = areas.containing(published.latitude, published.longitude);
+    if (!sockets.length) return;
+    let blockers: Set<string>;
+    try {
+      blockers = new Set(await blocks.blockersOf(published.uploaderId));
+    } catch (err) {
+      app.log.warn({ err: (err as Error).message }, 'listing:new not pushed: blocks unreadable');
+      return;
+    }
+    for (const socket of sockets) {
+      if (socket.connected && !blockers.has(socket.data.caller.userId)) socket.emit('listing:new', published.items[languageOf(socket)]);
     }
   };
 
@@ -111,7 +123,7 @@ export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, live
     if (clustered) nsp.serverSideEmit('feed:counts-changed', contentId);
   };
 
-  nsp.on('feed:published', deliverListings);
+  nsp.on('feed:published', (published: PublishedItem) => void deliverListings(published));
   nsp.on('feed:counts-changed', (contentId) => counts.touch(contentId));
   const stops = [
     app.events.subscribe('video.completed', async ({ contentId }) => {
@@ -119,10 +131,12 @@ export function registerFeedNamespace(edge: NamespaceEdge, app: AppContext, live
       if (!published) return;
       // Through the adapter (one emit per language to the uploader's room): every node delivers
       // it, and a socket that was away gets it back on recovery.
+      // Followers only, and a block ends follows both ways; still, a blocker never gets it.
+      const blockers = await blockerRooms(blocks, published.uploaderId);
       for (const lang of LANGUAGES) {
-        nsp.to(rooms.author(published.uploaderId)).except(otherLanguageRooms(lang)).emit('feed:new', published.items[lang]);
+        nsp.to(rooms.author(published.uploaderId)).except([...otherLanguageRooms(lang), ...blockers]).emit('feed:new', published.items[lang]);
       }
-      deliverListings(published);
+      await deliverListings(published);
       if (clustered && published.latitude !== null) nsp.serverSideEmit('feed:published', published);
     }),
     app.events.subscribe('comment.created', ({ comment }) => countsChanged(comment.contentId)),

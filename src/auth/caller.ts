@@ -13,7 +13,10 @@ export interface Caller {
   userId: string;
   sessionId: string;
   username: string;
+  /** The primary role (the highest of admin, moderator, broker, end_user, else the first). */
   role: string;
+  /** Every role the user holds; permissions are what these grant together. */
+  roles: readonly string[];
   permissions: ReadonlySet<string>;
 }
 
@@ -62,7 +65,7 @@ export class CallerResolver {
   private async live(userId: string, sessionId: string): Promise<Caller> {
     const cached = this.cache.get(sessionId);
     if (cached && cached.userId === userId && Date.now() < cached.freshUntil) {
-      return this.caller(userId, sessionId, cached.username, cached.role);
+      return this.caller(userId, sessionId, cached.username, cached.role, cached.roles);
     }
     const epoch = this.cache.epoch();
     const row = await this.sessions.findForCaller(sessionId, userId);
@@ -80,11 +83,22 @@ export class CallerResolver {
     // Trusted until its last_seen_at is due to be written again (then the idle timeout is checked
     // again too), so caching changes nothing about when an idle session ends.
     const untilTouch = (row.touch_due ? row.touch_every_seconds : row.touch_in_seconds) * 1000;
-    this.cache.set(sessionId, { userId, username: row.username, role: row.role, freshUntil: Date.now() + Math.min(SESSION_FRESH_MS, untilTouch) }, epoch);
-    return this.caller(userId, sessionId, row.username, row.role);
+    this.cache.set(sessionId, { userId, username: row.username, role: row.role, roles: row.roles, freshUntil: Date.now() + Math.min(SESSION_FRESH_MS, untilTouch) }, epoch);
+    return this.caller(userId, sessionId, row.username, row.role, row.roles);
   }
 
-  private async caller(userId: string, sessionId: string, username: string, role: string): Promise<Caller> {
-    return { userId, sessionId, username, role, permissions: await this.rolePermissions.forRole(role) };
+  /**
+   * The caller of a socket as it is now (the token was checked at the handshake): a role or
+   * permission changed since then counts from the socket's next event. From the session cache
+   * when it has it; a session that ended throws 401.
+   */
+  async refresh(caller: Caller): Promise<Caller> {
+    return this.live(caller.userId, caller.sessionId);
+  }
+
+  private async caller(userId: string, sessionId: string, username: string, role: string, roles: readonly string[]): Promise<Caller> {
+    // users.role is always among user_roles; should the set be empty, the primary role still counts.
+    const held = roles.length ? roles : [role];
+    return { userId, sessionId, username, role, roles: held, permissions: await this.rolePermissions.forRoles(held) };
   }
 }

@@ -47,6 +47,7 @@ export class ProfileService {
       family_name: user.family_name,
       picture: user.picture ? mediaUrl(this.app.config, user.picture) : null,
       role: user.role,
+      roles: user.roles,
       follower_number: user.followers,
       following_number: user.following,
       is_following: !self && user.viewer_follows,

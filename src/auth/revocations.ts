@@ -35,6 +35,8 @@ export interface Revoked {
   sessions: EndedSession[];
   /** Users whose live sessions must be checked again (their role or standing changed). */
   users?: string[];
+  /** What roles grant changed (CONTRACT §21): every node reads roles and permissions again. */
+  roles?: boolean;
 }
 
 /** The writes of a revocation, run inside its transaction. */
@@ -47,6 +49,7 @@ const MAX_RETRIES_PENDING = 10_000;
 const invalidationsOf = (revoked: Revoked): Invalidation[] => [
   ...revoked.sessions.map((s): Invalidation => ({ kind: 'session', sessionId: s.sessionId, userId: s.userId })),
   ...(revoked.users ?? []).map((userId): Invalidation => ({ kind: 'user', userId })),
+  ...(revoked.roles ? [{ kind: 'roles' } as const] : []),
 ];
 
 export class Revocations {

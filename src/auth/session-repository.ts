@@ -33,7 +33,10 @@ interface LiveSessionRow {
 
 /** What a request's caller check needs: the session's state and its user's name and role. */
 interface CallerSessionRow {
+  /** The user's primary role (users.role). */
   role: string;
+  /** Every role the user holds (user_roles), in the order assigned. */
+  roles: string[];
   username: string;
   revoked: boolean;
   /** Ended for idleness (privacy.session_timeout), by a request or by the sweep. */
@@ -112,8 +115,9 @@ export class SessionRepository extends Repository {
    * as the database's clock measures them.
    */
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
-    const [row] = await this.db.rows<{ role: string; username: string; revoked: boolean; ended_idle: boolean; idle_seconds: number; timeout_minutes: number }>(sql`
-      select u.role, u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
+    const [row] = await this.db.rows<{ role: string; roles: string[]; username: string; revoked: boolean; ended_idle: boolean; idle_seconds: number; timeout_minutes: number }>(sql`
+      select u.role, array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
+             u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
              extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
       from sessions s join users u on u.id = s.user_id
       cross join lateral (select ${timeoutMinutes} as minutes) t
@@ -122,6 +126,7 @@ export class SessionRepository extends Repository {
     const touchEvery = Math.min(60, row.timeout_minutes * 15);
     return {
       role: row.role,
+      roles: row.roles,
       username: row.username,
       revoked: row.revoked,
       ended_idle: row.ended_idle,

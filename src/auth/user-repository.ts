@@ -1,4 +1,5 @@
-// The `users` table (migration 0001): its one owner. Accounts, profiles, avatars, follows,
+// The `users` table (migration 0001) and the roles each user holds (`user_roles`, migration
+// 0022; users.role is the primary one of them, written with the set): their one owner. Accounts, profiles, avatars, follows,
 // two-factor, settings, statistics, chat and the start-up seeding read and write users through it.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
@@ -40,6 +41,8 @@ interface ProfileUserRow {
   family_name: string;
   picture: string | null;
   role: string;
+  /** Every role the user holds, in the order assigned. */
+  roles: string[];
   followers: number;
   following: number;
   viewer_follows: boolean;
@@ -69,9 +72,40 @@ export interface ProfileChanges {
 export class UserRepository extends Repository {
   /** Throws the driver's unique violation when the username or phone number is taken. */
   async insert(user: NewUser): Promise<void> {
+    // The user and their one role, in one statement.
     await this.db.rows(sql`
-      insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name, role)
-      values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.phoneVerified ?? false}, ${user.givenName}, ${user.familyName}, ${user.role})`);
+      with inserted as (
+        insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name, role)
+        values (${user.id}, ${user.username}, ${user.passwordHash}, ${user.phoneNumber}, ${user.phoneVerified ?? false}, ${user.givenName}, ${user.familyName}, ${user.role})
+        returning id, role
+      )
+      insert into user_roles (user_id, role_name, position) select id, role, 0 from inserted`);
+  }
+
+  /** The user's role names in the order they were assigned, after locking the user's row; undefined: no such user. */
+  async lockRoles(id: string): Promise<string[] | undefined> {
+    const [row] = await this.db.rows<{ roles: string[] }>(sql`
+      select array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles
+      from users u where u.id = ${id} for update`);
+    return row?.roles;
+  }
+
+  /**
+   * The users holding `roleName`, their rows in user_roles locked (a concurrent change of the
+   * same holders waits), so a check that one holder remains stays true until commit.
+   */
+  async lockHolders(roleName: string): Promise<string[]> {
+    const rows = await this.db.rows<{ user_id: string }>(sql`
+      select user_id from user_roles where role_name = ${roleName} order by user_id for update`);
+    return rows.map((r) => r.user_id);
+  }
+
+  /** Replaces the user's roles with `roleNames` (in that order) and sets users.role to `primary`. */
+  async replaceRoles(id: string, roleNames: string[], primary: string): Promise<void> {
+    await this.db.rows(sql`delete from user_roles where user_id = ${id}`);
+    const values = sql.join(roleNames.map((name, position) => sql`(${id}::uuid, ${name}, ${position}::smallint)`), sql`, `);
+    await this.db.rows(sql`insert into user_roles (user_id, role_name, position) values ${values}`);
+    await this.db.rows(sql`update users set role = ${primary}, updated_at = now() where id = ${id}`);
   }
 
   /** Which of `ids` name a user. */
@@ -108,6 +142,7 @@ export class UserRepository extends Repository {
   async findProfile(id: string, viewerId: string): Promise<ProfileUserRow | undefined> {
     const [row] = await this.db.rows<ProfileUserRow>(sql`
       select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role,
+             array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
              follower_count as followers, following_count as following,
              exists (select 1 from follows where follower_id = ${viewerId} and following_id = u.id) as viewer_follows
       from users u where id = ${id}`);

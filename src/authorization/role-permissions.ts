@@ -30,6 +30,14 @@ export class RolePermissions {
     return this.cache.get(role) ?? new Set();
   }
 
+  /** What a user holding `roles` may do: the union of their grants. */
+  async forRoles(roles: readonly string[]): Promise<ReadonlySet<string>> {
+    if (roles.length === 1) return this.forRole(roles[0]);
+    const union = new Set<string>();
+    for (const role of roles) for (const permission of await this.forRole(role)) union.add(permission);
+    return union;
+  }
+
   /** After a change to roles or permissions is committed: every node reads them again. */
   changed(): Promise<void> {
     this.forget();

@@ -67,6 +67,47 @@ export class RolesRepository extends Repository {
     return new Set(rows.map((r) => r.id.toLowerCase()));
   }
 
+  /** The permissions among `ids` (valid uuids) that exist, with their names. */
+  async permissionsWithIds(ids: string[]): Promise<{ id: string; name: string }[]> {
+    if (ids.length === 0) return [];
+    const list = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+    return this.db.rows<{ id: string; name: string }>(sql`select id, name from permissions where id in (${list})`);
+  }
+
+  /** Which of `names` name an existing role. */
+  async existingRoleNames(names: string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const rows = await this.db.rows<{ name: string }>(sql`select name from roles where name in (${sqlList(names)})`);
+    return new Set(rows.map((r) => r.name));
+  }
+
+  /** The role's name, activity and permission ids, its row locked until the transaction ends. */
+  async lockRole(id: string): Promise<{ name: string; is_active: boolean; description: string; permission_ids: string[] } | undefined> {
+    const [row] = await this.db.rows<{ name: string; is_active: boolean; description: string }>(sql`
+      select name, is_active, description from roles where id = ${id} for update`);
+    if (!row) return undefined;
+    const grants = await this.db.rows<{ permission_id: string }>(sql`select permission_id from role_permissions where role_id = ${id}`);
+    return { ...row, permission_ids: grants.map((g) => g.permission_id) };
+  }
+
+  async updateRole(id: string, changes: { description?: string; isActive?: boolean }): Promise<void> {
+    await this.db.rows(sql`
+      update roles set description = coalesce(${changes.description ?? null}, description),
+                       is_active = coalesce(${changes.isActive ?? null}::boolean, is_active)
+      where id = ${id}`);
+  }
+
+  /** The role grants exactly `permissionIds` from now on. */
+  async replaceGrants(roleId: string, permissionIds: string[]): Promise<void> {
+    if (permissionIds.length === 0) {
+      await this.db.rows(sql`delete from role_permissions where role_id = ${roleId}`);
+      return;
+    }
+    const list = sql.join(permissionIds.map((id) => sql`${id}::uuid`), sql`, `);
+    await this.db.rows(sql`delete from role_permissions where role_id = ${roleId} and permission_id not in (${list})`);
+    for (const permissionId of permissionIds) await this.grant(roleId, permissionId);
+  }
+
   /** Inserts a permission; a duplicate name surfaces as a unique violation. */
   async insertPermission(name: string, description: string): Promise<PermissionRow> {
     const [row] = await this.db.rows<PermissionRow>(sql`
@@ -97,12 +138,16 @@ export class RolesRepository extends Repository {
 
   // Seeding: only adds, so an administrator's later changes are kept.
 
-  async insertPermissionIfMissing(name: string, description: string): Promise<void> {
-    await this.db.rows(sql`insert into permissions (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing`);
+  /** True when it was missing (and is now inserted). */
+  async insertPermissionIfMissing(name: string, description: string): Promise<boolean> {
+    const rows = await this.db.rows(sql`insert into permissions (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`);
+    return rows.length > 0;
   }
 
-  async insertRoleIfMissing(name: string, description: string): Promise<void> {
-    await this.db.rows(sql`insert into roles (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing`);
+  /** True when it was missing (and is now inserted). */
+  async insertRoleIfMissing(name: string, description: string): Promise<boolean> {
+    const rows = await this.db.rows(sql`insert into roles (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`);
+    return rows.length > 0;
   }
 
   async grantByName(roleName: string, permissionName: string): Promise<void> {

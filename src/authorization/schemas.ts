@@ -38,6 +38,42 @@ export const listPermissionsQuery = z.object({
     .transform((value) => [...new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 100)),
 });
 
+/** Most roles one user may hold. */
+export const MAX_ROLES_PER_USER = 20;
+
+export const userRolesParams = z.object({ userId: z.uuid('must be a user id') });
+export const roleIdParams = z.object({ id: z.uuid('must be a role id') });
+
+/** PUT /users/{userId}/roles: the set replaces the user's roles (repeats dropped, order kept). */
+export const assignRolesBody = z.strictObject({
+  role_names: z
+    .array(z.string().trim().min(1).max(50))
+    .min(1, 'a user holds at least one role')
+    .max(MAX_ROLES_PER_USER)
+    .describe('Names of existing roles; the first of admin, moderator, broker, end_user (else the first named) becomes the primary `role`'),
+});
+
+/** PUT /roles/{id}: each field sent changes; permission_ids replaces the role's grants. */
+export const updateRoleBody = z
+  .strictObject({
+    description: description.optional(),
+    permission_ids: z.array(z.string().max(64)).max(200).optional().describe('Every permission the role grants from now on'),
+    is_active: z.boolean().optional().describe('An inactive role grants nothing'),
+  })
+  .refine((b) => b.description !== undefined || b.permission_ids !== undefined || b.is_active !== undefined, {
+    message: 'at least one of description, permission_ids, is_active',
+  });
+
+export type AssignRolesInput = z.output<typeof assignRolesBody>;
+export type UpdateRoleInput = z.output<typeof updateRoleBody>;
+
+export const userRolesView = z.object({
+  user_id: z.string(),
+  role_names: z.array(z.string()),
+});
+
+export type UserRolesView = z.output<typeof userRolesView>;
+
 export type CreatePermissionInput = z.infer<typeof createPermissionBody>;
 export type CreateRoleInput = z.infer<typeof createRoleBody>;
 

@@ -1,9 +1,10 @@
-// Start-up seeding: the permission catalogue, the three roles and their grants (only added,
+// Start-up seeding: the permission catalogue, the seeded roles and their grants (only added,
 // never removed), and the first administrator of CONTRACT §4. Idempotent; runs under the
 // start-up advisory lock so simultaneous nodes do it once.
 import bcrypt from 'bcryptjs';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import type { DatabaseHandle } from '../db/client.js';
 import { ConfigError } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { PERMISSIONS, SEEDED_ROLES, ADMIN_ROLE } from './catalogue.js';
@@ -11,12 +12,26 @@ import { normalisePhoneNumber } from '../auth/phone.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { RolesRepository } from './roles-repository.js';
 
-export async function seedRolesAndPermissions(roles: RolesRepository): Promise<void> {
-  for (const [name, description] of Object.entries(PERMISSIONS)) await roles.insertPermissionIfMissing(name, description);
-  for (const [role, def] of Object.entries(SEEDED_ROLES)) {
-    await roles.insertRoleIfMissing(role, def.description);
-    for (const permission of def.permissions) await roles.grantByName(role, permission);
-  }
+/**
+ * Adds what the catalogue has and the database lacks, in one transaction. A seeded role's grant
+ * is added only when the role or the permission is new here, so a grant an administrator took
+ * away (PUT /authorization/api/v1/roles/{id}) stays away across restarts, while a permission
+ * added to the catalogue by a new version reaches the seeded roles that list it.
+ */
+export async function seedRolesAndPermissions(database: DatabaseHandle, roleRepository: RolesRepository): Promise<void> {
+  await database.transaction(async (tx) => {
+    const roles = roleRepository.in(tx);
+    const newPermissions = new Set<string>();
+    for (const [name, description] of Object.entries(PERMISSIONS)) {
+      if (await roles.insertPermissionIfMissing(name, description)) newPermissions.add(name);
+    }
+    for (const [role, def] of Object.entries(SEEDED_ROLES)) {
+      const newRole = await roles.insertRoleIfMissing(role, def.description);
+      for (const permission of def.permissions) {
+        if (newRole || newPermissions.has(permission)) await roles.grantByName(role, permission);
+      }
+    }
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // The chat queries: rooms, membership and read positions, messages (edits, tombstones), reactions.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import { jsonb, sqlList } from '../db/sql-fragments.js';
+import { andNotAmong, jsonb, sqlList } from '../db/sql-fragments.js';
 import type { KeysetPosition } from '../shared/cursor.js';
 import type { AttachmentInput } from './schemas.js';
 
@@ -98,14 +98,14 @@ export class ChatRepository extends Repository {
    * `limit + 1` rows after `after`. unread_count counts others' live messages after the caller's
    * read position, at most UNREAD_COUNT_CAP of them (a range scan of chat_messages_room_idx).
    */
-  roomsPage(userId: string, after: KeysetPosition | null, limit: number): Promise<RoomListRow[]> {
+  roomsPage(userId: string, after: KeysetPosition | null, limit: number, hiddenSenders: readonly string[] = []): Promise<RoomListRow[]> {
     const activity = sql`coalesce(r.last_message_at, r.created_at)`;
     const where = after ? sql`where (${activity}, r.id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``;
     return this.db.rows<RoomListRow>(sql`
       select r.id, r.name, r.direct_key, r.created_at, r.last_message_at, ${activity} as activity_at,
         (select count(*)::int from (
            select 1 from chat_messages cm
-           where cm.room_id = r.id and cm.sender_id <> ${userId} and cm.deleted_at is null
+           where cm.room_id = r.id and cm.sender_id <> ${userId} and cm.deleted_at is null ${andNotAmong(sql`cm.sender_id`, hiddenSenders)}
              and (m.last_read_message_at is null
                   or (cm.created_at, cm.id) > (m.last_read_message_at, m.last_read_message_id))
            limit ${UNREAD_COUNT_CAP}) unread) as unread_count
@@ -116,14 +116,14 @@ export class ChatRepository extends Repository {
   }
 
   /** The newest message (or tombstone) of each room. */
-  latestMessages(roomIds: string[]): Promise<MessageRow[]> {
+  latestMessages(roomIds: string[], hiddenSenders: readonly string[] = []): Promise<MessageRow[]> {
     if (!roomIds.length) return Promise.resolve([]);
     return this.db.rows<MessageRow>(sql`
       select latest.* from unnest(array[${sqlList(roomIds)}]::uuid[]) as room(id)
       cross join lateral (
         select ${MESSAGE_COLUMNS}
         from chat_messages cm join users u on u.id = cm.sender_id
-        where cm.room_id = room.id
+        where cm.room_id = room.id ${andNotAmong(sql`cm.sender_id`, hiddenSenders)}
         order by cm.created_at desc, cm.id desc
         limit 1) latest`);
   }
@@ -174,25 +174,26 @@ export class ChatRepository extends Repository {
     return row;
   }
 
-  /** Messages of a room, newest first; `limit + 1` rows to know whether more follow. */
-  messages(roomId: string, before: KeysetPosition | null, limit: number): Promise<MessageRow[]> {
+  /** Messages of a room, newest first; `limit + 1` rows to know whether more follow. `hiddenSenders`' are left out. */
+  messages(roomId: string, before: KeysetPosition | null, limit: number, hiddenSenders: readonly string[] = []): Promise<MessageRow[]> {
     const where = before
       ? sql`cm.room_id = ${roomId} and (cm.created_at, cm.id) < (${before.createdAt.toISOString()}::timestamptz, ${before.id}::uuid)`
       : sql`cm.room_id = ${roomId}`;
     return this.db.rows<MessageRow>(sql`
       select ${MESSAGE_COLUMNS}
       from chat_messages cm join users u on u.id = cm.sender_id
-      where ${where}
+      where ${where} ${andNotAmong(sql`cm.sender_id`, hiddenSenders)}
       order by cm.created_at desc, cm.id desc
       limit ${limit + 1}`);
   }
 
   /** Messages of a room after a position, oldest first; `limit + 1` rows. */
-  messagesAfter(roomId: string, after: KeysetPosition, limit: number): Promise<MessageRow[]> {
+  messagesAfter(roomId: string, after: KeysetPosition, limit: number, hiddenSenders: readonly string[] = []): Promise<MessageRow[]> {
     return this.db.rows<MessageRow>(sql`
       select ${MESSAGE_COLUMNS}
       from chat_messages cm join users u on u.id = cm.sender_id
       where cm.room_id = ${roomId} and (cm.created_at, cm.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)
+        ${andNotAmong(sql`cm.sender_id`, hiddenSenders)}
       order by cm.created_at, cm.id
       limit ${limit + 1}`);
   }

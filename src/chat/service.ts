@@ -9,6 +9,7 @@ import { AppError, badRequest, conflict, forbidden, notFound, isUniqueViolation 
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf } from '../shared/cursor.js';
 import type { UserRepository } from '../auth/user-repository.js';
+import type { BlockService } from '../blocks/service.js';
 import type { ChatRepository, MessageAccessRow, MessageRow, RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, MessagesQuery, RoomsQuery, SendMessageInput } from './schemas.js';
 import type { HistoryItem, MessageView, ReactionSummary } from './message-view.js';
@@ -32,6 +33,7 @@ const roomNotFound = () => notFound('chat.error.room_not_found', 'Chat room not 
 const notMember = () => forbidden('chat.error.not_member', 'You are not a member of this chat room');
 const messageNotFound = (field = 'id') =>
   notFound('chat.error.message_not_found', 'Chat message not found', { field, constraint: 'must name an existing message' });
+const blockedRefusal = () => forbidden('chat.error.blocked', 'You cannot message this user');
 const emptyMessage = () => badRequest('chat.error.empty_message', 'A message needs text or at least one attachment', { field: 'msg', constraint: 'msg or attachments required' });
 
 export class ChatService {
@@ -39,6 +41,7 @@ export class ChatService {
     private readonly app: AppContext,
     private readonly repository: ChatRepository,
     private readonly users: UserRepository,
+    private readonly blocks: BlockService,
   ) {}
 
   /**
@@ -54,6 +57,8 @@ export class ChatService {
     if (missing !== undefined) {
       throw notFound('chat.error.user_not_found', `User ${missing} not found`, { field: 'memberIds', constraint: 'every member must be an existing user' });
     }
+    // CONTRACT §21: no room with someone blocked either way.
+    if ((await this.blocks.amongEitherWay(caller.userId, others)).size) throw blockedRefusal();
 
     const directKey = others.length === 1 && input.name === undefined ? [caller.userId, others[0]].sort().join(':') : null;
     if (directKey) {
@@ -84,10 +89,11 @@ export class ChatService {
   /** The caller's rooms, most recently active first, each with its unread count and newest message. */
   async listRooms(caller: Caller, query: RoomsQuery): Promise<{ rooms: RoomListItem[]; hasMore: boolean; nextCursor: string | null }> {
     const after = decodeCursor(query.cursor);
-    const rows = await this.repository.roomsPage(caller.userId, after, query.limit);
+    const hidden = [...(await this.blocks.hiddenFrom(caller.userId))];
+    const rows = await this.repository.roomsPage(caller.userId, after, query.limit, hidden);
     const { page, hasMore, nextCursor } = pageOf(rows.map((row) => ({ row, id: row.id, created_at: row.activity_at })), query.limit);
     const roomIds = page.map((p) => p.id);
-    const [members, latest] = await Promise.all([this.repository.membersOf(roomIds), this.repository.latestMessages(roomIds)]);
+    const [members, latest] = await Promise.all([this.repository.membersOf(roomIds), this.repository.latestMessages(roomIds, hidden)]);
     const latestByRoom = new Map((await this.withReactions(latest)).map((m) => [m.roomId, m]));
     const rooms = page.map(({ row }) => ({
       ...toRoomView(this.app.config, row, members),
@@ -104,14 +110,15 @@ export class ChatService {
     }
     const before = decodeCursor(query.cursor);
     await this.assertMember(caller, roomId);
+    const hidden = [...(await this.blocks.hiddenFrom(caller.userId))];
     let page: Page<MessageRow>;
     if (query.after !== undefined) {
       const from = await this.messageInRoom(caller, roomId, query.after, 'after');
-      const rows = await this.repository.messagesAfter(roomId, { createdAt: from.created_at, id: from.id }, query.limit);
+      const rows = await this.repository.messagesAfter(roomId, { createdAt: from.created_at, id: from.id }, query.limit, hidden);
       // Paging on: ask again with after = the last _id of this page.
       page = { items: rows.slice(0, query.limit), hasMore: rows.length > query.limit, nextCursor: null };
     } else {
-      const paged = pageOf(await this.repository.messages(roomId, before, query.limit), query.limit);
+      const paged = pageOf(await this.repository.messages(roomId, before, query.limit, hidden), query.limit);
       page = { items: paged.page, hasMore: paged.hasMore, nextCursor: paged.nextCursor };
     }
     return { messages: await this.withReactions(page.items), hasMore: page.hasMore, nextCursor: page.nextCursor };
@@ -123,6 +130,9 @@ export class ChatService {
     const attachments = input.attachments ?? [];
     if (!msg && !attachments.length) throw emptyMessage();
     await this.assertMember(caller, input.roomId);
+    // CONTRACT §21: nothing is sent to a room shared with someone blocked either way.
+    const members = (await this.repository.membersOf([input.roomId])).map((m) => m.user_id);
+    if ((await this.blocks.amongEitherWay(caller.userId, members)).size) throw blockedRefusal();
     const row = await this.repository.insertMessage({ id: newId(), roomId: input.roomId, senderId: caller.userId, msg, attachments });
     const message = toMessageView(this.app.config, row);
     this.app.events.publish('chat.message', { roomId: input.roomId, message });

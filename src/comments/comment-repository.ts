@@ -2,6 +2,7 @@
 // every read, so every endpoint and socket event carries the same SPEC 2.8 comment.
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
+import { andNotAmong } from '../db/sql-fragments.js';
 import type { KeysetPosition } from '../shared/cursor.js';
 
 /** Reactions shown per comment (the most recent ones beyond this are left out of lists). */
@@ -73,19 +74,22 @@ export class CommentRepository extends Repository {
     return row ?? null;
   }
 
-  /** Top-level comments of a content item, newest first; `limit + 1` rows to know whether more follow. */
-  topLevel(contentId: string, after: KeysetPosition | null, limit: number): Promise<CommentRow[]> {
+  /**
+   * Top-level comments of a content item, newest first; `limit + 1` rows to know whether more
+   * follow. `hiddenAuthors`: the viewer's blocked users, whose comments are left out.
+   */
+  topLevel(contentId: string, after: KeysetPosition | null, limit: number, hiddenAuthors: readonly string[] = []): Promise<CommentRow[]> {
     const where = after
-      ? sql`c.content_id = ${contentId} and c.parent_id is null and (c.created_at, c.id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
-      : sql`c.content_id = ${contentId} and c.parent_id is null`;
+      ? sql`c.content_id = ${contentId} and c.parent_id is null and (c.created_at, c.id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid) ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`
+      : sql`c.content_id = ${contentId} and c.parent_id is null ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`;
     return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at desc, c.id desc`, limit + 1));
   }
 
-  /** Replies to a top-level comment, oldest first. */
-  replies(parentId: string, after: KeysetPosition | null, limit: number): Promise<CommentRow[]> {
+  /** Replies to a top-level comment, oldest first (those of `hiddenAuthors` left out). */
+  replies(parentId: string, after: KeysetPosition | null, limit: number, hiddenAuthors: readonly string[] = []): Promise<CommentRow[]> {
     const where = after
-      ? sql`c.parent_id = ${parentId} and (c.created_at, c.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
-      : sql`c.parent_id = ${parentId}`;
+      ? sql`c.parent_id = ${parentId} and (c.created_at, c.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid) ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`
+      : sql`c.parent_id = ${parentId} ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`;
     return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
   }
 

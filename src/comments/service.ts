@@ -5,7 +5,7 @@
 // uploader and administrators only. Everyone else gets the 404 of an item that does not exist.
 import type { AppContext } from '../context.js';
 import { requirePermission, type Caller } from '../auth/caller.js';
-import { badRequest, notFound } from '../shared/errors.js';
+import { badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import { avatarUrl, displayName } from '../shared/person.js';
@@ -13,6 +13,7 @@ import type { CommentHead, CommentRepository, CommentRow } from './comment-repos
 import type { ContentMediaRow, ContentRepository } from '../content/content-repository.js';
 import type { Queryable } from '../db/client.js';
 import type { NotificationService } from '../notifications/service.js';
+import type { BlockService } from '../blocks/service.js';
 import { mayViewContent } from '../content/access.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';
@@ -32,6 +33,7 @@ export class CommentService {
     private readonly repository: CommentRepository,
     private readonly contents: ContentRepository,
     private readonly notifications: NotificationService,
+    private readonly blocks: BlockService,
   ) {}
 
   async createComment(caller: Caller, input: CreateCommentInput): Promise<CommentView> {
@@ -53,6 +55,11 @@ export class CommentService {
       }
       parentId = parent.parent_id ?? parent.id;
       parentAuthorId = parent.author_id;
+    }
+    // CONTRACT §21: no comment on the content of someone blocked either way, no reply to their comments.
+    const others = [content.uploader_id, ...(parentAuthorId ? [parentAuthorId] : [])];
+    if ((await this.blocks.amongEitherWay(caller.userId, others)).size) {
+      throw forbidden('comments.error.blocked', 'You cannot comment here');
     }
 
     const id = newId();
@@ -78,13 +85,15 @@ export class CommentService {
   async listTopLevel(caller: Caller | null, contentId: string, query: PageQuery): Promise<CommentPage> {
     const after = decodeCursor(query.cursor);
     await this.assertContentExists(contentId, caller);
-    return this.page(await this.repository.topLevel(contentId, after, query.limit), query.limit);
+    const hidden = await this.blocks.hiddenFrom(caller?.userId);
+    return this.page(await this.repository.topLevel(contentId, after, query.limit, [...hidden]), query.limit);
   }
 
   async listReplies(caller: Caller | null, commentId: string, query: PageQuery): Promise<CommentPage> {
     const after = decodeCursor(query.cursor);
     await this.visibleComment(caller, commentId);
-    return this.page(await this.repository.replies(commentId, after, query.limit), query.limit);
+    const hidden = await this.blocks.hiddenFrom(caller?.userId);
+    return this.page(await this.repository.replies(commentId, after, query.limit, [...hidden]), query.limit);
   }
 
   /** One reaction per user per comment: reacting again replaces the emoji. */

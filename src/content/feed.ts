@@ -54,6 +54,11 @@ export class ContentFeed {
   ) {}
 
   async page(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language) {
+    return (await this.pageWithUploaders(caller, perPage, cursorText, lang)).answer;
+  }
+
+  /** The page, and the uploader of each of its items in order (what the listings leave out for a blocker: listing-answers.ts). */
+  async pageWithUploaders(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language) {
     const cursor = cursorText ? decodeCursor(cursorText) : null;
     const snapshot = cursor?.t ?? (await this.listings.feedSnapshot());
 
@@ -75,10 +80,11 @@ export class ContentFeed {
     const hasMore = rows.length > perPage;
     const pageRows = rows.slice(0, perPage);
     const last = pageRows[pageRows.length - 1];
-    return {
+    const answer = {
       items: pageRows.map(({ row }) => this.serialiser.feedItem(row, lang)),
       next_cursor: hasMore && last ? encodeCursor({ v: 1, t: snapshot, b: last.bucket, c: last.row.created_key, i: last.row.id }) : null,
       has_more: hasMore,
     };
+    return { answer, uploaderIds: pageRows.map(({ row }) => row.uploader_id) };
   }
 }

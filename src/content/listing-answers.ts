@@ -3,10 +3,18 @@
 // event that could change them (a new, changed or deleted item, a reaction, a comment, a follow,
 // a user's new name: src/read-model/read-model.ts) clears it. Deeper pages, cursors and the
 // rest go to the database every time.
+//
+// Blocks (CONTRACT §21): a cached page is shared by every caller of its key, so the items of the
+// users a caller blocked are left out after the cache, per caller: each page is kept with the
+// uploader of each item, and for a caller with blocks (their list from the read model's block
+// cache) the items of blocked uploaders are dropped from the answer. Such a page is shorter than
+// `per_page` (no over-fetch: page numbers and cursors stay those of everyone's pages); `total`
+// still counts them. Deeper pages are filtered the same way. docs/moderation.md, "Blocks".
 import { can, type Caller } from '../auth/caller.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedPage } from '../read-model/read-model.js';
+import type { BlockService } from '../blocks/service.js';
 import type { ContentFeed } from './feed.js';
 import type { ContentListings } from './listings.js';
 import type { CompletedQuery, ListAllQuery } from './schemas.js';
@@ -16,40 +24,82 @@ import type { Language } from './values.js';
 /** Pages up to this number are kept: the ones nearly every client reads. */
 const CACHED_PAGES = 3;
 
+/** A page as read: its answer, the key of its items array and each item's uploader, in order. */
+interface ReadPage {
+  answer: Record<string, unknown>;
+  itemsKey: string;
+  uploaderIds: string[];
+}
+
+/** The uploader of each listed item (`/all` and `/completed` items carry `uploader.user_id`). */
+function uploadersOf(items: { uploader: { user_id: string } }[]): string[] {
+  return items.map((item) => item.uploader.user_id);
+}
+
 export class ListingAnswers {
   constructor(
     private readonly listings: ContentListings,
     private readonly feed: ContentFeed,
     private readonly pages: ReadCache<string, CachedPage>,
+    private readonly blocks: BlockService,
   ) {}
 
   listAll(caller: Caller | null, q: ListAllQuery): Promise<unknown> {
-    if (q.page > CACHED_PAGES) return this.listings.listAll(caller, q);
+    const read = async (): Promise<ReadPage> => {
+      const answer = await this.listings.listAll(caller, q);
+      return { answer, itemsKey: 'item', uploaderIds: uploadersOf(answer.item) };
+    };
+    if (q.page > CACHED_PAGES) return this.filtered(caller, read);
     // Who sees what (listings.ts): everyone the published items, a user also their own, an
     // administrator every live item; and only `read:contact` holders see phone numbers.
     const audience = !caller ? 'anyone' : can(caller, ADMIN_CONTENT_PERMISSION) ? 'every' : `user:${caller.userId}`;
     const key = `all|${audience}|${viewerOf(caller).canReadContact}|${JSON.stringify(q)}`;
-    return this.cached(key, () => this.listings.listAll(caller, q));
+    return this.cached(caller, key, read);
   }
 
   listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<unknown> {
-    if (q.page > CACHED_PAGES) return this.listings.listCompleted(caller, q, lang);
+    const read = async (): Promise<ReadPage> => {
+      const answer = await this.listings.listCompleted(caller, q, lang);
+      return { answer, itemsKey: 'items', uploaderIds: uploadersOf(answer.items) };
+    };
+    if (q.page > CACHED_PAGES) return this.filtered(caller, read);
     const key = `completed|${viewerOf(caller).canReadContact}|${lang}|${JSON.stringify(q)}`;
-    return this.cached(key, () => this.listings.listCompleted(caller, q, lang));
+    return this.cached(caller, key, read);
   }
 
   /** The caller's feed; its first page (no cursor) from the page cache. */
   feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<unknown> {
-    if (cursor) return this.feed.page(caller, perPage, cursor, lang);
-    return this.cached(`feed|${caller.userId}|${perPage}|${lang}`, () => this.feed.page(caller, perPage, undefined, lang));
+    const read = async (): Promise<ReadPage> => {
+      const { answer, uploaderIds } = await this.feed.pageWithUploaders(caller, perPage, cursor, lang);
+      return { answer, itemsKey: 'items', uploaderIds };
+    };
+    if (cursor) return this.filtered(caller, read);
+    return this.cached(caller, `feed|${caller.userId}|${perPage}|${lang}`, read);
   }
 
-  private async cached(key: string, read: () => Promise<unknown>): Promise<JsonText> {
-    const kept = this.pages.get(key);
-    if (kept) return kept.answer;
-    const epoch = this.pages.epoch();
-    const answer = JsonText.of(await read());
-    this.pages.set(key, { answer }, epoch);
-    return answer;
+  private async cached(caller: Caller | null, key: string, read: () => Promise<ReadPage>): Promise<JsonText> {
+    const hidden = this.blocks.hiddenFrom(caller?.userId);
+    let page = this.pages.get(key);
+    if (!page) {
+      const epoch = this.pages.epoch();
+      const fresh = await read();
+      page = { answer: JsonText.of(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds };
+      this.pages.set(key, page, epoch);
+    }
+    return withoutHidden(page, await hidden);
   }
+
+  private async filtered(caller: Caller | null, read: () => Promise<ReadPage>): Promise<JsonText> {
+    const [fresh, hidden] = await Promise.all([read(), this.blocks.hiddenFrom(caller?.userId)]);
+    return withoutHidden({ answer: JsonText.of(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds }, hidden);
+  }
+}
+
+/** The page's answer as it is, or, when it lists items of `hidden` uploaders, without them. */
+function withoutHidden(page: CachedPage, hidden: ReadonlySet<string>): JsonText {
+  if (!hidden.size || !page.uploaderIds.some((id) => hidden.has(id))) return page.answer;
+  const answer = JSON.parse(page.answer.text) as Record<string, unknown>;
+  const items = answer[page.itemsKey];
+  if (Array.isArray(items)) answer[page.itemsKey] = items.filter((_, i) => !hidden.has(page.uploaderIds[i]));
+  return JsonText.of(answer);
 }

@@ -8,6 +8,7 @@ import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repositor
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
 import type { Viewport } from './viewport.js';
+import { priceBucketOf, type Cluster, type ClusterBox, type FacetName, type Facets } from './listing-index.js';
 
 /**
  * `total` is exact up to this many matches (counting stops one row later, so a count never reads
@@ -25,7 +26,8 @@ export type ListingFilters = Pick<
   | 'amenities' | 'apartment_type' | 'project_status' | 'created_at_start_date' | 'created_at_end_date'
 >;
 
-export type SortColumn = ListAllQuery['column'];
+/** The columns a listing may be ordered by in SQL (`relevance` exists only in the listing index). */
+export type SortColumn = Exclude<ListAllQuery['column'], 'relevance'>;
 export interface ListingSort {
   column: SortColumn;
   direction: 'asc' | 'desc';
@@ -78,6 +80,29 @@ export interface FeedBucketQuery {
 const UTC_TEXT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
 const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
+
+/**
+ * THE rule of what may be listed at all (to anyone, before visibility and filters): every listing
+ * query and the per-node listing index (listing-index.ts, which loads and reloads exactly the rows
+ * this selects) use it, so whatever later hides an item from listings is written here once.
+ */
+export function listedConditions(): SQL[] {
+  return [sql`c.deleted_at is null`];
+}
+
+/** An item as the listing index keeps it: its row, and its timestamps as microseconds since the epoch (exact order). */
+export type IndexRow = ContentRow & {
+  created_us: number;
+  updated_us: number;
+  langs: string[] | null;
+  facet_apartment_types: string[] | null;
+  facet_project_statuses: string[] | null;
+  search_text: string | null;
+};
+
+const INDEX_COLUMNS = sql`${CONTENT_COLUMNS}, c.langs, c.facet_apartment_types, c.facet_project_statuses, c.search_text,
+  (extract(epoch from c.created_at) * 1000000)::float8 as created_us,
+  (extract(epoch from c.updated_at) * 1000000)::float8 as updated_us`;
 
 /**
  * One `search_text LIKE '%term%'` per term (all must match), on the folded text. The pg_trgm GIN
@@ -191,12 +216,12 @@ type SearchAs = (terms: string[]) => SQL[];
 
 /** The conditions of `GET /all`: live items the visibility allows, matching every filter and search term. */
 function allConditions(visibility: ListingVisibility, terms: string[], filters: ListingFilters, search: SearchAs = searchConditions): SQL[] {
-  return [sql`c.deleted_at is null`, ...visibilityCondition(visibility), ...search(terms), ...filterConditions(filters)];
+  return [...listedConditions(), ...visibilityCondition(visibility), ...search(terms), ...filterConditions(filters)];
 }
 
 /** The conditions of `GET /completed`: published items matching the search, inside the viewport when given. */
 function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
-  const conditions = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...search(terms)];
+  const conditions = [...listedConditions(), sql`c.status = 'completed'`, ...search(terms)];
   if (viewport) conditions.push(...viewportConditions(viewport));
   return conditions;
 }
@@ -245,7 +270,7 @@ function feedBucketQuery(q: FeedBucketQuery): SQL {
     and (select count(*) from content_reactions r where r.content_id = c.id and r.created_at <= ${at}) >= ${q.popularMinReactions})`;
   const buckets: SQL[] = [followed, sql`not ${followed} and ${popular}`, sql`not ${followed} and not ${popular}`];
   const conditions: SQL[] = [
-    sql`c.deleted_at is null`,
+    ...listedConditions(),
     sql`c.status = 'completed'`,
     sql`c.created_at <= ${at}`,
     sql`c.uploader_id <> ${q.userId}`,
@@ -311,6 +336,98 @@ export class ContentListingRepository extends Repository {
     return { count: Math.max(planRows(Object.values(explained)[0]), COUNT_CAP + 1), exact: false };
   }
 
+  /**
+   * Facet counts (CONTRACT §23) in SQL, for when the listing index cannot answer: each facet over
+   * the matches of the other filters.
+   */
+  async facetCounts(visibility: ListingVisibility, searchTerms: string[], filters: ListingFilters, names: readonly FacetName[]): Promise<Facets> {
+    const facets: Facets = {};
+    const without = (facet: FacetName): ListingFilters => {
+      switch (facet) {
+        case 'amenities':
+          return { ...filters, amenities: undefined };
+        case 'apartment_type':
+          return { ...filters, apartment_type: undefined };
+        case 'project_status':
+          return { ...filters, project_status: undefined };
+        case 'price':
+          return { ...filters, price_from: undefined, price_to: undefined };
+      }
+    };
+    const valueCounts = async (facet: FacetName, column: SQL) => {
+      const rows = await this.db.rows<{ value: string; n: number }>(sql`
+        select v as value, count(*)::int as n from contents c, unnest(${column}) as v
+        where ${where(allConditions(visibility, searchTerms, without(facet)))} group by v`);
+      return Object.fromEntries(rows.map((r) => [r.value, r.n]));
+    };
+    for (const name of names) {
+      if (name === 'amenities') facets.amenities = await valueCounts(name, sql`c.amenities`);
+      if (name === 'apartment_type') facets.apartment_type = await valueCounts(name, sql`c.facet_apartment_types`);
+      if (name === 'project_status') facets.project_status = await valueCounts(name, sql`c.facet_project_statuses`);
+      if (name === 'price') {
+        const rows = await this.db.rows<{ price: number; n: number }>(sql`
+          select c.price::float8 as price, count(*)::int as n from contents c
+          where ${where(allConditions(visibility, searchTerms, without(name)))} group by c.price`);
+        const buckets = new Map<number, { from: number; to: number; count: number }>();
+        for (const row of rows) {
+          const bucket = priceBucketOf(Number(row.price));
+          const kept = buckets.get(bucket.from);
+          if (kept) kept.count += row.n;
+          else buckets.set(bucket.from, { ...bucket, count: row.n });
+        }
+        facets.price = [...buckets.values()].sort((a, b) => a.from - b.from);
+      }
+    }
+    return facets;
+  }
+
+  /**
+   * Map clusters in SQL, for when the listing index cannot answer: the published matches in the
+   * box grouped by the web-mercator grid cell of `level` (as clusterPoints does in memory).
+   */
+  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number): Promise<{ clusters: Cluster[]; total: number }> {
+    const cells = 2 ** level;
+    const viewport = { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng };
+    const conditions = [...completedConditions(searchTerms, viewport), ...filterConditions(filters)];
+    const lat = sql`radians(least(greatest(c.latitude, -85.05112878), 85.05112878))`;
+    const rows = await this.db.rows<{ n: number; latitude: number; longitude: number; id: string; cx: number; cy: number }>(sql`
+      select count(*)::int as n, avg(c.latitude)::float8 as latitude, avg(c.longitude)::float8 as longitude, min(c.id::text) as id, g.cx, g.cy
+      from contents c, lateral (select
+        least(greatest(floor((c.longitude + 180) / 360 * ${cells})::int, 0), ${cells - 1}) as cx,
+        least(greatest(floor((0.5 - ln((1 + sin(${lat})) / (1 - sin(${lat}))) / (4 * pi())) * ${cells})::int, 0), ${cells - 1}) as cy) as g
+      where ${where(conditions)}
+      group by g.cx, g.cy
+      order by g.cy, g.cx`);
+    return {
+      clusters: rows.map((r) => (r.n === 1 ? { latitude: r.latitude, longitude: r.longitude, count: 1, id: r.id } : { latitude: r.latitude, longitude: r.longitude, count: r.n })),
+      total: rows.reduce((sum, r) => sum + r.n, 0),
+    };
+  }
+
+  // ---- what the listing index loads (listing-index.ts): the listed rows, nothing else ----
+
+  /** Listed items after `afterId` in id order: the index loads them page by page. */
+  indexPage(afterId: string | null, limit: number): Promise<IndexRow[]> {
+    const after = afterId ? [sql`c.id > ${afterId}::uuid`] : [];
+    return this.db.rows<IndexRow>(sql`
+      select ${INDEX_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where ${where([...listedConditions(), ...after])} order by c.id limit ${limit}`);
+  }
+
+  /** The item if it is listed (none when it is not, or gone). */
+  indexRow(id: string): Promise<IndexRow[]> {
+    return this.db.rows<IndexRow>(sql`
+      select ${INDEX_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where ${where([...listedConditions(), sql`c.id = ${id}`])}`);
+  }
+
+  /** One uploader's listed items. */
+  indexRowsOf(uploaderId: string): Promise<IndexRow[]> {
+    return this.db.rows<IndexRow>(sql`
+      select ${INDEX_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where ${where([...listedConditions(), sql`c.uploader_id = ${uploaderId}`])}`);
+  }
+
   /** The database clock now, as a feed snapshot (microsecond-precise UTC text). */
   async feedSnapshot(): Promise<string> {
     const [row] = await this.db.rows<{ t: string }>(sql`select to_char(now() at time zone 'UTC', ${UTC_TEXT_FORMAT}) as t`);
@@ -332,7 +449,7 @@ export class ContentListingRepository extends Repository {
     after: { createdKey: string; id: string } | null,
     limit: number,
   ): Promise<FeedRow[]> {
-    const conditions: SQL[] = [sql`c.deleted_at is null`, sql`c.status = 'completed'`, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
+    const conditions: SQL[] = [...listedConditions(), sql`c.status = 'completed'`, ...searchConditions(match.searchTerms), ...filterConditions(match.filters)];
     if (match.viewport) conditions.push(...viewportConditions(match.viewport));
     if (after) conditions.push(sql`(c.created_at, c.id) < ((${after.createdKey}::timestamp at time zone 'UTC'), ${after.id}::uuid)`);
     return this.db.rows<FeedRow>(sql`

@@ -13,7 +13,8 @@ import {
   type PageStart,
   type SortBoundary,
 } from './listing-repository.js';
-import type { CompletedQuery, ListAllQuery } from './schemas.js';
+import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
+import { clusterLevel, type Cluster, type Facets, type IndexQuery, type ListingIndex } from './listing-index.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
@@ -99,6 +100,7 @@ export class ContentListings {
     private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
     readModel: ReadModel,
+    private readonly index: ListingIndex,
   ) {
     this.boundaries = new ReadCache<string, SortBoundary>('page-boundaries', { max: 40_000, ttlMs: REMEMBER_MS, maxBytes: 5_000_000, bytesOf: keyBytes }, readModel.trusted);
     this.totals = new ReadCache<string, ListingTotal>('listing-totals', { max: 20_000, ttlMs: REMEMBER_MS, maxBytes: 2_000_000, bytesOf: keyBytes }, readModel.trusted);
@@ -114,31 +116,60 @@ export class ContentListings {
     this.totals.clear();
   }
 
-  async listAll(caller: Caller | null, q: ListAllQuery) {
+  async listAll(caller: Caller | null, q: ListAllQuery): Promise<{ item: ReturnType<ContentSerialiser['listingItem']>[]; hasMore: boolean; total: number; facets?: Facets }> {
     const visibility = visibilityFor(caller);
+    const viewer = viewerOf(caller);
+    const direction = q.sort === 'asc' ? 'asc' : 'desc';
+    // Relevance needs a search; without one it is the default order (newest first).
+    const column = q.column === 'relevance' && !q.search?.trim() ? 'created_at' : q.column;
+    if (this.index.ready()) {
+      const query: IndexQuery = { visibility, search: q.search, filters: q };
+      const found = this.index.page(query, { column, direction }, q.page, q.per_page);
+      return {
+        item: found.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
+        hasMore: found.hasMore,
+        total: found.total,
+        ...(q.facets?.length ? { facets: this.index.facets(query, q.facets) } : {}),
+      };
+    }
+    // PostgreSQL: the search is a substring match of every term, and relevance the newest first.
     const terms = searchTerms(q.search);
-    const request: PageRequest = {
-      matchKey: allMatchKey(visibility, terms, q),
-      sort: { column: q.column, direction: q.sort === 'asc' ? 'asc' : 'desc' },
-      perPage: q.per_page,
-      page: q.page,
-    };
+    const sort: ListingSort = { column: column === 'relevance' ? 'created_at' : column, direction };
+    const request: PageRequest = { matchKey: allMatchKey(visibility, terms, q), sort, perPage: q.per_page, page: q.page };
     const { page, total } = await this.pageAndTotal(
       request,
       (start) => this.listings.filteredPage(visibility, terms, q, request.sort, q.per_page, start),
       () => this.listings.filteredTotal(visibility, terms, q),
     );
-    const viewer = viewerOf(caller);
     return {
       item: page.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
       hasMore: page.hasMore,
       total,
+      ...(q.facets?.length ? { facets: await this.listings.facetCounts(visibility, terms, q, q.facets) } : {}),
     };
+  }
+
+  /** Map clusters of the published items in a box (CONTRACT §23), with `/all`'s search and filters. */
+  async clusters(q: ClustersQuery): Promise<{ clusters: Cluster[]; total: number }> {
+    const box = { minLat: q.min_lat, maxLat: q.max_lat, minLng: q.min_lng, maxLng: q.max_lng, zoom: q.zoom };
+    if (this.index.ready()) return this.index.clusters({ visibility: { kind: 'published' }, search: q.search, filters: q }, box);
+    return this.listings.clusterCells(searchTerms(q.search), q, box, clusterLevel(box));
   }
 
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */
   async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language) {
     const viewport = q.latitude !== undefined && q.longitude !== undefined ? viewportAround(q.latitude, q.longitude, q.zoom_level) : null;
+    const viewer = viewerOf(caller);
+    if (this.index.ready()) {
+      const found = this.index.page({ visibility: { kind: 'published' }, search: q.search, filters: {}, viewport }, COMPLETED_SORT, q.page, q.per_page);
+      return {
+        items: found.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
+        total: found.total,
+        page: q.page,
+        per_page: q.per_page,
+        total_pages: Math.ceil(found.total / q.per_page),
+      };
+    }
     const terms = searchTerms(q.search);
     const request: PageRequest = { matchKey: completedMatchKey(terms, viewport), sort: COMPLETED_SORT, perPage: q.per_page, page: q.page };
     const { page, total } = await this.pageAndTotal(
@@ -146,7 +177,6 @@ export class ContentListings {
       (start) => this.listings.publishedPage(terms, viewport, q.per_page, start),
       () => this.listings.publishedTotal(terms, viewport),
     );
-    const viewer = viewerOf(caller);
     return {
       items: page.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
       total,

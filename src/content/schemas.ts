@@ -185,12 +185,23 @@ const dateBound = (edge: 'start' | 'end') =>
   );
 
 const SORT_COLUMNS = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const;
+/** `relevance` orders by how well the search matches (CONTRACT §23); without a search, as created_at. */
+const ORDER_COLUMNS = [...SORT_COLUMNS, 'relevance'] as const;
+/** The facets `/all` counts on request (CONTRACT §23). */
+export const FACET_NAMES = ['amenities', 'apartment_type', 'project_status', 'price'] as const;
+const facetList = opt(
+  z
+    .string()
+    .max(200)
+    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+    .pipe(z.array(z.enum(FACET_NAMES)).max(FACET_NAMES.length)),
+);
 
 export const listAllQuery = z.object({
   page,
   per_page: perPage,
   search,
-  column: opt(z.enum(SORT_COLUMNS)).transform((v) => v ?? 'created_at'),
+  column: opt(z.enum(ORDER_COLUMNS)).transform((v) => v ?? 'created_at'),
   sort: opt(z.string().transform((v) => v.toLowerCase()).pipe(z.enum(['asc', 'desc']))).transform((v) => v ?? 'desc'),
   lang: opt(z.enum(LANGUAGES)),
   price_from: nonNegative,
@@ -204,8 +215,33 @@ export const listAllQuery = z.object({
   project_status: csv,
   created_at_start_date: dateBound('start'),
   created_at_end_date: dateBound('end'),
+  facets: facetList,
 });
 export type ListAllQuery = z.infer<typeof listAllQuery>;
+
+/**
+ * `GET /completed/clusters` (CONTRACT §23): a box of at most 180° of longitude west to east (no
+ * crossing of the antimeridian: min_lng ≤ max_lng), a zoom 0-20, and the search and filters of
+ * `/all`.
+ */
+export const clustersQuery = listAllQuery
+  .pick({
+    search: true, lang: true, price_from: true, price_to: true, unit_price: true, area_from: true, area_to: true, unit_area: true,
+    amenities: true, apartment_type: true, project_status: true, created_at_start_date: true, created_at_end_date: true,
+  })
+  .extend({
+    min_lat: z.coerce.number().min(-90).max(90),
+    max_lat: z.coerce.number().min(-90).max(90),
+    min_lng: z.coerce.number().min(-180).max(180),
+    max_lng: z.coerce.number().min(-180).max(180),
+    zoom: z.coerce.number().int().min(0).max(20),
+  })
+  .superRefine((q, ctx) => {
+    if (q.min_lat > q.max_lat) ctx.addIssue({ code: 'custom', path: ['min_lat'], message: 'must not be greater than max_lat' });
+    if (q.min_lng > q.max_lng) ctx.addIssue({ code: 'custom', path: ['min_lng'], message: 'must not be greater than max_lng' });
+    else if (q.max_lng - q.min_lng > 180) ctx.addIssue({ code: 'custom', path: ['max_lng'], message: 'the box may be at most 180° wide' });
+  });
+export type ClustersQuery = z.infer<typeof clustersQuery>;
 
 export const completedQuery = z
   .object({

@@ -10,6 +10,7 @@ import type { UserRepository } from '../auth/user-repository.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { FollowRepository } from './follow-repository.js';
 import type { FollowRecord } from '../auth/response-schemas.js';
+import type { BlockService } from '../blocks/service.js';
 
 const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
 
@@ -19,6 +20,7 @@ export class FollowService {
     private readonly follows: FollowRepository,
     private readonly users: UserRepository,
     private readonly notifications: NotificationService,
+    private readonly blocks: BlockService,
   ) {}
 
   /** The caller follows `followingId`; `claimedUserId` (X-User-ID) must be the caller's own id. */
@@ -30,6 +32,11 @@ export class FollowService {
     }
     const follower = await this.users.findBadge(followerId);
     if (!(await this.users.exists(followingId))) throw userNotFound();
+    // Either way (CONTRACT §21); the one blocked is refused like the blocker, and learns no more
+    // than that following is not possible.
+    if (await this.blocks.eitherWay(followerId, followingId)) {
+      throw badRequest('follows.error.blocked', 'You cannot follow this user', { field: 'userId', constraint: 'a user not blocked either way' });
+    }
     let row;
     try {
       // The follow and its `follow` notification are stored together or not at all.

@@ -11,6 +11,7 @@ import { avatarUrl, displayName } from '../shared/person.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
+import type { BlockRepository } from '../blocks/block-repository.js';
 import { newId } from '../shared/ids.js';
 import { ClaimRounds } from '../shared/claim-rounds.js';
 import type { PushService } from '../push/service.js';
@@ -45,12 +46,14 @@ export class NotificationService {
     private readonly repository: NotificationRepository,
     private readonly users: UserRepository,
     private readonly settings: SettingsRepository,
+    private readonly blocks: BlockRepository,
     private readonly push: PushService,
   ) {}
 
   /**
    * Stores a notification for `input.userId` in the caller's transaction `tx`, unless the
-   * recipient caused it or turned its type off (settings, content.in_app_notifications). Call
+   * recipient caused it, turned its type off (settings, content.in_app_notifications), or a block
+   * stands between the recipient and the actor, either way (CONTRACT §21). Call
    * `deliverSoon()` after the transaction commits for an immediate push.
    */
   async notify(tx: Queryable, input: NotifyInput): Promise<void> {
@@ -64,8 +67,10 @@ export class NotificationService {
   async notifyMany(tx: Queryable, inputs: NotifyInput[]): Promise<void> {
     const rows = [];
     const settings = this.settings.in(tx);
+    const blocked = await this.blockedPairs(tx, inputs);
     for (const input of inputs) {
       if (input.userId === input.actorId) continue;
+      if (input.actorId && blocked.has(`${input.actorId}:${input.userId}`)) continue;
       if (!(await wantsInApp(settings, input.userId, input.type))) continue;
       rows.push({
         id: newId(),
@@ -85,6 +90,7 @@ export class NotificationService {
   /** A like on `contentId` by `actorId`: joins the item's open reaction group of the hour, or opens one. */
   async notifyReaction(tx: Queryable, input: { userId: string; actorId: string; contentId: string }): Promise<void> {
     if (input.userId === input.actorId) return;
+    if (await this.blocks.in(tx).eitherWay(input.userId, input.actorId)) return;
     if (!(await wantsInApp(this.settings.in(tx), input.userId, 'reaction'))) return;
     await this.repository.in(tx).addToReactionGroup({
       id: newId(),
@@ -119,6 +125,23 @@ export class NotificationService {
         dedupeKey: `mention:${input.commentId}`,
       });
     }
+  }
+
+  /** `actor:recipient` for each input whose actor and recipient are blocked either way (one query per actor). */
+  private async blockedPairs(tx: Queryable, inputs: NotifyInput[]): Promise<Set<string>> {
+    const byActor = new Map<string, string[]>();
+    for (const input of inputs) {
+      if (!input.actorId || input.actorId === input.userId) continue;
+      const list = byActor.get(input.actorId) ?? [];
+      list.push(input.userId);
+      byActor.set(input.actorId, list);
+    }
+    const pairs = new Set<string>();
+    const blocks = this.blocks.in(tx);
+    for (const [actorId, userIds] of byActor) {
+      for (const userId of await blocks.amongEitherWay(actorId, userIds)) pairs.add(`${actorId}:${userId}`);
+    }
+    return pairs;
   }
 
   /** Whether the user's settings let notifications of `type` through (the legacy pushes ask too). */

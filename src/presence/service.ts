@@ -5,6 +5,7 @@
 // offline one stores last_seen_at. Steps for one user run one after another, so a quick
 // disconnect-reconnect is never published out of order.
 import type { AppContext } from '../context.js';
+import type { BlockService } from '../blocks/service.js';
 import { isUuid } from '../shared/ids.js';
 import type { PresenceRepository } from './presence-repository.js';
 import type { PresenceStore } from './presence-store.js';
@@ -27,6 +28,7 @@ export class PresenceService {
     private readonly store: PresenceStore,
     /** The chat rooms whose members are told about the user (the rooms they share). */
     private readonly roomsOf: (userId: string) => Promise<string[]>,
+    private readonly blocks: BlockService,
   ) {}
 
   /** Starts heartbeating (server mode): keeps this node's users online and notices dead nodes. */
@@ -80,11 +82,13 @@ export class PresenceService {
 
   /**
    * GET /presence: every requested id, in order; an id that names no user reads as never seen.
-   * Any signed-in user may ask about anyone (docs/chat.md#presence), so no caller is needed.
+   * Any signed-in user may ask about anyone (docs/chat.md#presence); a user on either side of a
+   * block with the caller reads as never seen, as an unknown id does (CONTRACT §21).
    */
-  async presenceOf(userIds: string[]): Promise<PresenceItem[]> {
+  async presenceOf(callerId: string, userIds: string[]): Promise<PresenceItem[]> {
     const ids = [...new Set(userIds)];
-    const known = ids.filter(isUuid);
+    const blocked = new Set(await this.blocks.eitherWayOf(callerId));
+    const known = ids.filter((id) => isUuid(id) && !blocked.has(id));
     const [online, lastSeen] = await Promise.all([this.store.onlineOf(known), this.repository.lastSeenOf(known)]);
     return ids.map((id) => ({ user_id: id, online: online.has(id), last_seen_at: lastSeen.get(id)?.toISOString() ?? null }));
   }

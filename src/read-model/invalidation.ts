@@ -8,12 +8,14 @@ export type Invalidation =
   | { kind: 'user'; userId: string }
   /** A follow was made or undone: both profiles' counts and the follower's feed. */
   | { kind: 'follow'; userIds: [string, string] }
+  /** A block was made or lifted between the two users: their block relations (src/blocks/). */
+  | { kind: 'blocks'; userIds: [string, string] }
   /** Role permissions changed. */
   | { kind: 'roles' }
   /** An item changed (edit, media, state, counts) or was deleted: its copies and every listing page. */
   | { kind: 'content'; contentId: string }
-  /** A new item: the listing pages. */
-  | { kind: 'listings' }
+  /** A new item (its id, for the listing index): the listing pages. */
+  | { kind: 'listings'; contentId?: string }
   /** Invalidations may have been missed (the link between nodes was down): forget everything. */
   | { kind: 'everything' };
 
@@ -33,10 +35,16 @@ export function parseInvalidation(value: unknown): Invalidation | null {
       return Array.isArray(v.userIds) && v.userIds.length === 2 && id(v.userIds[0]) && id(v.userIds[1])
         ? { kind: 'follow', userIds: [v.userIds[0], v.userIds[1]] }
         : null;
+    case 'blocks':
+      return Array.isArray(v.userIds) && v.userIds.length === 2 && id(v.userIds[0]) && id(v.userIds[1])
+        ? { kind: 'blocks', userIds: [v.userIds[0], v.userIds[1]] }
+        : null;
     case 'content':
       return id(v.contentId) ? { kind: 'content', contentId: v.contentId } : null;
-    case 'roles':
     case 'listings':
+      if (v.contentId === undefined) return { kind: 'listings' };
+      return id(v.contentId) ? { kind: 'listings', contentId: v.contentId } : null;
+    case 'roles':
     case 'everything':
       return { kind: v.kind };
     default:

@@ -11,6 +11,7 @@ import type { Queryable } from '../db/client.js';
 import type { DomainEventBus, DomainEvents } from '../events.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
+import type { BlockRelations } from '../blocks/block-repository.js';
 import type { Invalidation } from './invalidation.js';
 import type { InvalidationRelay } from './relay.js';
 import { ReadCache, type ReadCacheStats } from './read-cache.js';
@@ -20,6 +21,7 @@ export interface CachedSession {
   userId: string;
   username: string;
   role: string;
+  roles: string[];
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }
@@ -35,14 +37,23 @@ export interface CachedProfile {
   answer: JsonText;
 }
 
-/** A listing page's serialised answer. */
+/**
+ * What changed of the listed items, for what keeps its own copy of them (the listing index,
+ * src/content/listing-index.ts): one item, every item of one uploader, or anything.
+ */
+export type ItemChange = { kind: 'item'; contentId: string } | { kind: 'uploader'; userId: string } | { kind: 'all' };
+
+/** A listing page's serialised answer, with the uploader of each of its items (in order), under `itemsKey`. */
 export interface CachedPage {
   answer: JsonText;
+  itemsKey: string;
+  uploaderIds: string[];
 }
 
 const SECOND = 1_000;
 const ITEMS_MAX_BYTES = 48 * 1024 * 1024;
 const PAGES_MAX_BYTES = 48 * 1024 * 1024;
+const BLOCKS_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * An item's size, estimated when it is kept: its row plus the (at most two) detail answers made
@@ -55,8 +66,11 @@ export class ReadModel {
   readonly profiles: ReadCache<string, CachedProfile>;
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
+  /** Each user's blocks, both ways (src/blocks/service.ts): what listings and live events leave out for them. */
+  readonly blocks: ReadCache<string, BlockRelations>;
   private readonly roleListeners: (() => void)[] = [];
   private readonly listingListeners: (() => void)[] = [];
+  private readonly itemListeners: ((change: ItemChange) => Promise<void>)[] = [];
   private readonly endedElsewhereListeners: ((session: { userId: string; sessionId: string }) => void)[] = [];
 
   /** Whether this node's caches may answer now: caching is on and no invalidation can be missed. */
@@ -74,9 +88,12 @@ export class ReadModel {
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
-    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length }, usable);
+    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
+    // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
+    // weighs more, so the cache is bounded by its size too.
+    this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
     relay.listen((invalidation) => {
-      this.apply(invalidation);
+      void this.apply(invalidation);
       if (invalidation.kind === 'session') for (const listener of this.endedElsewhereListeners) listener(invalidation);
     });
 
@@ -86,8 +103,9 @@ export class ReadModel {
     on('user.changed', (e) => ({ kind: 'user', userId: e.userId }));
     on('follow.created', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
     on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
+    on('block.changed', (e) => ({ kind: 'blocks', userIds: [e.blockerId, e.blockedId] }));
     on('role.permissions.changed', () => ({ kind: 'roles' }));
-    on('content.created', () => ({ kind: 'listings' }));
+    on('content.created', (e) => ({ kind: 'listings', contentId: e.contentId }));
     on('content.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('content.deleted', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('reaction.changed', (e) => ({ kind: 'content', contentId: e.contentId }));
@@ -109,6 +127,20 @@ export class ReadModel {
     this.listingListeners.push(listener);
   }
 
+  /**
+   * `listener` runs for every change of listed items, on any node. On the node that made the
+   * change its promise is awaited before the change's request answers; on the others it runs
+   * when the message arrives (the listener knows itself what it does not know yet).
+   */
+  onItemsChanged(listener: (change: ItemChange) => Promise<void>): void {
+    this.itemListeners.push(listener);
+  }
+
+  /** Whether this node hears every other node's changes now (whatever READ_CACHE says). */
+  hears(): boolean {
+    return this.relay.trusted();
+  }
+
   /** `listener` runs for each session that another node ended, when this node hears of it. */
   onSessionEndedElsewhere(listener: (session: { userId: string; sessionId: string }) => void): void {
     this.endedElsewhereListeners.push(listener);
@@ -123,7 +155,7 @@ export class ReadModel {
   async invalidateWith(tx: Queryable, invalidations: Invalidation[]): Promise<() => Promise<boolean>> {
     const handedOver = await this.relay.within(tx, invalidations);
     return () => {
-      for (const invalidation of invalidations) this.apply(invalidation);
+      for (const invalidation of invalidations) void this.apply(invalidation);
       return handedOver();
     };
   }
@@ -134,7 +166,7 @@ export class ReadModel {
   }
 
   stats(): ReadCacheStats[] {
-    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats()];
+    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats(), this.blocks.stats()];
   }
 
   close(): Promise<void> {
@@ -142,12 +174,20 @@ export class ReadModel {
   }
 
   /** Applied here, then sent to the other nodes. */
-  private changed(invalidation: Invalidation): Promise<void> {
-    this.apply(invalidation);
-    return this.relay.send(invalidation);
+  private async changed(invalidation: Invalidation): Promise<void> {
+    const applied = this.apply(invalidation);
+    await Promise.all([applied, this.relay.send(invalidation)]);
   }
 
-  private apply(invalidation: Invalidation): void {
+  /** Applies the invalidation to the caches at once; resolves when the item listeners are done too. */
+  private apply(invalidation: Invalidation): Promise<void> {
+    const change = itemChangeOf(invalidation);
+    const done = change ? Promise.all(this.itemListeners.map((listener) => listener(change))).then(() => undefined) : Promise.resolve();
+    this.applyToCaches(invalidation);
+    return done;
+  }
+
+  private applyToCaches(invalidation: Invalidation): void {
     switch (invalidation.kind) {
       case 'session':
         this.sessions.delete(invalidation.sessionId);
@@ -163,6 +203,10 @@ export class ReadModel {
       case 'follow':
         for (const userId of invalidation.userIds) this.profiles.delete(userId);
         this.pages.clear();
+        return;
+      case 'blocks':
+        // Pages are shared by every caller and filtered per caller after the cache: they stay.
+        for (const userId of invalidation.userIds) this.blocks.delete(userId);
         return;
       case 'roles':
         for (const listener of this.roleListeners) listener();
@@ -184,7 +228,24 @@ export class ReadModel {
         this.profiles.clear();
         this.items.clear();
         this.pages.clear();
+        this.blocks.clear();
         return;
     }
+  }
+}
+
+/** The change of listed items an invalidation stands for, if any. */
+function itemChangeOf(invalidation: Invalidation): ItemChange | null {
+  switch (invalidation.kind) {
+    case 'content':
+      return { kind: 'item', contentId: invalidation.contentId };
+    case 'listings':
+      return invalidation.contentId ? { kind: 'item', contentId: invalidation.contentId } : { kind: 'all' };
+    case 'user':
+      return { kind: 'uploader', userId: invalidation.userId };
+    case 'everything':
+      return { kind: 'all' };
+    default:
+      return null;
   }
 }

@@ -15,7 +15,7 @@ let follows: FollowService;
 beforeAll(() => {
   domain = opened.current;
   const { app, repositories } = domain;
-  follows = new FollowService(app, repositories.follows, repositories.users, domain.notifications());
+  follows = new FollowService(app, repositories.follows, repositories.users, domain.notifications(), domain.blocks());
 });
 
 const inbox = (userId: string) => domain.notifications().list(userId, { limit: 100 });

@@ -62,6 +62,7 @@ describe('GET /user/me', () => {
       family_name: 'Nguyen',
       picture: null,
       role: 'end_user',
+      roles: ['end_user'],
       follower_number: 0,
       following_number: 0,
       is_following: false,

@@ -18,6 +18,8 @@ import type { DomainEvents } from '../../src/events.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { PushService } from '../../src/push/service.js';
 import { createRepositories, type Repositories } from '../../src/services.js';
+import { BlockService } from '../../src/blocks/service.js';
+import { ReadCache } from '../../src/read-model/read-cache.js';
 import { EventBus } from '../../src/shared/events.js';
 import { newId } from '../../src/shared/ids.js';
 import { createLogger } from '../../src/shared/logger.js';
@@ -30,6 +32,8 @@ export interface TestDomain {
   repositories: Repositories;
   /** The notification service (with its Web Push service): most services that notify take it. Built on first use. */
   notifications(): NotificationService;
+  /** The block service (CONTRACT §21), with no cache (every read goes to the database). Built on first use. */
+  blocks(): BlockService;
   /** A new user stored through the users repository, and the Caller a request of theirs resolves to. */
   createUser(options?: { role?: string }): Promise<Caller>;
   /** A content item of `uploaderId` (status processing, its video not uploaded), stored through the contents repository; its id. */
@@ -50,19 +54,24 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
   // The embedded template has every migration; a server database starts empty. Either way the
   // database ends as a node leaves it at start (migrations, then the role catalogue).
   await applyMigrations(database, log);
-  await seedRolesAndPermissions(repositories.roles);
+  await seedRolesAndPermissions(database, repositories.roles);
   const app: AppContext = { config, database, log, events: new EventBus<DomainEvents>(log), sms: new OutboxSmsProvider(config.smsOutboxFile) };
 
   let built: { notifications: NotificationService; push: PushService } | null = null;
+  let blocks: BlockService | null = null;
   return {
     app,
     repositories,
     notifications() {
       if (!built) {
         const push = new PushService(app, repositories.push, repositories.serviceSecrets);
-        built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, push) };
+        built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push) };
       }
       return built.notifications;
+    },
+    blocks() {
+      blocks ??= new BlockService(app, repositories.blocks, repositories.follows, repositories.users, new ReadCache('blocks', { max: 1, ttlMs: 1 }, () => false));
+      return blocks;
     },
     async createUser({ role = DEFAULT_ROLE } = {}) {
       const id = newId();
@@ -71,7 +80,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
       await repositories.users.insert({ id, username, passwordHash: 'not-a-password-hash', phoneNumber, phoneVerified: true, givenName: 'Test', familyName: username, role });
       const grants = await repositories.roles.activeGrants();
       const permissions = new Set(grants.filter((g) => g.role === role).map((g) => g.permission));
-      return { userId: id, sessionId: newId(), username, role, permissions };
+      return { userId: id, sessionId: newId(), username, role, roles: [role], permissions };
     },
     async createContent(uploaderId, { price = 3_000_000_000, area = 70 } = {}) {
       const id = newId();

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
-import { expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
+import { expectErrorEnvelope, login, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { loadConfig } from '../../src/config.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
@@ -58,9 +58,8 @@ describe('publish:social permission', () => {
     const owner = await registerAndLogin(server);
     contentId = (await createContent(server, owner)).id;
     await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
-    await rows(server, sql`update users set role = 'viewer_no_publish' where id = ${owner.userId}::uuid`);
-    // A role changed behind the service's back is read at the next login (a live session's role
-    // may be cached for a few seconds in embedded mode).
+    const assigned = await (await loginAdmin(server)).api.put(`/authorization/api/v1/users/${owner.userId}/roles`, { role_names: ['viewer_no_publish'] });
+    if (assigned.status !== 200) throw new Error(`assigning the role failed: ${assigned.text}`);
     user = await login(server, owner.phone, owner.password);
   });
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, jwtVerify } from 'jose';
 import { sql } from 'drizzle-orm';
 import type { TestServer } from '../helpers/server.js';
-import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
+import { ApiClient, expectErrorEnvelope, login, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { decodeMasterKey, deriveKeys } from '../../src/publishing/secret-keys.js';
 import { TokenCipher } from '../../src/shared/token-cipher.js';
 import { followRedirect, grantOf, linkAccount, rows, usePublishingServer } from './fixtures.js';
@@ -135,7 +135,8 @@ describe('POST /{platform}/link', () => {
     const owner = await registerAndLogin(server);
     const { location } = await startAndConsent(owner, 'tiktok');
     await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
-    await rows(server, sql`update users set role = 'viewer_no_publish' where id = ${owner.userId}::uuid`);
+    const assigned = await (await loginAdmin(server)).api.put(`/authorization/api/v1/users/${owner.userId}/roles`, { role_names: ['viewer_no_publish'] });
+    if (assigned.status !== 200) throw new Error(`assigning the role failed: ${assigned.text}`);
     const user = await login(server, owner.phone, owner.password);
     expectErrorEnvelope(await post(user, 'tiktok', grantOf(location)), 403, 'authorization.error');
     expect(await linkedRows(owner.userId)).toHaveLength(0);

@@ -166,10 +166,10 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       });
     });
 
-    // SPEC §4.2 has no endpoint that takes a permission from a role, gives one to an existing role
-    // or moves a user to another role, so no request can change what an existing user may do.
-    // This test makes those changes as an administrator's tool would: in the database, then
-    // `role.permissions.changed` (the event declared for it) on node A's bus, waited for.
+    // The user is given the role through PUT /users/{userId}/roles (CONTRACT §21). The grants are
+    // changed as an administrator's tool would: in the database, then `role.permissions.changed`
+    // (the event declared for it) on node A's bus, waited for (test/moderation/roles.test.ts
+    // changes them through PUT /roles/{id}).
     it('should apply a permission taken from a role, and given back, on the next request of its holder', async () => {
       const primary = cluster().primary;
       const role = `holder_${letters()}`;
@@ -177,8 +177,7 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       const id = world.items.other;
       expectStatus(await world.admin.api.post(`${AUTHORIZATION}/roles`, { name: role, permission_ids: await permissionIds('read:profile', 'read:contact') }), 201, 'create the role');
       const registered = await registerAndLogin(primary);
-      await primary.service.app.database.rows(sql`update users set role = ${role} where id = ${registered.userId}::uuid`);
-      // The role is read at login: a session opened afterwards holds it from its first request.
+      expectStatus(await world.admin.api.put(`${AUTHORIZATION}/users/${registered.userId}/roles`, { role_names: [role] }), 200, 'assign the role');
       const holder = await login(primary, registered.phone, registered.password);
 
       const setGrant = async (permission: string, held: boolean) => {

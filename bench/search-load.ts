@@ -1,0 +1,286 @@
+// Search load (issue 18): a different `/all` query on every request, from many connections, with
+// the listing index, with LISTING_INDEX=off (PostgreSQL), beside the cached first page, map
+// clusters and a bare uWebSockets.js hello-world in the same run; and the index's memory.
+//   node --expose-gc --import tsx bench/search-load.ts
+//   BENCH_MODES=server BENCH_SIZES=10000 BENCH_SECONDS=5 node --expose-gc --import tsx bench/search-load.ts
+// Knobs: BENCH_MODES (embedded,server), BENCH_SIZES (10000), BENCH_SECONDS (3 per target, after
+// BENCH_WARMUP_SECONDS, 1), BENCH_CONNECTIONS (64), BENCH_DATABASE_URL (server mode: a scratch
+// database on it, dropped after; default postgres://postgres@127.0.0.1:5432/postgres),
+// BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix).
+// For each mode and size:
+// 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
+//    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
+//    loading every listed item;
+// 2. starts the service as a child (production, LOG_LEVEL=warn), waits until /metrics says the
+//    index answers, and loads: `/all` with 2,000 different queries in turn (a word or two from
+//    the seeded vocabulary, sometimes with a typo, a price range, an area range, one of seven
+//    orders with relevance, a page 1-25), the same first page every time (the page cache),
+//    `/completed/clusters` at zoom 3, 8, 12 and 16 around the cities, and `/completed` viewports;
+// 3. the same with LISTING_INDEX=off; then the bare uWS hello-world.
+// Every request is checked to answer 200 first. Not part of `npm test`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { decodeJwt } from 'jose';
+import { z } from 'zod';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../service.js';
+import { createLogger } from '../src/shared/logger.js';
+import { ListingIndex } from '../src/content/listing-index.js';
+import { ContentListingRepository } from '../src/content/listing-repository.js';
+import { BARE_UWS_HELLO, benchUserToken, freePort, runOnServer, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { CITIES, NAMES, seedContent } from './seed-content.js';
+import { wordsOf } from '../src/content/search-text.js';
+
+const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
+const env = z
+  .object({
+    BENCH_MODES: list(2).pipe(z.array(z.enum(['embedded', 'server']))).default(['embedded', 'server']),
+    BENCH_SIZES: list(4).pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000)))).default([10_000]),
+    BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(3),
+    BENCH_WARMUP_SECONDS: z.coerce.number().int().min(0).max(60).default(1),
+    BENCH_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
+    BENCH_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/postgres'),
+    BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
+  })
+  .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
+
+const JWT_SECRET = randomBytes(32).toString('hex');
+
+interface Storage {
+  mode: 'embedded' | 'server';
+  dataDir: string;
+  env: Record<string, string>;
+  cleanUp: () => Promise<void>;
+}
+
+async function openStorage(mode: 'embedded' | 'server'): Promise<Storage> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-search-'));
+  if (mode === 'embedded') return { mode, dataDir, env: {}, cleanUp: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  const name = `revs_bench_search_${randomBytes(5).toString('hex')}`;
+  const prefix = `revs-bench-search-${randomBytes(4).toString('hex')}:`;
+  await runOnServer(env.BENCH_DATABASE_URL, `CREATE DATABASE ${name}`);
+  const url = new URL(env.BENCH_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    mode,
+    dataDir,
+    env: { DATABASE_URL: url.toString(), REDIS_URL: env.BENCH_REDIS_URL, REDIS_PREFIX: prefix },
+    cleanUp: async () => {
+      await runOnServer(env.BENCH_DATABASE_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => console.error('drop failed', err));
+      const redis = new Redis(env.BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await redis.connect();
+        for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 })) if ((keys as string[]).length) await redis.del(...(keys as string[]));
+      } finally {
+        redis.disconnect();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const heapUsed = (): number => {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+};
+
+/** Seeds `items` and measures the index's heap over them (bytes per item; null without --expose-gc). */
+async function seedAndMeasure(storage: Storage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
+  const config = loadConfig({
+    DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET, LISTING_INDEX: 'off',
+  });
+  const service = await startService(config, createLogger('warn'));
+  try {
+    const token = await benchUserToken(service.url, storage.dataDir);
+    await seedContent(service.app.database.longRunning, items, String(decodeJwt(token).sub));
+    const index = new ListingIndex(new ContentListingRepository(service.app.database), true, () => true, createLogger('warn'));
+    const before = heapUsed();
+    const started = Date.now();
+    await index.start();
+    const loadMs = Date.now() - started;
+    const after = heapUsed();
+    const listed = index.size();
+    return { bytesPerItem: gc ? Math.round((after - before) / Math.max(1, listed)) : null, listed, loadMs };
+  } finally {
+    await service.close();
+  }
+}
+
+// ---- the requests ----
+
+/** A deterministic generator, so every run asks the same queries. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}
+
+const ORDERS = ['created_at&sort=desc', 'created_at&sort=asc', 'price&sort=asc', 'price&sort=desc', 'area&sort=desc', 'price_per_area&sort=asc', 'relevance&sort=desc'];
+
+/** 2,000 different `/all` queries: words (a typo in one of five), ranges, an order, a page 1-25. */
+function variedAll(): string[] {
+  const next = random(18);
+  const vocabulary = [...new Set([...NAMES, ...CITIES.flatMap((c) => [c.vi, c.en])].flatMap(wordsOf).filter((w) => !/^\d+$/.test(w)))];
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
+  const typo = (word: string) => (word.length >= 5 ? word.slice(0, 2) + word[3] + word[2] + word.slice(4) : word);
+  const paths: string[] = [];
+  for (let i = 0; i < 2_000; i++) {
+    const parts: string[] = [];
+    if (next() < 0.85) {
+      const words = [pick(vocabulary)];
+      if (next() < 0.3) words.push(pick(vocabulary));
+      if (next() < 0.2) words[0] = typo(words[0]);
+      parts.push(`search=${encodeURIComponent(words.join(' '))}`);
+    }
+    if (next() < 0.5) {
+      const from = Math.round(next() * 10) * 1e9;
+      parts.push(`price_from=${from}&price_to=${from + (2 + Math.round(next() * 8)) * 1e9}`);
+    }
+    if (next() < 0.4) {
+      const from = Math.round(next() * 200);
+      parts.push(`area_from=${from}&area_to=${from + 50 + Math.round(next() * 100)}`);
+    }
+    const order = pick(ORDERS);
+    parts.push(`column=${order.startsWith('relevance') && !parts.some((p) => p.startsWith('search=')) ? 'created_at&sort=desc' : order}`);
+    parts.push(`page=${1 + Math.floor(next() * 25)}&per_page=10`);
+    paths.push(`/content/api/v1/all?${parts.join('&')}`);
+  }
+  return paths;
+}
+
+function clusterPaths(zoom: number): string[] {
+  // A 1024x768 px viewport around each city at the zoom.
+  return CITIES.map((c) => {
+    const lngSpan = Math.min(180, (360 * 1024) / (256 * 2 ** zoom));
+    const latSpan = Math.min(170, ((360 * 768) / (256 * 2 ** zoom)) * Math.cos((c.lat * Math.PI) / 180));
+    const box = {
+      min_lat: Math.max(-90, c.lat - latSpan / 2), max_lat: Math.min(90, c.lat + latSpan / 2),
+      min_lng: Math.max(-180, c.lng - lngSpan / 2), max_lng: Math.min(180, c.lng + lngSpan / 2),
+    };
+    return `/content/api/v1/completed/clusters?min_lat=${box.min_lat.toFixed(4)}&max_lat=${box.max_lat.toFixed(4)}&min_lng=${box.min_lng.toFixed(4)}&max_lng=${box.max_lng.toFixed(4)}&zoom=${zoom}`;
+  });
+}
+
+function variedCompleted(): string[] {
+  return Array.from({ length: 40 }, (_, i) => {
+    const city = CITIES[i % CITIES.length];
+    return `/content/api/v1/completed?latitude=${(city.lat + ((i * 7) % 11) / 50 - 0.1).toFixed(3)}&longitude=${(city.lng + ((i * 5) % 13) / 60 - 0.1).toFixed(3)}&zoom_level=${12 + (i % 3)}&page=${1 + (i % 5)}`;
+  });
+}
+
+interface Target {
+  label: string;
+  paths: string[];
+}
+
+const TARGETS = (): Target[] => [
+  { label: '/all first page, always the same (page cache)', paths: ['/content/api/v1/all'] },
+  { label: '/all, 2,000 different queries in turn', paths: variedAll() },
+  ...[3, 8, 12, 16].map((zoom) => ({ label: `/completed/clusters zoom ${zoom} (4 cities)`, paths: clusterPaths(zoom) })),
+  { label: '/completed, 40 viewports and pages in turn', paths: variedCompleted() },
+];
+
+interface Row {
+  label: string;
+  rps: number | null;
+  p50: number;
+  p99: number;
+  note?: string;
+}
+
+async function load(base: string, target: Target, label: string): Promise<Row> {
+  for (const p of target.paths) {
+    const res = await fetch(base + p);
+    if (res.status !== 200) return { label, rps: null, p50: 0, p99: 0, note: `${p} answered ${res.status}: ${(await res.text()).slice(0, 160)}` };
+  }
+  const options = { url: base, connections: env.BENCH_CONNECTIONS, requests: target.paths.map((p) => ({ method: 'GET' as const, path: p })) };
+  if (env.BENCH_WARMUP_SECONDS > 0) await autocannon({ ...options, duration: env.BENCH_WARMUP_SECONDS });
+  const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
+  const row = { label, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined };
+  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}`);
+  return row;
+}
+
+const children = new Set<ChildProcess>();
+
+async function started(args: string[], childEnv: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawnNode(args, { ...childEnv, PORT: String(port) });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(base + readyPath, { child });
+  return { child, base };
+}
+
+async function indexAnswers(base: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (/^listing_index_ready 1$/m.test(await (await fetch(`${base}/metrics`)).text())) return;
+    await sleep(100);
+  }
+  throw new Error('the listing index never became ready');
+}
+
+async function measureService(storage: Storage, index: 'on' | 'off'): Promise<Row[]> {
+  const childEnv = {
+    ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
+    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, LISTING_INDEX: index,
+  };
+  const { child, base } = await started(['--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  try {
+    if (index === 'on') await indexAnswers(base);
+    const rows: Row[] = [];
+    for (const t of TARGETS()) rows.push(await load(base, t, `${index === 'on' ? 'index' : 'PostgreSQL (LISTING_INDEX=off)'}: ${t.label}`));
+    return rows;
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function measureBare(): Promise<Row> {
+  const { child, base } = await started(['--input-type=module', '-e', BARE_UWS_HELLO], {}, '/');
+  try {
+    return await load(base, { label: 'bare uWebSockets.js hello-world', paths: ['/'] }, 'bare uWebSockets.js hello-world');
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!gc) console.warn('run with node --expose-gc for the memory figure');
+  for (const mode of env.BENCH_MODES) {
+    for (const size of env.BENCH_SIZES) {
+      console.log(`\n== ${mode} mode, ${size} items, ${env.BENCH_CONNECTIONS} connections, ${env.BENCH_SECONDS} s per target ==`);
+      const storage = await openStorage(mode);
+      try {
+        const memory = await seedAndMeasure(storage, size);
+        const rows = [...(await measureService(storage, 'on')), ...(await measureService(storage, 'off')), await measureBare()];
+        console.log(`\n| request (${mode}, ${size} items) | req/s | p50 ms | p99 ms |\n|---|---|---|---|`);
+        for (const r of rows) console.log(`| ${r.label} | ${r.rps ?? `not measured: ${r.note}`} | ${r.p50} | ${r.p99} |`);
+        const perItem = memory.bytesPerItem === null ? 'n/a (no --expose-gc)' : `${memory.bytesPerItem} bytes/item, ${((memory.bytesPerItem * 100_000) / 2 ** 20).toFixed(0)} MB per 100,000 items`;
+        console.log(`\nlisting index: ${memory.listed} listed items loaded in ${memory.loadMs} ms; heap ${perItem}`);
+      } finally {
+        await storage.cleanUp();
+      }
+    }
+  }
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const child of children) child.kill('SIGTERM');
+  });

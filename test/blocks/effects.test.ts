@@ -1,0 +1,191 @@
+// What a block changes from then on (CONTRACT §21), over the real server: between the two no
+// comment, reply, message, room or notification; the blocker sees none of the blocked user's
+// items, comments or messages in the listings, the feed, the comment lists and the chat history;
+// the blocked user's own answers do not change. Refusals first.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { useTestServer } from '../helpers/fixture.js';
+import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
+import { createContent } from '../sns/fixtures.js';
+import { block, follow, unblock } from './fixtures.js';
+
+const SNS = '/sns/api/v1';
+const CHAT = `${SNS}/chat`;
+const CONTENT = '/content/api/v1';
+
+const server = useTestServer();
+let carol: TestUser; // the blocker
+let dan: TestUser; // the blocked user
+let erin: TestUser; // a third user, in touch with both
+let bob: TestUser; // a bystander
+
+const comment = (user: TestUser, body: Record<string, unknown>) => user.api.post(`${SNS}/comments`, body);
+const newRoom = async (owner: TestUser, others: TestUser[], name: string | undefined = `room-${randomUUID().slice(0, 8)}`) =>
+  owner.api.post(`${CHAT}/rooms`, { memberIds: others.map((u) => u.userId), ...(name === undefined ? {} : { name }) });
+const send = (user: TestUser, roomId: string, msg: string) => user.api.post(`${CHAT}/messages`, { roomId, msg });
+const history = async (user: TestUser, roomId: string) => (await user.api.get(`${CHAT}/rooms/${roomId}/messages?limit=100`)).body.data.messages as any[];
+const inbox = async (user: TestUser) => (await user.api.get(`${SNS}/notifications?limit=100`)).body.data.notifications as any[];
+const topLevel = async (viewer: TestUser, contentId: string) => (await viewer.api.get(`${SNS}/comments/${contentId}?limit=100`)).body.data.comments as any[];
+const uploadersIn = (items: any[]) => new Set(items.map((i) => i.uploader.user_id));
+
+beforeAll(async () => {
+  carol = await registerAndLogin(server.current, { given_name: 'Carol', family_name: 'Blocker' });
+  dan = await registerAndLogin(server.current, { given_name: 'Dan', family_name: 'Blocked', username: `dan${randomUUID().slice(0, 8)}` });
+  erin = await registerAndLogin(server.current, { given_name: 'Erin', family_name: 'Third' });
+  bob = await registerAndLogin(server.current, { given_name: 'Bob', family_name: 'Bystander' });
+});
+
+describe('between the two, from then on', () => {
+  let carolsItem: string;
+  let dansItem: string;
+  let erinsItem: string;
+  let dansComment: string;
+  let carolsComment: string;
+  let groupRoom: string;
+  let dansEarlyMessage: string;
+
+  beforeAll(async () => {
+    [carolsItem, dansItem, erinsItem] = [await createContent(server.current, carol), await createContent(server.current, dan), await createContent(server.current, erin)];
+    dansComment = (await comment(dan, { contentId: erinsItem, msg: 'Dan was here' })).body.data._id;
+    carolsComment = (await comment(carol, { contentId: erinsItem, msg: 'Carol was here' })).body.data._id;
+    const room = await newRoom(carol, [dan, erin]);
+    expect(room.status).toBe(201);
+    groupRoom = room.body.data.roomId;
+    dansEarlyMessage = (await send(dan, groupRoom, 'hello from Dan')).body.data._id;
+    expect((await block(carol, dan.userId)).status).toBe(201);
+  });
+
+  it('should refuse a comment on the other one\'s content, either way, with 403 comments.error.blocked', async () => {
+    expectErrorEnvelope(await comment(dan, { contentId: carolsItem, msg: 'hi' }), 403, 'comments.error.blocked');
+    expectErrorEnvelope(await comment(carol, { contentId: dansItem, msg: 'hi' }), 403, 'comments.error.blocked');
+    expect(await topLevel(erin, carolsItem)).toEqual([]);
+    expect(await topLevel(erin, dansItem)).toEqual([]);
+  });
+
+  it('should refuse a reply to the other one\'s comment, either way, with 403 comments.error.blocked', async () => {
+    expectErrorEnvelope(await comment(carol, { contentId: erinsItem, msg: 'no', parentId: dansComment }), 403, 'comments.error.blocked');
+    expectErrorEnvelope(await comment(dan, { contentId: erinsItem, msg: 'no', parentId: carolsComment }), 403, 'comments.error.blocked');
+    // Both still comment on a third user's item.
+    expect((await comment(dan, { contentId: erinsItem, msg: 'still here' })).status).toBe(201);
+  });
+
+  it('should refuse a message in a room both are in, either way, with 403 chat.error.blocked', async () => {
+    expectErrorEnvelope(await send(dan, groupRoom, 'let me in'), 403, 'chat.error.blocked');
+    expectErrorEnvelope(await send(carol, groupRoom, 'no'), 403, 'chat.error.blocked');
+    expect((await history(erin, groupRoom)).map((m) => m.msg)).toEqual(['hello from Dan']);
+  });
+
+  it('should refuse a new room with the other one as a member, either way, with 403 chat.error.blocked', async () => {
+    expectErrorEnvelope(await newRoom(dan, [carol], undefined), 403, 'chat.error.blocked');
+    expectErrorEnvelope(await newRoom(carol, [dan, erin]), 403, 'chat.error.blocked');
+    expectErrorEnvelope(await newRoom(dan, [erin, carol]), 403, 'chat.error.blocked');
+    // A room with others is fine.
+    expect((await newRoom(dan, [erin])).status).toBe(201);
+  });
+
+  it('should not notify a mention of the other one, and keep the text', async () => {
+    const before = (await inbox(carol)).length;
+    const res = await comment(dan, { contentId: erinsItem, msg: `ask @${carol.username} about it` });
+    expect(res.status).toBe(201);
+    expect(res.body.data.msg).toBe(`ask @${carol.username} about it`);
+    // Erin, the uploader, is told of the comment (a later notification than any mention would be).
+    expect((await inbox(erin)).some((n) => n.type === 'comment' && n.data.commentId === res.body.data._id)).toBe(true);
+    const after = await inbox(carol);
+    expect(after.length).toBe(before);
+    expect(after.filter((n) => n.actor?.userId === dan.userId)).toEqual([]);
+  });
+
+  it('should notify nothing from one to the other', async () => {
+    // Dan's earlier comment (before the block) may have told nobody of Carol; from now on, a
+    // mention of Dan by Carol is not told either.
+    const res = await comment(carol, { contentId: erinsItem, msg: `@${dan.username} hello` });
+    expect(res.status).toBe(201);
+    expect((await inbox(dan)).filter((n) => n.actor?.userId === carol.userId)).toEqual([]);
+  });
+
+  it('should show each as never seen to the other in GET /presence, and others as usual', async () => {
+    const asked = await carol.api.get(`${SNS}/presence?user_ids=${dan.userId}`);
+    expect(asked.status).toBe(200);
+    expect(asked.body.data.users).toEqual([{ user_id: dan.userId, online: false, last_seen_at: null }]);
+  });
+
+  it('should let the two follow, comment and message again once the block is lifted', async () => {
+    const [frank, gina] = [await registerAndLogin(server.current), await registerAndLogin(server.current)];
+    const item = await createContent(server.current, frank);
+    expect((await block(frank, gina.userId)).status).toBe(201);
+    expectErrorEnvelope(await comment(gina, { contentId: item, msg: 'x' }), 403, 'comments.error.blocked');
+    expect((await unblock(frank, gina.userId)).status).toBe(200);
+    expect((await comment(gina, { contentId: item, msg: 'x' })).status).toBe(201);
+    expect((await follow(gina, frank.userId)).status).toBe(200);
+    expect((await newRoom(gina, [frank], undefined)).status).toBe(201);
+  });
+
+  describe('what the blocker no longer sees', () => {
+    it('should leave the blocked user\'s comments and replies out of the blocker\'s comment lists only', async () => {
+      const top = (await comment(erin, { contentId: erinsItem, msg: 'Erin asks' })).body.data._id;
+      expect((await comment(dan, { contentId: erinsItem, msg: 'Dan answers', parentId: top })).status).toBe(201);
+      expect((await comment(bob, { contentId: erinsItem, msg: 'Bob answers', parentId: top })).status).toBe(201);
+
+      const carolSees = await topLevel(carol, erinsItem);
+      expect(carolSees.map((c) => c.author.userId)).not.toContain(dan.userId);
+      expect(carolSees.map((c) => c._id)).toContain(carolsComment);
+      const carolReplies = (await carol.api.get(`${SNS}/comments/${top}/replies`)).body.data.comments as any[];
+      expect(carolReplies.map((c) => c.msg)).toEqual(['Bob answers']);
+
+      // Everyone else, Dan included, sees them as before.
+      expect((await topLevel(bob, erinsItem)).map((c) => c._id)).toContain(dansComment);
+      expect((await topLevel(dan, erinsItem)).map((c) => c._id)).toContain(carolsComment);
+      const bobReplies = (await bob.api.get(`${SNS}/comments/${top}/replies`)).body.data.comments as any[];
+      expect(bobReplies.map((c) => c.msg)).toEqual(['Dan answers', 'Bob answers']);
+    });
+
+    it('should leave the blocked user\'s messages out of the blocker\'s history and room list', async () => {
+      expect((await history(carol, groupRoom)).map((m) => m._id)).not.toContain(dansEarlyMessage);
+      expect((await history(erin, groupRoom)).map((m) => m._id)).toContain(dansEarlyMessage);
+      const rooms = (await carol.api.get(`${CHAT}/rooms`)).body.data.rooms as any[];
+      const listed = rooms.find((r) => r.roomId === groupRoom) ?? rooms.find((r) => r._id === groupRoom);
+      expect(listed).toBeDefined();
+      expect(listed.last_message).toBeNull();
+      expect(listed.unread_count).toBe(0);
+    });
+
+    it('should leave the blocked user\'s items out of /all, /completed and /feeds for the blocker, and only for them', async () => {
+      // Newer items push Dan's past the cached pages when read one a page.
+      for (let i = 0; i < 3; i++) await createContent(server.current, erin);
+      // Read by a bystander first, so the shared first pages are cached with Dan's item in them.
+      const bobAll = (await bob.api.get(`${CONTENT}/all?per_page=100`)).body.data.item;
+      expect(uploadersIn(bobAll).has(dan.userId)).toBe(true);
+      const bobCompleted = (await bob.api.get(`${CONTENT}/completed?per_page=100`)).body.data.items;
+      expect(uploadersIn(bobCompleted).has(dan.userId)).toBe(true);
+
+      const carolAll = await carol.api.get(`${CONTENT}/all?per_page=100`);
+      expect(carolAll.status).toBe(200);
+      expect(uploadersIn(carolAll.body.data.item).has(dan.userId)).toBe(false);
+      expect(uploadersIn(carolAll.body.data.item).has(erin.userId)).toBe(true);
+      const carolCompleted = (await carol.api.get(`${CONTENT}/completed?per_page=100`)).body.data.items;
+      expect(uploadersIn(carolCompleted).has(dan.userId)).toBe(false);
+      expect(uploadersIn(carolCompleted).has(erin.userId)).toBe(true);
+      const carolSearch = (await carol.api.get(`${CONTENT}/all?per_page=100&search=River`)).body.data.item;
+      expect(uploadersIn(carolSearch).has(dan.userId)).toBe(false);
+      // A deeper page (not cached) is filtered too: with one item a page, find the page of Dan's
+      // item as the bystander reads it; the blocker's same page comes short (empty).
+      let dansPage = 0;
+      for (let page = 1; page <= 20 && !dansPage; page++) {
+        const items = (await bob.api.get(`${CONTENT}/completed?per_page=1&page=${page}`)).body.data.items;
+        if (uploadersIn(items).has(dan.userId)) dansPage = page;
+      }
+      expect(dansPage).toBeGreaterThan(0);
+      const carolsPage = (await carol.api.get(`${CONTENT}/completed?per_page=1&page=${dansPage}`)).body.data;
+      expect(carolsPage.items).toEqual([]);
+      expect(carolsPage.page).toBe(dansPage);
+
+      const carolFeed = (await carol.api.get(`${CONTENT}/feeds?per_page=50`)).body.data.items as any[];
+      expect(carolFeed.map((i) => i.id ?? i._id)).not.toContain(dansItem);
+      expect(carolFeed.map((i) => i.id ?? i._id)).toContain(erinsItem);
+
+      // The cache was not changed for others: the bystander still sees Dan's item, and Dan sees Carol's.
+      expect(uploadersIn((await bob.api.get(`${CONTENT}/all?per_page=100`)).body.data.item).has(dan.userId)).toBe(true);
+      expect(uploadersIn((await dan.api.get(`${CONTENT}/completed?per_page=100`)).body.data.items).has(carol.userId)).toBe(true);
+    });
+  });
+});

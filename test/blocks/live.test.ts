@@ -1,0 +1,132 @@
+// Live events and blocks (CONTRACT §21), over websocket and polling: the blocker's sockets get no
+// comment, message edit, typing or presence of the blocked user, and the blocked user's get no
+// typing or presence of the blocker; everyone else's get them as before. Each test waits for a
+// later event that comes the same way (a third user's), and only then checks what did not come.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'socket.io-client';
+import { useTestServer } from '../helpers/fixture.js';
+import { registerAndLogin, type TestUser } from '../helpers/api.js';
+import { closeAll, connect, emitAck, nextEvent, type Transport } from '../realtime/socket-client.js';
+import { createContent } from '../sns/fixtures.js';
+import { block } from './fixtures.js';
+
+const SNS = '/sns/api/v1';
+const CHAT = `${SNS}/chat`;
+
+const server = useTestServer();
+afterEach(() => closeAll());
+
+/** Every `event` a socket receives from now on. */
+function record(socket: Socket, event: string): any[] {
+  const seen: any[] = [];
+  socket.on(event, (payload) => seen.push(payload));
+  return seen;
+}
+
+/** A blocker, the user they blocked and a third user, all three in one chat room made before the block. */
+async function trio(more: TestUser[] = []): Promise<{ carol: TestUser; dan: TestUser; erin: TestUser; roomId: string; dansMessage: string }> {
+  const carol = await registerAndLogin(server.current);
+  const dan = await registerAndLogin(server.current);
+  const erin = await registerAndLogin(server.current);
+  const room = await carol.api.post(`${CHAT}/rooms`, { memberIds: [dan.userId, erin.userId, ...more.map((u) => u.userId)], name: `live-${randomUUID().slice(0, 8)}` });
+  expect(room.status).toBe(201);
+  const roomId: string = room.body.data.roomId;
+  const sent = await dan.api.post(`${CHAT}/messages`, { roomId, msg: 'before the block' });
+  expect(sent.status).toBe(201);
+  expect((await block(carol, dan.userId)).status).toBe(201);
+  return { carol, dan, erin, roomId, dansMessage: sent.body.data._id };
+}
+
+describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {
+  let bob: TestUser;
+  beforeAll(async () => {
+    bob = await registerAndLogin(server.current);
+  });
+
+  it('should not push the blocked user\'s new comments to the blocker (comment:new)', async () => {
+    const { carol, dan, erin } = await trio();
+    const item = await createContent(server.current, erin);
+    const carolSocket = await connect(server.url, '/comments', carol.token, transport);
+    const bobSocket = await connect(server.url, '/comments', bob.token, transport);
+    expect(await emitAck(carolSocket, 'content:subscribe', { contentId: item })).toEqual({ ok: true });
+    expect(await emitAck(bobSocket, 'content:subscribe', { contentId: item })).toEqual({ ok: true });
+    const carolGot = record(carolSocket, 'comment:new');
+
+    const bobHearsDan = nextEvent(bobSocket, 'comment:new', (c: any) => c.author.userId === dan.userId);
+    expect((await dan.api.post(`${SNS}/comments`, { contentId: item, msg: 'from Dan' })).status).toBe(201);
+    await bobHearsDan;
+    const carolHearsErin = nextEvent(carolSocket, 'comment:new', (c: any) => c.author.userId === erin.userId);
+    expect((await erin.api.post(`${SNS}/comments`, { contentId: item, msg: 'from Erin' })).status).toBe(201);
+    await carolHearsErin;
+    expect(carolGot.map((c) => c.author.userId)).toEqual([erin.userId]);
+  });
+
+  it('should not push the blocked user\'s message edits to the blocker (message:updated)', async () => {
+    const { carol, dan, erin, roomId, dansMessage } = await trio();
+    const carolSocket = await connect(server.url, '/chat', carol.token, transport);
+    const erinSocket = await connect(server.url, '/chat', erin.token, transport);
+    const carolGot = record(carolSocket, 'message:updated');
+
+    const erinHears = nextEvent(erinSocket, 'message:updated', (m: any) => m._id === dansMessage);
+    expect((await dan.api.request('PATCH', `${CHAT}/messages/${dansMessage}`, { body: { msg: 'edited after the block' } })).status).toBe(200);
+    await erinHears;
+    // Erin's own message in the room, later, reaches Carol.
+    const erinsMessage = (await erin.api.post(`${CHAT}/messages`, { roomId, msg: 'from Erin' })).body.data._id;
+    const carolHears = nextEvent(carolSocket, 'message:updated', (m: any) => m._id === erinsMessage);
+    expect((await erin.api.request('PATCH', `${CHAT}/messages/${erinsMessage}`, { body: { msg: 'from Erin, edited' } })).status).toBe(200);
+    await carolHears;
+    expect(carolGot.map((m) => m._id)).toEqual([erinsMessage]);
+  });
+
+  it('should not push typing between the two, either way', async () => {
+    const { carol, dan, erin, roomId } = await trio();
+    const carolSocket = await connect(server.url, '/chat', carol.token, transport);
+    const danSocket = await connect(server.url, '/chat', dan.token, transport);
+    const erinSocket = await connect(server.url, '/chat', erin.token, transport);
+    const carolGot = record(carolSocket, 'typing');
+    const danGot = record(danSocket, 'typing');
+
+    const erinHearsDan = nextEvent(erinSocket, 'typing', (t: any) => t.userId === dan.userId && t.typing);
+    expect(await emitAck(danSocket, 'typing:start', { roomId })).toEqual({ ok: true });
+    await erinHearsDan;
+    const erinHearsCarol = nextEvent(erinSocket, 'typing', (t: any) => t.userId === carol.userId && t.typing);
+    expect(await emitAck(carolSocket, 'typing:start', { roomId })).toEqual({ ok: true });
+    await erinHearsCarol;
+
+    const bothHearErin = [
+      nextEvent(carolSocket, 'typing', (t: any) => t.userId === erin.userId),
+      nextEvent(danSocket, 'typing', (t: any) => t.userId === erin.userId),
+    ];
+    expect(await emitAck(erinSocket, 'typing:start', { roomId })).toEqual({ ok: true });
+    await Promise.all(bothHearErin);
+    expect(carolGot.map((t) => t.userId)).toEqual([erin.userId]);
+    expect(danGot.map((t) => t.userId)).toEqual([erin.userId]);
+  });
+
+  it('should not push presence between the two, either way', async () => {
+    const frank = await registerAndLogin(server.current);
+    const { carol, dan, erin } = await trio([frank]);
+    const erinSocket = await connect(server.url, '/chat', erin.token, transport);
+
+    const erinSeesDan = nextEvent(erinSocket, 'presence', (p: any) => p.userId === dan.userId && p.online);
+    const danSocket = await connect(server.url, '/chat', dan.token, transport);
+    await erinSeesDan;
+    const danGot = record(danSocket, 'presence');
+    // The blocker comes online: the blocked user is not told.
+    const erinSeesCarol = nextEvent(erinSocket, 'presence', (p: any) => p.userId === carol.userId && p.online);
+    const carolSocket = await connect(server.url, '/chat', carol.token, transport);
+    await erinSeesCarol;
+    const carolGot = record(carolSocket, 'presence');
+    // The blocked user goes offline: the blocker is not told.
+    const erinSeesDanLeave = nextEvent(erinSocket, 'presence', (p: any) => p.userId === dan.userId && !p.online);
+    danSocket.close();
+    await erinSeesDanLeave;
+    // A fourth member comes online: the blocker hears of it as usual.
+    const carolSeesFrank = nextEvent(carolSocket, 'presence', (p: any) => p.userId === frank.userId && p.online);
+    await connect(server.url, '/chat', frank.token, transport);
+    await carolSeesFrank;
+    expect(carolGot.map((p) => p.userId)).toEqual([frank.userId]);
+    expect(danGot.map((p) => p.userId)).toEqual([]);
+  });
+});
