@@ -80,6 +80,8 @@ const envSchema = z.object({
     .number()
     .positive('must be greater than 0 (limits cannot be switched off)')
     .default(1),
+  /** Distinct reporters with verified phones whose open reports hold a content item for review (CONTRACT §21). */
+  REPORT_HOLD_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
   TRUST_PROXY: booleanFlag.default(false),
   MAX_JSON_BODY_BYTES: positiveInt.default(1024 * 1024),
   MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
@@ -102,6 +104,14 @@ const envSchema = z.object({
   /** One-time codes sent to one phone number per day, on top of the per-hour limits. */
   OTP_DAILY_LIMIT: positiveInt.default(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * Test only: the length, in seconds, of one minute of privacy.session_timeout (default 60), so a
+   * test can watch a one-minute timeout end a session in a few seconds. Any other value than 60 is
+   * refused unless NODE_ENV=test.
+   */
+  SESSION_TIMEOUT_MINUTE_SECONDS: z.coerce.number().int().min(2).max(60).default(60),
+  /** Test only: a pause after each step of an account erasure (ms), so a test can kill a node halfway. Refused unless NODE_ENV=test. */
+  ERASURE_STEP_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   /** Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
@@ -132,6 +142,16 @@ const envSchema = z.object({
    * push relay behind a private CA; the tests' local stand-in push service).
    */
   WEB_PUSH_CA_FILE: z.string().optional(),
+  /**
+   * Comma-separated host names (or IP addresses) that outbound requests to URLs given by users or
+   * platforms (Web Push endpoints, upload URLs) may reach even though they resolve to a loopback,
+   * private or otherwise non-public address (src/outbound/gate.ts; docs/security.md). Empty: none.
+   */
+  OUTBOUND_ALLOWED_HOSTS: z
+    .string()
+    .max(4096)
+    .default('')
+    .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
   // 32-byte key (64 hex chars or base64) that encrypts linked social-account tokens and signs OAuth
   // states; unset: one is generated once and kept in service_secrets (see docs/publishing.md).
   PUBLISHING_SECRET_KEY: z
@@ -168,6 +188,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if ((e.ADMIN_PHONE_NUMBER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment variable ADMIN_PASSWORD: ADMIN_PHONE_NUMBER and ADMIN_PASSWORD go together');
+  }
+  if (e.SESSION_TIMEOUT_MINUTE_SECONDS !== 60 && e.NODE_ENV !== 'test') {
+    throw new ConfigError('invalid environment variable SESSION_TIMEOUT_MINUTE_SECONDS: only for tests (NODE_ENV=test)');
+  }
+  if (e.ERASURE_STEP_PAUSE_MS !== 0 && e.NODE_ENV !== 'test') {
+    throw new ConfigError('invalid environment variable ERASURE_STEP_PAUSE_MS: only for tests (NODE_ENV=test)');
   }
   if (e.SMS_PROVIDER === 'http') {
     if (e.SMS_HTTP_URL === undefined) throw new ConfigError('invalid environment variable SMS_HTTP_URL: required with SMS_PROVIDER=http');

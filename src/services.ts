@@ -4,6 +4,7 @@
 // constructor says which repositories (tables) and services it reaches.
 import type { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
+import type { Config } from './config.js';
 import type { Queryable } from './db/client.js';
 import { MaintenanceRepository } from './db/maintenance-repository.js';
 import { OtpRepository } from './auth/otp-repository.js';
@@ -46,6 +47,8 @@ import { PasswordService } from './auth/password-reset.js';
 import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
 import { Revocations } from './auth/revocations.js';
+import { IdleTimeout } from './auth/idle-timeout.js';
+import { createSessionActivity } from './auth/session-activity.js';
 import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
@@ -77,6 +80,7 @@ import { PresenceService } from './presence/service.js';
 import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
 import { PushService } from './push/service.js';
+import { OutboundGate, systemResolver, type HostResolver } from './outbound/gate.js';
 import { SettingsService } from './settings/service.js';
 import { StatsRollup } from './stats/rollup.js';
 import { StatsService } from './stats/service.js';
@@ -86,6 +90,14 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ReportRepository } from './moderation/reports-repository.js';
+import { ReportService } from './moderation/reports.js';
+import { ModerationService } from './moderation/decisions.js';
+import { ErasureRepository } from './leaving/erasure-repository.js';
+import { AccountDeletion } from './leaving/deletion.js';
+import { AccountErasure } from './leaving/erasure.js';
+import { ExportRepository } from './leaving/export-repository.js';
+import { DataExports } from './leaving/export.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -125,6 +137,9 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  reports: ReportRepository;
+  erasures: ErasureRepository;
+  exports: ExportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -165,6 +180,9 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    reports: new ReportRepository(database),
+    erasures: new ErasureRepository(database),
+    exports: new ExportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -214,9 +232,45 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
+  reports: ReportService;
+  /** Deleting one's account: what holds at once (CONTRACT §22). */
+  accountDeletion: AccountDeletion;
+  /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
+  accountErasure: AccountErasure;
+  /** Wakes the erasure workers of this node (a deletion was committed). */
+  erasureSignal: Signal;
+  /** Data exports (CONTRACT §22); jobs/data-export.ts runs their worker. */
+  dataExports: DataExports;
+  /** Wakes the export workers of this node (an export was asked for). */
+  exportSignal: Signal;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
+  /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
+  moderation: ModerationService;
 }
+
+/** What a test may put in place of the outside world (the default: the real one). */
+export interface ServiceSeams {
+  /** How host names of outbound URLs are resolved (default: the system resolver, every address). */
+  resolveHost?: HostResolver;
+}
+
+/** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
+function configuredPlatformHosts(config: Config): string[] {
+  return [config.TIKTOK_API_BASE_URL, config.YOUTUBE_API_BASE_URL, config.YOUTUBE_TOKEN_URL].map((u) => new URL(u).hostname);
+}
+
+/** A poke within the node: a request wakes a worker loop (jobs/) without the domain knowing it. */
+export interface Signal {
+  poke: () => void;
+  onPoke: (listener: () => void) => void;
+}
+
+const signal = (): Signal => {
+  const listeners: (() => void)[] = [];
+  return { poke: () => listeners.forEach((l) => l()), onPoke: (l) => void listeners.push(l) };
+};
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
 const READ_MODEL_READY_MS = 5_000;
@@ -226,21 +280,26 @@ const READ_MODEL_READY_MS = 5_000;
  * connection (server mode), for what is shared between nodes (presence, the read model's
  * invalidations, failed logins).
  */
-export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null): Promise<Services> {
+export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null, seams: ServiceSeams = {}): Promise<Services> {
+  const resolveHost = seams.resolveHost ?? systemResolver;
+  // Web Push endpoints are the users'; publishing also reaches the platform hosts the operator configured.
+  const pushGate = new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS, resolveHost);
+  const publishingGate = new OutboundGate([...app.config.OUTBOUND_ALLOWED_HOSTS, ...configuredPlatformHosts(app.config)], resolveHost);
   const readModel = new ReadModel(app.config, app.events, createRelay(app.config, app.database, repositories.readModelNotices, redis, app.log));
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
-  const push = new PushService(app, repositories.push, repositories.serviceSecrets);
+  const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
-  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
+  const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
+  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications, idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
   const otp = new OtpService(app, repositories.otpCodes);
   const loginGuard = new LoginGuard(createFailedLoginStore(redis, app.config.REDIS_PREFIX, app.log));
   const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp, loginGuard);
-  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions);
+  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions, idleTimeout);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
@@ -261,7 +320,32 @@ export async function createServices(app: AppContext, repositories: Repositories
   );
   const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
+  const erasureSignal = signal();
+  const exportSignal = signal();
+  const settings = new SettingsService(app, repositories.settings, repositories.users);
+  const accountDeletion = new AccountDeletion(
+    repositories.users,
+    repositories.sessions,
+    repositories.otpCodes,
+    repositories.contents,
+    repositories.comments,
+    repositories.chat,
+    repositories.follows,
+    repositories.erasures,
+    revocations,
+    twoFactor,
+    auditLog,
+    erasureSignal.poke,
+  );
+  const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
+  const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
+  accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
   return {
+    dataExports,
+    exportSignal,
+    accountDeletion,
+    accountErasure,
+    erasureSignal,
     readModel,
     revocations,
     sessions,
@@ -274,14 +358,14 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
-    settings: new SettingsService(app, repositories.settings, repositories.users),
+    settings,
     content,
     listings,
     listingIndex,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
     liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
-    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser),
+    savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser, blocks),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,
     uploads,
@@ -290,7 +374,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
@@ -303,6 +387,7 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.socialAccounts,
       repositories.contents,
       repositories.serviceSecrets,
+      publishingGate,
     ),
     payments,
     campaigns: new CampaignService(
@@ -316,6 +401,20 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),
     auditLog,
+    moderation: new ModerationService(
+      app,
+      repositories.reports,
+      repositories.users,
+      repositories.sessions,
+      repositories.contents,
+      repositories.comments,
+      repositories.chat,
+      notifications,
+      revocations,
+      mediaRemoval,
+      auditLog,
+    ),
   };
 }

@@ -190,6 +190,11 @@ export interface components {
             };
             contentId: string;
             createdAt: string;
+            /**
+             * @description Set when a moderator removed the comment: msg is empty
+             * @constant
+             */
+            deleted?: true;
             msg: string;
             parentId: string | null;
             reactions: {
@@ -327,6 +332,11 @@ export interface components {
             };
             contentId: string;
             createdAt: string;
+            /**
+             * @description Set when a moderator removed the comment: msg is empty
+             * @constant
+             */
+            deleted?: true;
             msg: string;
             parentId: string | null;
             reactions: {
@@ -362,13 +372,13 @@ export interface components {
             };
             id: string;
             read_at: string | null;
-            /** @description What it is about: content, comment, campaign, saved_search or session, by id */
+            /** @description What it is about: content, comment, campaign, saved_search, session or export, by id */
             subject: {
                 id: string;
                 type: string;
             };
             /** @enum {string} */
-            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         NotificationsRecoveryReady: string;

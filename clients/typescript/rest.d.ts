@@ -173,6 +173,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: one entry per reported target, oldest first, with its snapshot, counts and reports */
+        get: operations["getModerationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/targets/{target_type}/{target_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told */
+        post: operations["postModerationTargetsByTargetTypeByTargetIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/users/{userId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a user's suspension and release what it held */
+        post: operations["postModerationUsersByUserIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -445,6 +496,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/api/v1/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a copy of all one's data (CONTRACT §22): a ZIP of JSON files, made by a job; one a day (429 after) */
+        post: operations["postAuthUserExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/api/v1/user/export/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's exports: pending, ready (with its download url until expires_at) or expired; another user's: 404 */
+        get: operations["getAuthUserExportByExportId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/api/v1/user/me": {
         parameters: {
             query?: never;
@@ -457,7 +542,8 @@ export interface paths {
         /** Update given_name, family_name and/or email */
         put: operations["putAuthUserMe"];
         post?: never;
-        delete?: never;
+        /** Delete the account (CONTRACT §22): sessions end at once everywhere, the number is free again, the profile and content leave at once; the rest is erased within the hour */
+        delete: operations["deleteAuthUserMe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1372,6 +1458,23 @@ export interface paths {
         get: operations["getSnsPushVapidPublicKey"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sns/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a content item, comment, message or user the caller can see (at most 20 a day) */
+        post: operations["postSnsReports"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2510,6 +2613,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2522,7 +2627,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2536,6 +2641,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -2727,6 +2836,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2739,7 +2850,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2753,6 +2864,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -3135,6 +3250,315 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getModerationReports: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                per_page?: number;
+                status?: "open" | "resolved";
+                target_type?: "content" | "comment" | "message" | "user";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                first_reported_at: string;
+                                reasons: {
+                                    [key: string]: number;
+                                };
+                                report_count: number;
+                                reports: {
+                                    created_at: string;
+                                    id: string;
+                                    note: string | null;
+                                    /** @enum {string} */
+                                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                                    reporter_id: string | null;
+                                }[];
+                                target: {
+                                    author_id: string | null;
+                                    name?: string | null;
+                                    status?: string;
+                                    text?: string | null;
+                                    thumbnail?: string | null;
+                                    title?: string | null;
+                                } | null;
+                                target_id: string;
+                                /** @enum {string} */
+                                target_type: "content" | "comment" | "message" | "user";
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationTargetsByTargetTypeByTargetIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                target_id: string;
+                target_type: "content" | "comment" | "message" | "user";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "dismiss",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "remove" | "suspend_user" | "warn";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            action: "dismiss" | "remove" | "suspend_user" | "warn";
+                            resolved_reports: number;
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationUsersByUserIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            status: "active";
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4216,6 +4640,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4857,6 +5290,144 @@ export interface operations {
             };
         };
     };
+    postAuthUserExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_at?: string;
+                            export_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "ready" | "expired";
+                            /** @description When ready: the ZIP, served to the owner's bearer token only, until expires_at */
+                            url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthUserExportByExportId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_at?: string;
+                            export_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "ready" | "expired";
+                            /** @description When ready: the ZIP, served to the owner's bearer token only, until expires_at */
+                            url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAuthUserMe: {
         parameters: {
             query?: {
@@ -5055,6 +5626,127 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAuthUserMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "Secret-pass-2026",
+                 *       "two_factor_code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    password: string;
+                    two_factor_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deletion_scheduled_at: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6297,7 +6989,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6314,7 +7006,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -6560,7 +7257,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6577,7 +7274,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -7389,7 +8091,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -7406,7 +8108,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -8395,6 +9102,8 @@ export interface operations {
                             privacy: {
                                 login_notifications: boolean;
                                 session_timeout: number;
+                                /** @description Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null */
+                                show_presence: boolean;
                                 two_factor_enabled: boolean;
                             };
                         };
@@ -8471,7 +9180,8 @@ export interface operations {
                  *       "privacy": {
                  *         "two_factor_enabled": {},
                  *         "login_notifications": true,
-                 *         "session_timeout": 1
+                 *         "session_timeout": 1,
+                 *         "show_presence": true
                  *       },
                  *       "notifications": {
                  *         "browser_notifications": true,
@@ -8515,6 +9225,7 @@ export interface operations {
                     privacy?: {
                         login_notifications?: boolean;
                         session_timeout?: number;
+                        show_presence?: boolean;
                         two_factor_enabled?: unknown;
                     };
                 };
@@ -9197,6 +9908,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Insufficient Storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10468,6 +11188,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10598,6 +11323,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10717,6 +11447,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10822,6 +11557,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10921,6 +11661,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -11027,13 +11772,13 @@ export interface operations {
                                 };
                                 id: string;
                                 read_at: string | null;
-                                /** @description What it is about: content, comment, campaign, saved_search or session, by id */
+                                /** @description What it is about: content, comment, campaign, saved_search, session or export, by id */
                                 subject: {
                                     id: string;
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
                             }[];
                             unread_count: number;
                         };
@@ -11484,6 +12229,132 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postSnsReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target_type": "content",
+                 *       "target_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "reason": "spam",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                    /** @enum {string} */
+                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                    target_id: string;
+                    /** @enum {string} */
+                    target_type: "content" | "comment" | "message" | "user";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            id: string;
+                            /** @enum {string} */
+                            reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,8 @@ export interface CommentHead {
   content_id: string;
   parent_id: string | null;
   author_id: string;
+  /** A moderator removed it (CONTRACT §21): it reads as deleted. */
+  removed: boolean;
 }
 
 interface ReactionColumns {
@@ -31,6 +33,8 @@ export interface CommentRow {
   created_at: Date;
   updated_at: Date;
   author_id: string;
+  /** Set when a moderator removed it: it reads as deleted. */
+  removed_at: Date | null;
   username: string;
   given_name: string;
   family_name: string;
@@ -40,9 +44,9 @@ export interface CommentRow {
 }
 
 const selectComments = (where: SQL, order: SQL, limit: number) => sql`
-  select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id,
+  select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id, c.removed_at,
          u.username, u.given_name, u.family_name, u.picture,
-         (select count(*)::int from comments r where r.parent_id = c.id) as reply_count,
+         (select count(*)::int from comments r where r.parent_id = c.id and r.deleted_at is null) as reply_count,
          coalesce((
            select json_agg(json_build_object('userId', x.user_id, 'username', x.username, 'given_name', x.given_name,
                                              'family_name', x.family_name, 'emoji', x.emoji) order by x.created_at)
@@ -51,7 +55,7 @@ const selectComments = (where: SQL, order: SQL, limit: number) => sql`
                  where cr.comment_id = c.id order by cr.created_at desc limit ${MAX_REACTIONS_SHOWN}) x
          ), '[]'::json) as reactions
   from comments c join users u on u.id = c.author_id
-  where ${where}
+  where c.deleted_at is null and (${where})
   order by ${order}
   limit ${limit}`;
 
@@ -59,7 +63,7 @@ export class CommentRepository extends Repository {
   /** Where a comment hangs and who wrote it. */
   async findHead(commentId: string): Promise<CommentHead | null> {
     const [row] = await this.db.rows<CommentHead>(sql`
-      select id, content_id, parent_id, author_id from comments where id = ${commentId}`);
+      select id, content_id, parent_id, author_id, removed_at is not null as removed from comments where id = ${commentId} and deleted_at is null`);
     return row ?? null;
   }
 
@@ -93,6 +97,14 @@ export class CommentRepository extends Repository {
     return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
   }
 
+  /** A moderator removed the comment (CONTRACT §21): its text goes, it reads as deleted. False when it was already removed or is gone. */
+  async markRemoved(commentId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      update comments set removed_at = ${at.toISOString()}::timestamptz, msg = '', updated_at = ${at.toISOString()}::timestamptz
+      where id = ${commentId} and removed_at is null returning id`);
+    return rows.length > 0;
+  }
+
   async setReaction(commentId: string, userId: string, emoji: string): Promise<void> {
     await this.db.rows(sql`
       insert into comment_reactions (comment_id, user_id, emoji) values (${commentId}, ${userId}, ${emoji})
@@ -101,5 +113,14 @@ export class CommentRepository extends Repository {
 
   async removeReaction(commentId: string, userId: string): Promise<void> {
     await this.db.rows(sql`delete from comment_reactions where comment_id = ${commentId} and user_id = ${userId}`);
+  }
+
+  /**
+   * Leaving (CONTRACT §22): the author's comments read as deleted (left out of every listing) and
+   * their text is erased; their reactions on comments go. Idempotent.
+   */
+  async eraseAllBy(authorId: string): Promise<void> {
+    await this.db.rows(sql`update comments set deleted_at = coalesce(deleted_at, now()), msg = '' where author_id = ${authorId}`);
+    await this.db.rows(sql`delete from comment_reactions where user_id = ${authorId}`);
   }
 }

@@ -15,6 +15,7 @@ export const commentViewSchema = z.object({
   replyCount: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  deleted: z.literal(true).optional().describe('Set when a moderator removed the comment: msg is empty'),
 });
 
 export type CommentView = z.output<typeof commentViewSchema>;

@@ -22,6 +22,8 @@ export interface CachedSession {
   username: string;
   role: string;
   roles: string[];
+  /** The user's privacy.session_timeout, minutes (checked against this node's own view of the session's activity). */
+  timeoutMinutes: number;
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }
@@ -198,6 +200,8 @@ export class ReadModel {
         this.profiles.delete(userId);
         this.items.deleteWhere((item) => item.row.uploader_id === userId);
         this.pages.clear();
+        // A suspension or restore (CONTRACT §21) changes which of the user's items are listed.
+        for (const listener of this.listingListeners) listener();
         return;
       }
       case 'follow':

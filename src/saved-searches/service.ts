@@ -3,6 +3,7 @@
 // user's id answers the 404 of a search that does not exist.
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import type { BlockService } from '../blocks/service.js';
 import type { Caller } from '../auth/caller.js';
 import { badRequest, conflict, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -40,6 +41,7 @@ export class SavedSearchService {
     private readonly searches: SavedSearchRepository,
     private readonly listings: ContentListingRepository,
     private readonly serialiser: ContentSerialiser,
+    private readonly blocks: BlockService,
   ) {}
 
   /** 409 `saved_search.error.limit_reached` when the caller already keeps MAX_SAVED_SEARCHES. */
@@ -81,6 +83,7 @@ export class SavedSearchService {
       { searchTerms, filters: search.filters, viewport },
       after ? { createdKey: after.c, id: after.i } : null,
       query.per_page + 1,
+      [...(await this.blocks.hiddenFrom(caller.userId))],
     );
     const hasMore = rows.length > query.per_page;
     const page = rows.slice(0, query.per_page);

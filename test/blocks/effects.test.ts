@@ -183,6 +183,17 @@ describe('between the two, from then on', () => {
       expect(carolFeed.map((i) => i.id ?? i._id)).not.toContain(dansItem);
       expect(carolFeed.map((i) => i.id ?? i._id)).toContain(erinsItem);
 
+      // A saved search's matches (a search too).
+      const saved = (user: TestUser) => user.api.post(`${CONTENT}/saved-searches`, { name: 'River', filters: { search: 'River' }, notify: 'off' });
+      const carolsSearch = await saved(carol);
+      const bobsSearch = await saved(bob);
+      expect(carolsSearch.status).toBe(201);
+      const matches = async (user: TestUser, id: string) => (await user.api.get(`${CONTENT}/saved-searches/${id}/matches?per_page=100`)).body.data.items as any[];
+      expect(uploadersIn(await matches(bob, bobsSearch.body.data.id)).has(dan.userId)).toBe(true);
+      const carolsMatches = await matches(carol, carolsSearch.body.data.id);
+      expect(uploadersIn(carolsMatches).has(dan.userId)).toBe(false);
+      expect(uploadersIn(carolsMatches).has(erin.userId)).toBe(true);
+
       // The cache was not changed for others: the bystander still sees Dan's item, and Dan sees Carol's.
       expect(uploadersIn((await bob.api.get(`${CONTENT}/all?per_page=100`)).body.data.item).has(dan.userId)).toBe(true);
       expect(uploadersIn((await dan.api.get(`${CONTENT}/completed?per_page=100`)).body.data.items).has(carol.userId)).toBe(true);

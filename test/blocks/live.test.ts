@@ -10,6 +10,8 @@ import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, emitAck, nextEvent, type Transport } from '../realtime/socket-client.js';
 import { createContent } from '../sns/fixtures.js';
 import { block } from './fixtures.js';
+import { connectFeed } from '../feed/feed-socket.js';
+import { arrived, collect, listing, publishLive } from '../feed/fixtures.js';
 
 const SNS = '/sns/api/v1';
 const CHAT = `${SNS}/chat`;
@@ -128,5 +130,23 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     await carolSeesFrank;
     expect(carolGot.map((p) => p.userId)).toEqual([frank.userId]);
     expect(danGot.map((p) => p.userId)).toEqual([]);
+  });
+
+  it('should not send the blocked user\'s new listings to the blocker watching the area (listing:new)', async () => {
+    const [carol, dan, erin] = [await registerAndLogin(server.current), await registerAndLogin(server.current), await registerAndLogin(server.current)];
+    expect((await block(carol, dan.userId)).status).toBe(201);
+    const area = { latitude: 10.73, longitude: 106.72, zoom_level: 14 };
+    const carolSocket = await connectFeed(server.url, carol.token, transport, 'en');
+    const bobSocket = await connectFeed(server.url, bob.token, transport, 'en');
+    const carolGot = collect(carolSocket, 'listing:new');
+    const bobGot = collect(bobSocket, 'listing:new');
+    expect(await emitAck(carolSocket, 'area:watch', area)).toEqual({ ok: true });
+    expect(await emitAck(bobSocket, 'area:watch', area)).toEqual({ ok: true });
+
+    const dans = await publishLive(server.current, dan, listing({ lat: 10.7296, long: 106.7218 }));
+    await arrived(bobGot, (i) => i.id === dans);
+    const erins = await publishLive(server.current, erin, listing({ lat: 10.7296, long: 106.7218 }));
+    await arrived(carolGot, (i) => i.id === erins);
+    expect(carolGot.map((i) => i.id)).toEqual([erins]);
   });
 });

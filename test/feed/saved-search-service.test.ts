@@ -20,7 +20,7 @@ let matcher: SavedSearchMatcher;
 beforeAll(() => {
   domain = opened.current;
   const { app, repositories } = domain;
-  searches = new SavedSearchService(app, repositories.savedSearches, repositories.listings, new ContentSerialiser(app.config));
+  searches = new SavedSearchService(app, repositories.savedSearches, repositories.listings, new ContentSerialiser(app.config), domain.blocks());
   matcher = new SavedSearchMatcher(app, repositories.savedSearchMatches, domain.notifications());
 });
 
