@@ -33,6 +33,7 @@ export interface components {
             reactions: {
                 count: number;
                 emoji: string;
+                /** @description Who chose the emoji, first first */
                 userIds: string[];
             }[];
             roomId: string;
@@ -79,6 +80,7 @@ export interface components {
                 reactions: {
                     count: number;
                     emoji: string;
+                    /** @description Who chose the emoji, first first */
                     userIds: string[];
                 }[];
                 roomId: string;
@@ -106,6 +108,7 @@ export interface components {
             reactions: {
                 count: number;
                 emoji: string;
+                /** @description Who chose the emoji, first first */
                 userIds: string[];
             }[];
             roomId: string;

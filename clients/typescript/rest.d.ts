@@ -10117,6 +10117,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -10335,6 +10336,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -10714,6 +10716,7 @@ export interface operations {
                                     reactions: {
                                         count: number;
                                         emoji: string;
+                                        /** @description Who chose the emoji, first first */
                                         userIds: string[];
                                     }[];
                                     roomId: string;
@@ -10948,6 +10951,7 @@ export interface operations {
                                 reactions: {
                                     count: number;
                                     emoji: string;
+                                    /** @description Who chose the emoji, first first */
                                     userIds: string[];
                                 }[];
                                 roomId: string;
