@@ -12,7 +12,7 @@ import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
 import { createSmsProvider } from './src/sms/provider.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createRepositories, createServices, type Services } from './src/services.js';
+import { createRepositories, createServices, type ServiceSeams, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -54,7 +54,8 @@ function listen(uws: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-export async function startService(given: Config, logger?: Logger): Promise<RunningService> {
+/** `seams`: what tests put in place of the outside world (src/services.ts ServiceSeams). */
+export async function startService(given: Config, logger?: Logger, seams: ServiceSeams = {}): Promise<RunningService> {
   let config = given;
   const log = logger ?? createLogger(config.LOG_LEVEL);
   for (const dir of [config.dataDir, config.mediaDir, config.tmpDir]) fs.mkdirSync(dir, { recursive: true });
@@ -107,7 +108,7 @@ export async function startService(given: Config, logger?: Logger): Promise<Runn
       await Promise.race([connected, new Promise((r) => setTimeout(r, 5_000).unref())]);
     }
     // Built once Redis is known: presence keeps its cross-node state there.
-    const services = await createServices(app, repositories, redis);
+    const services = await createServices(app, repositories, redis, seams);
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
     metrics.watchListingIndex(services.listingIndex);

@@ -20,6 +20,19 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 };
 
+/** HSTS (CONTRACT §19) for answers that reached the client over HTTPS: a year. */
+const HSTS = 'max-age=31536000';
+
+/**
+ * Whether the client's request came over HTTPS: only a trusted proxy can say so (TLS ends there),
+ * in the last `X-Forwarded-Proto` entry (the one the nearest proxy wrote).
+ */
+function overHttps(headers: Record<string, string>, trustProxy: boolean): boolean {
+  if (!trustProxy || !headers['x-forwarded-proto']) return false;
+  const hops = headers['x-forwarded-proto'].split(',').map((s) => s.trim().toLowerCase());
+  return hops[hops.length - 1] === 'https';
+}
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -95,6 +108,7 @@ export class Exchange {
     this.requestId = /^[\w-]{1,64}$/.test(headers['x-request-id'] ?? '') ? headers['x-request-id'] : randomUUID();
     this.ip = clientIp(res, headers, settings.trustProxy);
     this.baseHeaders = { 'X-Request-Id': this.requestId, ...SECURITY_HEADERS, ...settings.cors.headersFor(headers.origin) };
+    if (overHttps(headers, settings.trustProxy)) this.baseHeaders['Strict-Transport-Security'] = HSTS;
     settings.inFlight.enter();
     // The request stays in flight after its client left, until whoever handles it answers (a
     // no-op then) or ends its stream: a stopping node still waits for the work it started.

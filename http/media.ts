@@ -32,6 +32,18 @@ const CONTENT_TYPES: Record<string, string> = {
   '.vtt': 'text/vtt; charset=utf-8',
 };
 
+/** What a browser may show inline: pictures, video and HLS. Anything else (PDF, unknown) is a download. */
+const INLINE_EXTENSIONS = new Set(['.m3u8', '.ts', '.m4s', '.mp4', '.m4v', '.mov', '.webm', '.mkv', '.jpg', '.jpeg', '.png', '.webp', '.gif', '.bmp', '.vtt']);
+
+/**
+ * Stored documents (CONTRACT §19): a download, never a page of our origin, and sandboxed should a
+ * browser render it anyway (no script runs, no same-origin access).
+ */
+const DOCUMENT_HEADERS: Record<string, string> = {
+  'Content-Disposition': 'attachment',
+  'Content-Security-Policy': "sandbox; default-src 'none'; frame-ancestors 'none'",
+};
+
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 // Names the service generates once and never reuses: uuids and per-run tokens.
 const UNIQUE_NAME = /[0-9a-f]{8}/i;
@@ -150,6 +162,7 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExch
         ETag: etag,
         'Last-Modified': lastModified.toUTCString(),
         'Accept-Ranges': 'bytes',
+        ...(INLINE_EXTENSIONS.has(path.extname(file).toLowerCase()) ? {} : DOCUMENT_HEADERS),
       };
 
       const ifNoneMatch = headers['if-none-match'];

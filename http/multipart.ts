@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AppError, badRequest } from '../src/shared/errors.js';
+import { isStorageUnavailable, storageUnavailable } from '../src/media/storage-errors.js';
 import type { IncomingBody } from './body.js';
 import type { MultipartOptions, UploadedFile } from './route.js';
 
@@ -114,7 +115,7 @@ export function readMultipart(
       if (failed) return;
       Promise.all(pendingWrites).then(
         () => (failed ? undefined : resolve({ files, fields })),
-        () => fail(new AppError(500, 'file.error.write_failed', 'Could not store the upload')),
+        (err) => fail(isStorageUnavailable(err) ? storageUnavailable() : new AppError(500, 'file.error.write_failed', 'Could not store the upload')),
       );
     });
 

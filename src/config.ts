@@ -80,6 +80,8 @@ const envSchema = z.object({
     .number()
     .positive('must be greater than 0 (limits cannot be switched off)')
     .default(1),
+  /** Distinct reporters with verified phones whose open reports hold a content item for review (CONTRACT §21). */
+  REPORT_HOLD_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
   TRUST_PROXY: booleanFlag.default(false),
   MAX_JSON_BODY_BYTES: positiveInt.default(1024 * 1024),
   MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
@@ -132,6 +134,16 @@ const envSchema = z.object({
    * push relay behind a private CA; the tests' local stand-in push service).
    */
   WEB_PUSH_CA_FILE: z.string().optional(),
+  /**
+   * Comma-separated host names (or IP addresses) that outbound requests to URLs given by users or
+   * platforms (Web Push endpoints, upload URLs) may reach even though they resolve to a loopback,
+   * private or otherwise non-public address (src/outbound/gate.ts; docs/security.md). Empty: none.
+   */
+  OUTBOUND_ALLOWED_HOSTS: z
+    .string()
+    .max(4096)
+    .default('')
+    .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
   // 32-byte key (64 hex chars or base64) that encrypts linked social-account tokens and signs OAuth
   // states; unset: one is generated once and kept in service_secrets (see docs/publishing.md).
   PUBLISHING_SECRET_KEY: z

@@ -38,6 +38,8 @@ export interface DomainEvents {
   'chat.read': ReadView;
   /** A user's first /chat socket (on any node) connected, or their last one went; roomIds: the user's chat rooms. */
   'presence.changed': PresenceView & { roomIds: string[] };
+  /** privacy.show_presence was set (PresenceService tells the rooms the user shows presence in). */
+  'presence.visibility_changed': { userId: string; shown: boolean };
   'video.progress': { uploaderId: string; contentId: string; stage: string; percent: number };
   'video.completed': { uploaderId: string; contentId: string; video: VideoSummary };
   /** Bytes of a resumable upload landed (at most 4 a second per upload; the last one always comes). */

@@ -4,6 +4,7 @@
 // constructor says which repositories (tables) and services it reaches.
 import type { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
+import type { Config } from './config.js';
 import type { Queryable } from './db/client.js';
 import { MaintenanceRepository } from './db/maintenance-repository.js';
 import { OtpRepository } from './auth/otp-repository.js';
@@ -77,6 +78,7 @@ import { PresenceService } from './presence/service.js';
 import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
 import { PushService } from './push/service.js';
+import { OutboundGate, systemResolver, type HostResolver } from './outbound/gate.js';
 import { SettingsService } from './settings/service.js';
 import { StatsRollup } from './stats/rollup.js';
 import { StatsService } from './stats/service.js';
@@ -86,6 +88,9 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ReportRepository } from './moderation/reports-repository.js';
+import { ReportService } from './moderation/reports.js';
+import { ModerationService } from './moderation/decisions.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -125,6 +130,7 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  reports: ReportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -165,6 +171,7 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    reports: new ReportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -214,8 +221,23 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
+  reports: ReportService;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
+  /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
+  moderation: ModerationService;
+}
+
+/** What a test may put in place of the outside world (the default: the real one). */
+export interface ServiceSeams {
+  /** How host names of outbound URLs are resolved (default: the system resolver, every address). */
+  resolveHost?: HostResolver;
+}
+
+/** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
+function configuredPlatformHosts(config: Config): string[] {
+  return [config.TIKTOK_API_BASE_URL, config.YOUTUBE_API_BASE_URL, config.YOUTUBE_TOKEN_URL].map((u) => new URL(u).hostname);
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
@@ -226,13 +248,17 @@ const READ_MODEL_READY_MS = 5_000;
  * connection (server mode), for what is shared between nodes (presence, the read model's
  * invalidations, failed logins).
  */
-export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null): Promise<Services> {
+export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null, seams: ServiceSeams = {}): Promise<Services> {
+  const resolveHost = seams.resolveHost ?? systemResolver;
+  // Web Push endpoints are the users'; publishing also reaches the platform hosts the operator configured.
+  const pushGate = new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS, resolveHost);
+  const publishingGate = new OutboundGate([...app.config.OUTBOUND_ALLOWED_HOSTS, ...configuredPlatformHosts(app.config)], resolveHost);
   const readModel = new ReadModel(app.config, app.events, createRelay(app.config, app.database, repositories.readModelNotices, redis, app.log));
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
-  const push = new PushService(app, repositories.push, repositories.serviceSecrets);
+  const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
   const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
@@ -290,7 +316,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     videoProcessor: new VideoProcessor(app, repositories.videoJobs, repositories.contents, notifications),
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
-    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), (userId) => chat.roomIdsOf(userId), blocks),
+    presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), blocks),
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),
@@ -303,6 +329,7 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.socialAccounts,
       repositories.contents,
       repositories.serviceSecrets,
+      publishingGate,
     ),
     payments,
     campaigns: new CampaignService(
@@ -316,6 +343,20 @@ export async function createServices(app: AppContext, repositories: Repositories
     ),
     notifications,
     push,
+    reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),
     auditLog,
+    moderation: new ModerationService(
+      app,
+      repositories.reports,
+      repositories.users,
+      repositories.sessions,
+      repositories.contents,
+      repositories.comments,
+      repositories.chat,
+      notifications,
+      revocations,
+      mediaRemoval,
+      auditLog,
+    ),
   };
 }

@@ -187,6 +187,11 @@ export interface components {
             };
             contentId: string;
             createdAt: string;
+            /**
+             * @description Set when a moderator removed the comment: msg is empty
+             * @constant
+             */
+            deleted?: true;
             msg: string;
             parentId: string | null;
             reactions: {
@@ -324,6 +329,11 @@ export interface components {
             };
             contentId: string;
             createdAt: string;
+            /**
+             * @description Set when a moderator removed the comment: msg is empty
+             * @constant
+             */
+            deleted?: true;
             msg: string;
             parentId: string | null;
             reactions: {
@@ -365,7 +375,7 @@ export interface components {
                 type: string;
             };
             /** @enum {string} */
-            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         NotificationsRecoveryReady: string;

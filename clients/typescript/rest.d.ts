@@ -173,6 +173,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: one entry per reported target, oldest first, with its snapshot, counts and reports */
+        get: operations["getModerationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/targets/{target_type}/{target_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told */
+        post: operations["postModerationTargetsByTargetTypeByTargetIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/moderation/users/{userId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a user's suspension and release what it held */
+        post: operations["postModerationUsersByUserIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1378,6 +1429,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sns/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a content item, comment, message or user the caller can see (at most 20 a day) */
+        post: operations["postSnsReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2510,6 +2578,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2522,7 +2592,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -2727,6 +2797,8 @@ export interface operations {
                                 url: string | null;
                             }[];
                             is_multi_language: boolean;
+                            /** @description Only when status is removed (seen by the owner): the moderator's note */
+                            moderation_note?: string | null;
                             price: number;
                             price_per_area: number;
                             profit_rate: {
@@ -2739,7 +2811,7 @@ export interface operations {
                                 legal_certificates: string | null;
                                 project_status: string | null;
                             };
-                            /** @description processing, completed or failed */
+                            /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                             status: string;
                             /** @description m2 or sqft */
                             unit_area: string;
@@ -3135,6 +3207,315 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getModerationReports: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                per_page?: number;
+                status?: "open" | "resolved";
+                target_type?: "content" | "comment" | "message" | "user";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                first_reported_at: string;
+                                reasons: {
+                                    [key: string]: number;
+                                };
+                                report_count: number;
+                                reports: {
+                                    created_at: string;
+                                    id: string;
+                                    note: string | null;
+                                    /** @enum {string} */
+                                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                                    reporter_id: string | null;
+                                }[];
+                                target: {
+                                    author_id: string | null;
+                                    name?: string | null;
+                                    status?: string;
+                                    text?: string | null;
+                                    thumbnail?: string | null;
+                                    title?: string | null;
+                                } | null;
+                                target_id: string;
+                                /** @enum {string} */
+                                target_type: "content" | "comment" | "message" | "user";
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationTargetsByTargetTypeByTargetIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                target_id: string;
+                target_type: "content" | "comment" | "message" | "user";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "dismiss",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "remove" | "suspend_user" | "warn";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            action: "dismiss" | "remove" | "suspend_user" | "warn";
+                            resolved_reports: number;
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postModerationUsersByUserIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            status: "active";
+                            user_id: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4209,6 +4590,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6297,7 +6687,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -6560,7 +6950,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -7389,7 +7779,7 @@ export interface operations {
                                     legal_certificates: string | null;
                                     project_status: string | null;
                                 };
-                                /** @description processing, completed or failed */
+                                /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
                                 /** @description m2 or sqft */
                                 unit_area: string;
@@ -10464,6 +10854,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10594,6 +10989,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10713,6 +11113,11 @@ export interface operations {
                             };
                             contentId: string;
                             createdAt: string;
+                            /**
+                             * @description Set when a moderator removed the comment: msg is empty
+                             * @constant
+                             */
+                            deleted?: true;
                             msg: string;
                             parentId: string | null;
                             reactions: {
@@ -10818,6 +11223,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -10917,6 +11327,11 @@ export interface operations {
                                 };
                                 contentId: string;
                                 createdAt: string;
+                                /**
+                                 * @description Set when a moderator removed the comment: msg is empty
+                                 * @constant
+                                 */
+                                deleted?: true;
                                 msg: string;
                                 parentId: string | null;
                                 reactions: {
@@ -11029,7 +11444,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
                             }[];
                             unread_count: number;
                         };
@@ -11480,6 +11895,132 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postSnsReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target_type": "content",
+                 *       "target_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "reason": "spam",
+                 *       "note": "example"
+                 *     }
+                 */
+                "application/json": {
+                    note?: string | null;
+                    /** @enum {string} */
+                    reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                    target_id: string;
+                    /** @enum {string} */
+                    target_type: "content" | "comment" | "message" | "user";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            id: string;
+                            /** @enum {string} */
+                            reason: "spam" | "scam" | "offensive" | "misleading_listing" | "duplicate" | "other";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            target_id: string;
+                            /** @enum {string} */
+                            target_type: "content" | "comment" | "message" | "user";
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -45,7 +45,7 @@ export const authRoutes: RouteModule = (app, services) => {
     defineRoute({
       method: 'POST', path: `${base}/login`, tag, auth: 'public', rateLimits: ['auth'], rateLimitKey: 'ip',
       summary: 'Log in with phone number and password (and two_factor_code when two-factor is on)',
-      body: loginBody, headers: userAgentHeader, responseData: loginSchema, errorStatuses: [400, 401, 429, 500],
+      body: loginBody, headers: userAgentHeader, responseData: loginSchema, errorStatuses: [400, 401, 403, 429, 500],
       handler: async ({ body, headers, ip }) => ({ message: 'Logged in', data: await services.accounts.login(body, headers['user-agent'], ip) }),
     }),
     defineRoute({

@@ -21,7 +21,7 @@ const facetsSchema = z.object({
 
 
 export const contentRoutes: RouteModule = (app, services) => {
-  const { content, listingAnswers, listings } = services;
+  const { content, listingAnswers } = services;
   return [
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
@@ -64,7 +64,7 @@ export const contentRoutes: RouteModule = (app, services) => {
         })).max(300),
         total: z.number().int().describe('Every matching item in the box'),
       }),
-      handler: async ({ query }) => ({ message: 'Clusters', data: await listings.clusters(query) }),
+      handler: async ({ optionalCaller, query }) => ({ message: 'Clusters', data: await listingAnswers.clusters(optionalCaller, query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',

@@ -49,7 +49,7 @@ export const fileRoutes: RouteModule = (app, services) => {
       multipart: { maxFileBytes, maxFiles: MAX_IMAGES_PER_REQUEST, fileFields: ['file', 'files'], maxTotalBytes },
       successStatus: 201,
       responseData: uploadedFileResult,
-      errorStatuses: [400, 401, 403, 404, 413, 429, 500],
+      errorStatuses: [400, 401, 403, 404, 413, 429, 500, 507],
       handler: async ({ caller, query, files, fields }) => {
         const outcome = await uploads.upload(caller, { contentId: query.id, topicKey: query['topic-key'], files, fields });
         switch (outcome.form) {

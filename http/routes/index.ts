@@ -12,6 +12,7 @@ import { publishingRoutes } from './publishing.js';
 import { campaignRoutes } from './campaigns.js';
 import { savedSearchRoutes } from './saved-searches.js';
 import { notificationRoutes } from './notifications.js';
+import { reportRoutes } from './reports.js';
 import { moderationRoutes } from './moderation.js';
 
 export const routeModules: RouteModule[] = [
@@ -27,5 +28,6 @@ export const routeModules: RouteModule[] = [
   campaignRoutes, // /api/v1 boost, campaigns, payments, targeting, balance
   savedSearchRoutes, // /content/api/v1/saved-searches
   notificationRoutes, // /sns/api/v1 notifications, push subscriptions
+  reportRoutes, // /sns/api/v1/reports
   moderationRoutes, // /api/v1/moderation audit log (and §21's reports, queue, decisions)
 ];

@@ -1,7 +1,7 @@
 // Account life cycle: register → verify phone → log in (a session) → refresh → log out.
 import bcrypt from 'bcryptjs';
 import type { AppContext } from '../context.js';
-import { badRequest, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
+import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { DEFAULT_ROLE } from '../authorization/catalogue.js';
 import { OtpService, type CodeDeliveryDetails } from './otp.js';
@@ -125,6 +125,8 @@ export class AccountService {
     if (user.two_factor_enabled && !input.two_factor_code) {
       throw unauthorized('auth.error.two_factor_required', 'A two-factor code is required (two_factor_code)');
     }
+    // Once the password (and two-factor code) proved right: a suspension is told to its owner only (CONTRACT §21).
+    if (user.suspended) throw forbidden('auth.error.account_suspended', 'This account is suspended');
     const { sessionId, refreshToken, newDevice } = await this.sessions.open(user.id, userAgent, ip);
     if (newDevice) await this.alertNewDevice(phone, userAgent);
     const accessToken = await this.tokens.signAccessToken({ userId: user.id, sessionId, username: user.username });

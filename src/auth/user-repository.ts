@@ -27,6 +27,8 @@ interface LoginUserRow {
   family_name: string;
   role: string;
   two_factor_enabled: boolean;
+  /** A moderator suspended the account (CONTRACT §21). */
+  suspended: boolean;
 }
 
 /** The fields a profile shows, with the user's follow counts as seen by one viewer. */
@@ -82,11 +84,16 @@ export class UserRepository extends Repository {
       insert into user_roles (user_id, role_name, position) select id, role, 0 from inserted`);
   }
 
-  /** The user's role names in the order they were assigned, after locking the user's row; undefined: no such user. */
+  /**
+   * The user's role names in the order they were assigned, after locking the user's row; undefined:
+   * no such user. `for no key update`: a concurrent insert that references the user (an audit
+   * entry naming them as its actor) does not wait for it, so two users changing each other's roles
+   * cannot deadlock.
+   */
   async lockRoles(id: string): Promise<string[] | undefined> {
     const [row] = await this.db.rows<{ roles: string[] }>(sql`
       select array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles
-      from users u where u.id = ${id} for update`);
+      from users u where u.id = ${id} for no key update`);
     return row?.roles;
   }
 
@@ -120,6 +127,20 @@ export class UserRepository extends Repository {
     return rows.length > 0;
   }
 
+  /** Whether the user exists, their phone is verified and they are suspended (CONTRACT §21). */
+  async findStanding(id: string): Promise<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string } | undefined> {
+    const [row] = await this.db.rows<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string }>(sql`
+      select id, phone_verified, suspended_at is not null as suspended, given_name, family_name, username from users where id = ${id}`);
+    return row;
+  }
+
+  /** Suspends (a date) or restores (null) the user; false when there is no such user. */
+  async setSuspended(id: string, at: Date | null): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      update users set suspended_at = ${at ? at.toISOString() : null}::timestamptz, updated_at = now() where id = ${id} returning id`);
+    return rows.length > 0;
+  }
+
   async findIdByPhone(phoneNumber: string): Promise<string | undefined> {
     const [row] = await this.db.rows<{ id: string }>(sql`select id from users where phone_number = ${phoneNumber}`);
     return row?.id;
@@ -127,7 +148,8 @@ export class UserRepository extends Repository {
 
   async findForLogin(phoneNumber: string): Promise<LoginUserRow | undefined> {
     const [row] = await this.db.rows<LoginUserRow>(sql`
-      select id, username, password_hash, phone_verified, given_name, family_name, role, two_factor_enabled
+      select id, username, password_hash, phone_verified, given_name, family_name, role, two_factor_enabled,
+             suspended_at is not null as suspended
       from users where phone_number = ${phoneNumber}`);
     return row;
   }

@@ -13,6 +13,8 @@ export interface CommentHead {
   content_id: string;
   parent_id: string | null;
   author_id: string;
+  /** A moderator removed it (CONTRACT §21): it reads as deleted. */
+  removed: boolean;
 }
 
 interface ReactionColumns {
@@ -31,6 +33,8 @@ export interface CommentRow {
   created_at: Date;
   updated_at: Date;
   author_id: string;
+  /** Set when a moderator removed it: it reads as deleted. */
+  removed_at: Date | null;
   username: string;
   given_name: string;
   family_name: string;
@@ -40,7 +44,7 @@ export interface CommentRow {
 }
 
 const selectComments = (where: SQL, order: SQL, limit: number) => sql`
-  select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id,
+  select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id, c.removed_at,
          u.username, u.given_name, u.family_name, u.picture,
          (select count(*)::int from comments r where r.parent_id = c.id) as reply_count,
          coalesce((
@@ -59,7 +63,7 @@ export class CommentRepository extends Repository {
   /** Where a comment hangs and who wrote it. */
   async findHead(commentId: string): Promise<CommentHead | null> {
     const [row] = await this.db.rows<CommentHead>(sql`
-      select id, content_id, parent_id, author_id from comments where id = ${commentId}`);
+      select id, content_id, parent_id, author_id, removed_at is not null as removed from comments where id = ${commentId}`);
     return row ?? null;
   }
 
@@ -91,6 +95,14 @@ export class CommentRepository extends Repository {
       ? sql`c.parent_id = ${parentId} and (c.created_at, c.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid) ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`
       : sql`c.parent_id = ${parentId} ${andNotAmong(sql`c.author_id`, hiddenAuthors)}`;
     return this.db.rows<CommentRow>(selectComments(where, sql`c.created_at asc, c.id asc`, limit + 1));
+  }
+
+  /** A moderator removed the comment (CONTRACT §21): its text goes, it reads as deleted. False when it was already removed or is gone. */
+  async markRemoved(commentId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      update comments set removed_at = ${at.toISOString()}::timestamptz, msg = '', updated_at = ${at.toISOString()}::timestamptz
+      where id = ${commentId} and removed_at is null returning id`);
+    return rows.length > 0;
   }
 
   async setReaction(commentId: string, userId: string, emoji: string): Promise<void> {

@@ -14,6 +14,8 @@ export interface CommentView {
   replyCount: number;
   createdAt: string;
   updatedAt: string;
+  /** Present when a moderator removed it (CONTRACT §21): `msg` is empty and nothing of it is shown. */
+  deleted?: true;
 }
 
 // The same shape as a zod schema, for the documents (REST responses, the AsyncAPI contract);
@@ -29,6 +31,7 @@ export const commentViewSchema = z.object({
   replyCount: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  deleted: z.literal(true).optional().describe('Set when a moderator removed the comment: msg is empty'),
 });
 
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

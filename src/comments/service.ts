@@ -91,7 +91,7 @@ export class CommentService {
 
   async listReplies(caller: Caller | null, commentId: string, query: PageQuery): Promise<CommentPage> {
     const after = decodeCursor(query.cursor);
-    await this.visibleComment(caller, commentId);
+    await this.visibleComment(caller, commentId, 'commentId', true);
     const hidden = await this.blocks.hiddenFrom(caller?.userId);
     return this.page(await this.repository.replies(commentId, after, query.limit, [...hidden]), query.limit);
   }
@@ -148,10 +148,12 @@ export class CommentService {
   }
 
   /** The comment, when its content item is live and the caller may see it; else 404 on `field`. */
-  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId'): Promise<CommentHead> {
+  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId', removedToo = false): Promise<CommentHead> {
     const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
     const content = head ? await this.contents.findMedia(head.content_id) : null;
     if (!head || !content || !mayViewContent(caller, content)) throw commentNotFound(field);
+    // A comment a moderator removed takes no reply or reaction; its replies still list.
+    if (head.removed && !removedToo) throw commentNotFound(field);
     return head;
   }
 
@@ -167,6 +169,21 @@ export class CommentService {
   }
 
   private toView(row: CommentRow): CommentView {
+    // A removed comment keeps its place (its replies hang under it) and shows nothing of itself.
+    if (row.removed_at) {
+      return {
+        _id: row.id,
+        contentId: row.content_id,
+        parentId: row.parent_id,
+        msg: '',
+        author: { userId: row.author_id, name: displayName(row), avatarUrl: avatarUrl(this.app.config, row.picture) },
+        reactions: [],
+        replyCount: row.reply_count,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+        deleted: true,
+      };
+    }
     return {
       _id: row.id,
       contentId: row.content_id,

@@ -16,7 +16,10 @@ export interface StoredVideo {
   original_path: string | null;
   playlist_path: string | null;
   thumbnail_path: string | null;
+  /** Why processing failed, as the owner sees it (clean words, never a tool's output). */
   error: string | null;
+  /** The failure's code (`video.error.*`); absent on items stored before it was kept. */
+  error_code?: string | null;
 }
 
 export interface StoredImage {
@@ -56,6 +59,8 @@ export interface ContentRow {
   uploader_family_name: string;
   uploader_picture: string | null;
   uploader_phone: string;
+  /** The moderator's note of a removal (CONTRACT §21), shown to the owner only. */
+  moderation_note: string | null;
 }
 
 /** The columns of an item that its media work reads (MEDIA_COLUMNS). */
@@ -67,15 +72,24 @@ export interface ContentMediaRow {
   images: StoredImage[];
 }
 
+/**
+ * The status an item shows (CONTRACT §21): a moderation mark (`under_review`, `removed`) or a
+ * suspended uploader's hold (`under_review`) stands before its video's state, so every rule that
+ * reads `status === 'completed'` (who may see it, the live feed, publishing) treats a held or
+ * removed item as not published, and its owner sees why.
+ */
+const effectiveStatus = (alias: 'c.' | '') =>
+  sql.raw(`case when ${alias}moderation_status is not null then ${alias}moderation_status when ${alias}suspension_hold then 'under_review' else ${alias}status end`);
+
 /** Every column a response needs: the item and its uploader. Use with `from contents c join users u`. */
 export const CONTENT_COLUMNS = sql`
-  c.id, c.uploader_id, c.status, c.price, c.unit_price, c.area, c.unit_area, c.price_per_area,
+  c.id, c.uploader_id, ${effectiveStatus('c.')} as status, c.moderation_note, c.price, c.unit_price, c.area, c.unit_area, c.price_per_area,
   c.latitude, c.longitude, c.hash_tags, c.profit_rate, c.amenities, c.real_estate_info,
   c.is_multi_language, c.content_info, c.video, c.images, c.reaction_count, c.comment_count, c.created_at, c.updated_at,
   u.given_name as uploader_given_name, u.family_name as uploader_family_name,
   u.picture as uploader_picture, u.phone_number as uploader_phone`;
 
-const MEDIA_COLUMNS = sql`id, uploader_id, status, video, images`;
+const MEDIA_COLUMNS = sql`id, uploader_id, ${effectiveStatus('')} as status, video, images`;
 
 /**
  * A text[] parameter (drizzle would expand a JS array into a list of parameters), sent as one
@@ -161,6 +175,36 @@ export class ContentRepository extends Repository {
     return row ?? null;
   }
 
+  /**
+   * Holds a live item for review (CONTRACT §21: reported by enough people); false when it is gone
+   * or already marked.
+   */
+  async holdForReview(id: string): Promise<boolean> {
+    const rows = await this.db.rows(sql`
+      update contents set moderation_status = 'under_review', updated_at = now()
+      where id = ${id} and deleted_at is null and moderation_status is null returning id`);
+    return rows.length > 0;
+  }
+
+  /**
+   * A moderator's decision on a live item (CONTRACT §21): `removed` with the note its owner sees,
+   * or no mark (a review ends without removal). Returns the uploader; null when the item is gone.
+   */
+  async setModeration(id: string, status: 'removed' | null, note: string | null): Promise<{ uploader_id: string } | null> {
+    const [row] = await this.db.rows<{ uploader_id: string }>(sql`
+      update contents set moderation_status = ${status}, moderation_note = ${note}, updated_at = now()
+      where id = ${id} and deleted_at is null returning uploader_id`);
+    return row ?? null;
+  }
+
+  /** Holds (or releases) every live item of a suspended (restored) uploader; the ids changed. */
+  async setSuspensionHold(uploaderId: string, hold: boolean): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update contents set suspension_hold = ${hold}
+      where uploader_id = ${uploaderId} and deleted_at is null and suspension_hold <> ${hold} returning id`);
+    return rows.map((r) => r.id);
+  }
+
   /** Marks the item deleted; false when it was already gone. */
   async softDelete(id: string): Promise<boolean> {
     const rows = await this.db.rows(sql`
@@ -221,7 +265,7 @@ export class ContentRepository extends Repository {
     await this.db.rows(sql`
       update contents set status = 'processing', updated_at = now(),
         video = video || ${jsonb({
-          status: 'processing', original_path: originalPath, size, error: null,
+          status: 'processing', original_path: originalPath, size, error: null, error_code: null,
           playlist_path: null, thumbnail_path: null, resolution: null, duration: null,
         })} || jsonb_build_object('original_name', coalesce(nullif(video->>'original_name', ''), ${originalName}::text))
       where id = ${id}`);
@@ -235,17 +279,17 @@ export class ContentRepository extends Repository {
   async markVideoCompleted(id: string, video: ProcessedVideo): Promise<ContentMediaRow | null> {
     const [row] = await this.db.rows<ContentMediaRow>(sql`
       update contents set status = 'completed', updated_at = now(),
-        video = video || ${jsonb({ ...video, status: 'completed', error: null })}
+        video = video || ${jsonb({ ...video, status: 'completed', error: null, error_code: null })}
       where id = ${id} and deleted_at is null
       returning ${MEDIA_COLUMNS}`);
     return row ?? null;
   }
 
   /** Marks a live item's video failed; null when the item is gone. */
-  async markVideoFailed(id: string, reason: string): Promise<ContentMediaRow | null> {
+  async markVideoFailed(id: string, errorCode: string, reason: string): Promise<ContentMediaRow | null> {
     const [row] = await this.db.rows<ContentMediaRow>(sql`
       update contents set status = 'failed', updated_at = now(),
-        video = video || ${jsonb({ status: 'failed', error: reason })}
+        video = video || ${jsonb({ status: 'failed', error: reason, error_code: errorCode })}
       where id = ${id} and deleted_at is null
       returning ${MEDIA_COLUMNS}`);
     return row ?? null;
@@ -260,8 +304,9 @@ export class ContentRepository extends Repository {
   /** Deleted items whose media is not withdrawn yet, oldest deletion first. */
   async deletedAwaitingMediaRemoval(limit: number): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(sql`
-      select id from contents where deleted_at is not null and media_removed_at is null
-      order by deleted_at limit ${limit}`);
+      select id from contents
+      where (deleted_at is not null or moderation_status = 'removed') and media_removed_at is null
+      order by coalesce(deleted_at, updated_at) limit ${limit}`);
     return rows.map((r) => r.id);
   }
 }

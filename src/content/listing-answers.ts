@@ -17,7 +17,7 @@ import type { CachedPage } from '../read-model/read-model.js';
 import type { BlockService } from '../blocks/service.js';
 import type { ContentFeed } from './feed.js';
 import type { ContentListings } from './listings.js';
-import type { CompletedQuery, ListAllQuery } from './schemas.js';
+import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import type { Language } from './values.js';
 
@@ -65,6 +65,11 @@ export class ListingAnswers {
     if (q.page > CACHED_PAGES) return this.filtered(caller, read);
     const key = `completed|${viewerOf(caller).canReadContact}|${lang}|${JSON.stringify(q)}`;
     return this.cached(caller, key, read);
+  }
+
+  /** Map clusters (CONTRACT §23): never cached (every pan is a new box); a blocker's blocked uploaders left out. */
+  async clusters(caller: Caller | null, q: ClustersQuery): Promise<unknown> {
+    return this.listings.clusters(q, await this.blocks.hiddenFrom(caller?.userId));
   }
 
   /** The caller's feed; its first page (no cursor) from the page cache. */

@@ -1,16 +1,16 @@
 // The per-node listing index (CONTRACT §23, docs/search.md): every listed item (listedConditions,
 // the one rule the SQL listings use too) held in memory with its row, kept in order by each sort
-// column, its text in a MiniSearch index, so any `/all` or `/completed` query, a facet count or a
+// column, its words in a radix tree (MiniSearch's SearchableMap), so any `/all` or `/completed` query, a facet count or a
 // map cluster is answered without PostgreSQL. PostgreSQL stays the truth: the index is loaded
 // from it in pages at start, and every change of a listed item, on any node, reloads that item
 // (the read model's item changes). While it loads, while a reload is under way, while this node
 // may miss another's changes, or with LISTING_INDEX=off, `ready()` is false and the listings ask
 // PostgreSQL as before.
-import MiniSearch, { type SearchResult } from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
 import type { Logger } from '../shared/logger.js';
 import type { ContentRow } from './content-repository.js';
 import type { ContentListingRepository, IndexRow, ListingFilters, ListingVisibility, SortColumn } from './listing-repository.js';
-import { indexTermsOf, prefixAllowed, queryTermsOf, termMatches, typoAllowed } from './search-text.js';
+import { indexTermsOf, prefixAllowed, queryTermsOf, typoAllowed, withinOneEdit } from './search-text.js';
 import type { Viewport } from './viewport.js';
 
 /** An item as the index keeps it: the row the answers are made from, and what queries compare. */
@@ -39,6 +39,81 @@ interface TextDocument {
   id: string;
   title: string;
   body: string;
+}
+
+// How much a query term's match weighs in relevance: in a title, ×TITLE_BOOST; a whole word 1, the
+// beginning of a word PREFIX_WEIGHT, a word one typo away TYPO_WEIGHT. So a title word comes before
+// a description word, and a whole word before part of one (CONTRACT §23).
+const IN_TITLE = 1;
+const IN_BODY = 2;
+const TITLE_BOOST = 4;
+const PREFIX_WEIGHT = 0.5;
+const TYPO_WEIGHT = 0.3;
+
+/**
+ * The words of every item, in a radix tree (MiniSearch's SearchableMap: exact, prefix and
+ * edit-distance lookups of words), each with the items it occurs in and where (title, body).
+ */
+class TermIndex {
+  private readonly words = new SearchableMap<Map<string, number>>();
+  private readonly wordsOf = new Map<string, string[]>();
+
+  add(doc: TextDocument): void {
+    this.remove(doc.id);
+    const where = new Map<string, number>();
+    for (const word of indexTermsOf(doc.title)) where.set(word, (where.get(word) ?? 0) | IN_TITLE);
+    for (const word of indexTermsOf(doc.body)) where.set(word, (where.get(word) ?? 0) | IN_BODY);
+    for (const [word, fields] of where) this.words.fetch(word, () => new Map()).set(doc.id, fields);
+    this.wordsOf.set(doc.id, [...where.keys()]);
+  }
+
+  remove(id: string): void {
+    for (const word of this.wordsOf.get(id) ?? []) {
+      const postings = this.words.get(word);
+      postings?.delete(id);
+      if (postings && postings.size === 0) this.words.delete(word);
+    }
+    this.wordsOf.delete(id);
+  }
+
+  /** The items matching every term, with their relevance (the sum of each term's best match). */
+  search(terms: string[]): Map<string, number> {
+    let matched: Map<string, number> | null = null;
+    for (const term of terms) {
+      const scores = new Map<string, number>();
+      const previous: Map<string, number> | null = matched;
+      const consider = (postings: Map<string, number>, weight: number) => {
+        const score = (fields: number) => weight * (fields & IN_TITLE ? TITLE_BOOST : 1);
+        const keep = (id: string, fields: number) => {
+          const s = score(fields);
+          if (s > (scores.get(id) ?? 0)) scores.set(id, s);
+        };
+        if (previous && previous.size < postings.size) {
+          for (const id of previous.keys()) {
+            const fields = postings.get(id);
+            if (fields !== undefined) keep(id, fields);
+          }
+        } else {
+          for (const [id, fields] of postings) if (!previous || previous.has(id)) keep(id, fields);
+        }
+      };
+      const exact = this.words.get(term);
+      if (exact) consider(exact, 1);
+      if (prefixAllowed(term)) {
+        for (const [word, postings] of this.words.atPrefix(term)) if (word !== term) consider(postings, PREFIX_WEIGHT);
+      }
+      if (typoAllowed(term)) {
+        // Levenshtein 2 reaches a swap of two letters too; the one-edit rule is checked here.
+        for (const [word, [postings]] of this.words.fuzzyGet(term, 2)) {
+          if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) consider(postings, TYPO_WEIGHT);
+        }
+      }
+      if (previous) for (const [id, s] of scores) scores.set(id, s + (previous.get(id) ?? 0));
+      matched = scores;
+      if (matched.size === 0) break;
+    }
+    return matched ?? new Map();
+  }
 }
 
 export const FACETS = ['amenities', 'apartment_type', 'project_status', 'price'] as const;
@@ -332,7 +407,7 @@ const LOAD_PAGE = 2_000;
 export class ListingIndex {
   private readonly items = new Map<string, Item>();
   private readonly sorted = new Map<SortColumn, SortedItems>(SORT_COLUMNS.map((c) => [c, new SortedItems(SORT_VALUES[c])]));
-  private text = ListingIndex.newText();
+  private text = new TermIndex();
   private loaded = false;
   /** Bumped by every full (re)load: a load that is no longer the latest stops. */
   private generation = 0;
@@ -350,15 +425,6 @@ export class ListingIndex {
     private readonly hears: () => boolean,
     private readonly log: Logger,
   ) {}
-
-  private static newText(): MiniSearch<TextDocument> {
-    return new MiniSearch<TextDocument>({
-      fields: ['title', 'body'],
-      tokenize: (text) => indexTermsOf(text),
-      processTerm: (term) => term,
-      searchOptions: { tokenize: (text) => text.split(' ').filter(Boolean), processTerm: (term) => term },
-    });
-  }
 
   /** Whether queries may be answered from here now. */
   ready(): boolean {
@@ -405,7 +471,7 @@ export class ListingIndex {
       after = rows[rows.length - 1].id;
     }
     if (generation !== this.generation) return;
-    this.text = ListingIndex.newText();
+    this.text = new TermIndex();
     for (const [id, doc] of this.loadTexts) if (this.items.has(id)) this.text.add(doc);
     this.loadTexts.clear();
     for (const list of this.sorted.values()) list.rebuild(this.items.values());
@@ -471,7 +537,6 @@ export class ListingIndex {
       if (old) list.remove(old);
       list.insert(item);
     }
-    if (this.text.has(item.id)) this.text.discard(item.id);
     this.text.add(textOf(row));
   }
 
@@ -484,32 +549,19 @@ export class ListingIndex {
       return;
     }
     for (const list of this.sorted.values()) list.remove(old);
-    if (this.text.has(id)) this.text.discard(id);
+    this.text.remove(id);
   }
 
   // ---- queries ----
 
   /**
-   * The items matching the search (all when none), with their scores: every term must match
-   * (as typed, its beginning, or within one edit for 5+ letters). Null: no search given.
+   * The items matching the search, with their relevance: every term must match (as typed, its
+   * beginning, or within one edit for 5+ letters). Null: no search given.
    */
   private searched(search: string | undefined): Map<string, number> | null {
     if (search === undefined || search.trim() === '') return null;
     const terms = queryTermsOf(search);
-    const matched = new Map<string, number>();
-    if (terms.length === 0) return matched;
-    const results: SearchResult[] = this.text.search(terms.join(' '), {
-      combineWith: 'AND',
-      prefix: (term) => prefixAllowed(term),
-      // Levenshtein 2 finds a swap of two letters too; the one-edit rule is checked below.
-      fuzzy: (term) => (typoAllowed(term) ? 2 : false),
-      boost: { title: 4 },
-      weights: { fuzzy: 0.3, prefix: 0.5 },
-    });
-    for (const result of results) {
-      if (terms.every((term) => result.terms.some((word) => termMatches(term, word)))) matched.set(String(result.id), result.score);
-    }
-    return matched;
+    return terms.length === 0 ? new Map() : this.text.search(terms);
   }
 
   /** The page `page` (1-based) of a listing, and the exact total. */
@@ -613,13 +665,16 @@ export class ListingIndex {
     return facets;
   }
 
-  /** The published items in the box matching the query, clustered for the zoom; total: all of them. */
-  clusters(query: IndexQuery, box: ClusterBox): { clusters: Cluster[]; total: number } {
+  /**
+   * The published items in the box matching the query, clustered for the zoom; total: all of
+   * them. Items of `hidden` uploaders (the caller's blocks) are left out.
+   */
+  clusters(query: IndexQuery, box: ClusterBox, hidden: ReadonlySet<string>): { clusters: Cluster[]; total: number } {
     const checks = checksOf(query.filters, { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng });
     const scores = this.searched(query.search);
     const points: { id: string; latitude: number; longitude: number }[] = [];
     for (const item of this.candidates(scores)) {
-      if (item.published && passes(item, checks) && item.latitude !== null && item.longitude !== null) {
+      if (item.published && !hidden.has(item.uploaderId) && passes(item, checks) && item.latitude !== null && item.longitude !== null) {
         points.push({ id: item.id, latitude: item.latitude, longitude: item.longitude });
       }
     }

@@ -88,8 +88,16 @@ const where = (conditions: SQL[]): SQL => sql.join(conditions, sql` and `);
  * this selects) use it, so whatever later hides an item from listings is written here once.
  */
 export function listedConditions(): SQL[] {
-  return [sql`c.deleted_at is null`];
+  // Held for review, removed by a moderator, or its uploader suspended (CONTRACT §21): listed to nobody.
+  return [sql`c.deleted_at is null`, sql`c.moderation_status is null`, sql`not c.suspension_hold`];
 }
+
+/**
+ * A published item (of a live row, `c`): its video is ready, and no moderation mark or suspended
+ * uploader holds it (CONTRACT §21). Listings use it beside listedConditions; the live feed and
+ * saved-search matching, which read one item, use it alone.
+ */
+export const PUBLISHED = sql`(c.status = 'completed' and c.moderation_status is null and not c.suspension_hold)`;
 
 /** An item as the listing index keeps it: its row, and its timestamps as microseconds since the epoch (exact order). */
 export type IndexRow = ContentRow & {
@@ -126,9 +134,9 @@ const estimatedSearchConditions = (terms: string[]): SQL[] => terms.map((term) =
 function visibilityCondition(visibility: ListingVisibility): SQL[] {
   switch (visibility.kind) {
     case 'published':
-      return [sql`c.status = 'completed'`];
+      return [PUBLISHED];
     case 'published-or-own':
-      return [sql`(c.status = 'completed' or c.uploader_id = ${visibility.userId})`];
+      return [sql`(${PUBLISHED} or c.uploader_id = ${visibility.userId})`];
     case 'every':
       return [];
   }
@@ -386,10 +394,11 @@ export class ContentListingRepository extends Repository {
    * Map clusters in SQL, for when the listing index cannot answer: the published matches in the
    * box grouped by the web-mercator grid cell of `level` (as clusterPoints does in memory).
    */
-  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number): Promise<{ clusters: Cluster[]; total: number }> {
+  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number, hiddenUploaders: string[]): Promise<{ clusters: Cluster[]; total: number }> {
     const cells = 2 ** level;
     const viewport = { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng };
     const conditions = [...completedConditions(searchTerms, viewport), ...filterConditions(filters)];
+    if (hiddenUploaders.length) conditions.push(sql`c.uploader_id <> all(${textArray(hiddenUploaders)}::uuid[])`);
     const lat = sql`radians(least(greatest(c.latitude, -85.05112878), 85.05112878))`;
     const rows = await this.db.rows<{ n: number; latitude: number; longitude: number; id: string; cx: number; cy: number }>(sql`
       select count(*)::int as n, avg(c.latitude)::float8 as latitude, avg(c.longitude)::float8 as longitude, min(c.id::text) as id, g.cx, g.cy

@@ -149,11 +149,14 @@ export class ContentListings {
     };
   }
 
-  /** Map clusters of the published items in a box (CONTRACT §23), with `/all`'s search and filters. */
-  async clusters(q: ClustersQuery): Promise<{ clusters: Cluster[]; total: number }> {
+  /**
+   * Map clusters of the published items in a box (CONTRACT §23), with `/all`'s search and
+   * filters, leaving out the uploaders in `hidden` (the caller's blocks).
+   */
+  async clusters(q: ClustersQuery, hidden: ReadonlySet<string>): Promise<{ clusters: Cluster[]; total: number }> {
     const box = { minLat: q.min_lat, maxLat: q.max_lat, minLng: q.min_lng, maxLng: q.max_lng, zoom: q.zoom };
-    if (this.index.ready()) return this.index.clusters({ visibility: { kind: 'published' }, search: q.search, filters: q }, box);
-    return this.listings.clusterCells(searchTerms(q.search), q, box, clusterLevel(box));
+    if (this.index.ready()) return this.index.clusters({ visibility: { kind: 'published' }, search: q.search, filters: q }, box, hidden);
+    return this.listings.clusterCells(searchTerms(q.search), q, box, clusterLevel(box), [...hidden]);
   }
 
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */

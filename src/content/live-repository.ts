@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { textArray } from './content-repository.js';
+import { PUBLISHED } from './listing-repository.js';
 import type { ContentStats } from './live-schemas.js';
 
 export class LiveContentRepository extends Repository {
@@ -13,9 +14,9 @@ export class LiveContentRepository extends Repository {
   async viewableIds(ids: string[], viewerId: string, everything: boolean): Promise<string[]> {
     if (!ids.length) return [];
     const rows = await this.db.rows<{ id: string }>(sql`
-      select id from contents
-      where id = any(${textArray(ids)}::uuid[]) and deleted_at is null
-        and (status = 'completed' or uploader_id = ${viewerId} or ${everything})`);
+      select c.id from contents c
+      where c.id = any(${textArray(ids)}::uuid[]) and c.deleted_at is null
+        and (${PUBLISHED} or c.uploader_id = ${viewerId} or ${everything})`);
     return rows.map((r) => r.id);
   }
 

@@ -23,11 +23,15 @@ const commonFields = {
     project_status: z.string().nullable(),
   }),
   is_multi_language: z.boolean(),
-  video: videoSummarySchema.extend({ error: z.string().nullable() }),
+  video: videoSummarySchema.extend({
+    error: z.string().nullable().describe('Why processing failed (the same as error_message; kept for older clients)'),
+    error_code: z.string().nullable().describe('Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed'),
+    error_message: z.string().nullable().describe('Why processing failed, in words for the owner; null unless failed'),
+  }),
   images: z.array(z.object({ id: z.string(), url: z.string().nullable() })),
   reaction_count: z.number().int(),
   comment_count: z.number().int().describe('Comments, replies included'),
-  status: z.string().describe('processing, completed or failed'),
+  status: z.string().describe('processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21)'),
   created_at: z.string(),
   updated_at: z.string(),
 };

@@ -20,7 +20,8 @@ export class ContentSerialiser {
   }
 
   video(v: StoredVideo) {
-    return { ...videoSummary(this.config, v), error: v.error };
+    // `error` is the older name of `error_message` (kept for existing clients).
+    return { ...videoSummary(this.config, v), error: v.error, error_code: v.error_code ?? null, error_message: v.error };
   }
 
   images(row: ContentRow) {
@@ -150,6 +151,9 @@ export class ContentSerialiser {
         duration: v.duration,
         resolution: v.resolution,
         status: v.status,
+        // Why processing failed (an item that is not published is shown to its owner only).
+        error_code: v.status === 'failed' ? (v.error_code ?? 'video.error.processing_failed') : null,
+        error_message: v.status === 'failed' ? v.error : null,
       },
       images: row.images.map((img) => ({ id: img.id, name: img.name, url: img.path ? this.url(img.path) : (img.url ?? null) })),
       content_info: contentInfo,
@@ -157,6 +161,8 @@ export class ContentSerialiser {
         name: this.uploaderName(row),
         phone: viewer.canReadContact ? row.uploader_phone : null,
       },
+      // Only a removed item carries the moderator's note; only its owner (and staff) can read it (CONTRACT §21).
+      ...(row.status === 'removed' ? { moderation_note: row.moderation_note } : {}),
     };
   }
 }

@@ -129,7 +129,9 @@ export class ContentService {
     const item = await this.liveItem(id);
     if (!item) throw contentNotFound();
     if (!mayViewContent(caller, item.row)) {
-      if (!caller) throw unauthorized('content.error.restricted', 'This content is not published yet');
+      // A held or removed item (CONTRACT §21) is 404 to everyone but its owner, signed in or not.
+      const moderated = item.row.status === 'under_review' || item.row.status === 'removed';
+      if (!caller && !moderated) throw unauthorized('content.error.restricted', 'This content is not published yet');
       throw contentNotFound();
     }
     return item;

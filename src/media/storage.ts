@@ -1,5 +1,6 @@
 // Where media files go under MEDIA_DIR, and moving uploads there. Paths stored in the database are
 // relative to MEDIA_DIR with forward slashes; mediaPath() turns them into absolute ones.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -14,15 +15,40 @@ export const thumbnailRelPath = (contentId: string, token: string) => `${content
 /** Work directory of one job: hidden (dot name), so never served while incomplete. */
 export const workDirRel = (contentId: string, jobId: string) => `${contentDirRel(contentId)}/.work-${jobId}`;
 
-/** Moves a file into MEDIA_DIR (rename, or copy + unlink across file systems). */
+/**
+ * Creates a directory under MEDIA_DIR. A recursive mkdir on a read-only file system answers
+ * ENOENT; the storage's own state (EROFS, EACCES) is what is thrown then, so callers can tell a
+ * storage that cannot be written from a missing path.
+ */
+export async function mkdirInMedia(config: Config, dir: string): Promise<void> {
+  try {
+    await fs.promises.mkdir(dir, { recursive: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') await fs.promises.access(config.mediaDir, fs.constants.W_OK);
+    throw err;
+  }
+}
+
+/**
+ * Moves a file into MEDIA_DIR (rename, or across file systems a copy to a hidden name renamed
+ * once complete, so a storage that fills up mid-copy leaves no half file, nor a damaged earlier
+ * one of the same name).
+ */
 export async function moveIntoMedia(config: Config, from: string, relPath: string): Promise<string> {
   const to = mediaPath(config, relPath);
-  await fs.promises.mkdir(path.dirname(to), { recursive: true });
+  await mkdirInMedia(config, path.dirname(to));
   try {
     await fs.promises.rename(from, to);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    await fs.promises.copyFile(from, to);
+    const partial = path.join(path.dirname(to), `.partial-${randomUUID()}`);
+    try {
+      await fs.promises.copyFile(from, partial);
+      await fs.promises.rename(partial, to);
+    } catch (copyErr) {
+      await fs.promises.rm(partial, { force: true }).catch(() => undefined);
+      throw copyErr;
+    }
     await fs.promises.rm(from, { force: true });
   }
   return to;

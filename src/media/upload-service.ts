@@ -18,8 +18,9 @@ import { contentNotFound, findManageableContent } from '../content/access.js';
 import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
 import type { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
-import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
+import { contentDirRel, contentImageRelPath, mkdirInMedia, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
+import { withStorageErrors } from './storage-errors.js';
 
 /** A file the HTTP layer streamed to a temporary path. */
 export interface IncomingFile {
@@ -111,7 +112,7 @@ function displayName(filename: string): string {
 /** Writes bytes under MEDIA_DIR: first to a hidden name (never served), renamed once complete. */
 async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Promise<void> {
   const to = mediaPath(config, relPath);
-  await fs.promises.mkdir(path.dirname(to), { recursive: true });
+  await mkdirInMedia(config, path.dirname(to));
   const partial = path.join(path.dirname(to), `.partial-${newId()}`);
   try {
     await fs.promises.writeFile(partial, data);
@@ -136,13 +137,19 @@ export class UploadService {
    * (one file in field `file`, its `type` and optional JSON `metadata`).
    */
   async upload(caller: Caller, form: UploadForm): Promise<UploadOutcome> {
+    // A full or read-only storage answers 507 (the item is left as it was: nothing is recorded
+    // before the bytes are in place).
+    return withStorageErrors(() => this.uploadForm(caller, form));
+  }
+
+  private async uploadForm(caller: Caller, form: UploadForm): Promise<UploadOutcome> {
     const { files } = form;
     if (form.contentId !== undefined) {
       const attached = files.filter((f) => f.field === 'files');
       if (files.some((f) => f.field !== 'files')) {
         throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
       }
-      return this.attachToContent(caller, { contentId: form.contentId, topicKey: form.topicKey, files: attached, field: 'files' });
+      return this.attachFiles(caller, { contentId: form.contentId, topicKey: form.topicKey, files: attached, field: 'files' });
     }
     const kind = parseKind(form.fields.type);
     const metadata = parseClientMetadata(form.fields.metadata);
@@ -158,7 +165,11 @@ export class UploadService {
    * the main video, which is stored and queued for processing. Both doors come here: the
    * multipart form and a completed resumable upload (resumable-uploads.ts).
    */
-  async attachToContent(caller: Caller, attach: AttachedFiles): Promise<AttachOutcome> {
+  attachToContent(caller: Caller, attach: AttachedFiles): Promise<AttachOutcome> {
+    return withStorageErrors(() => this.attachFiles(caller, attach));
+  }
+
+  private async attachFiles(caller: Caller, attach: AttachedFiles): Promise<AttachOutcome> {
     const { contentId, topicKey, files, field } = attach;
     if (topicKey !== undefined) {
       return { form: 'content-images', images: await this.uploadContentImages(caller, contentId, files, field) };
@@ -279,12 +290,13 @@ export class UploadService {
     const file = files[0];
     const type = await this.checkFile(file, field, 'video');
     const rel = originalRelPath(contentId, type.ext);
-    // A replaced original of another container type must not linger.
+    await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
+    // A replaced original of another container type must not linger (removed only once the new
+    // one is in place: a storage that refuses the new one leaves the item as it was).
     const dir = mediaPath(this.app.config, contentDirRel(contentId));
     for (const old of await fs.promises.readdir(dir).catch(() => [] as string[])) {
       if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
     }
-    await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
     const uploaderId = await this.app.database.transaction(async (tx) => {
       const contents = this.contents.in(tx);
       const jobs = this.videoJobs.in(tx);

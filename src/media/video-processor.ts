@@ -16,6 +16,7 @@ import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
 import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
+import { mentionsStorageUnavailable } from './storage-errors.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
 import type { ClaimedJob, VideoJobRepository } from './video-job-repository.js';
 
@@ -28,6 +29,10 @@ export interface JobRun {
 }
 
 const PROGRESS_INTERVAL_MS = 1000;
+const STORAGE_UNAVAILABLE_MESSAGE = 'the media storage ran out of space or cannot be written; upload the video again later';
+/** Below this much free space a failed run is put down to the storage (see storageLow). */
+const MIN_FREE_BYTES = 1024 * 1024;
+const PROCESSING_FAILED_MESSAGE = 'the video could not be processed';
 
 export class VideoProcessor {
   constructor(
@@ -138,12 +143,19 @@ export class VideoProcessor {
         await this.fail(run, uploaderId, `video.error.${err.reason}`, err.message);
       } else if (err instanceof InvalidMediaError) {
         await this.fail(run, uploaderId, 'video.error.invalid_video', err.message);
+      } else if (mentionsStorageUnavailable(err) || (await this.storageLow(input))) {
+        // Out of space (or a storage turned read-only): ends failed at once, with a clean reason;
+        // what ffmpeg or the file system said stays in the log and on the job.
+        log.warn({ jobId: job.id, err: (err as Error).message.slice(0, 500) }, 'video processing ran out of storage');
+        await this.fail(run, uploaderId, 'video.error.storage_unavailable', STORAGE_UNAVAILABLE_MESSAGE, (err as Error).message.slice(0, 500));
       } else if (job.attempts < job.maxAttempts) {
         const reason = (err as Error).message.slice(0, 500);
         log.warn({ jobId: job.id, attempt: job.attempts, err: reason }, 'video processing failed; will retry');
         await this.jobs.requeue(job.id, run.workerId, reason, 5 * job.attempts);
       } else {
-        await this.fail(run, uploaderId, 'video.error.processing_failed', `processing failed: ${(err as Error).message.slice(0, 300)}`);
+        // The client gets a plain reason; ffmpeg's own words stay on the job (and in the log).
+        log.warn({ jobId: job.id, err: (err as Error).message.slice(0, 500) }, 'video processing failed for good');
+        await this.fail(run, uploaderId, 'video.error.processing_failed', PROCESSING_FAILED_MESSAGE, `processing failed: ${(err as Error).message.slice(0, 500)}`);
       }
     } finally {
       clearTimeout(timer);
@@ -152,10 +164,28 @@ export class VideoProcessor {
     }
   }
 
-  private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string): Promise<void> {
+  /**
+   * Whether the media storage has less room left than the original takes (processing writes about
+   * as much again): a failure then is put down to the storage, whatever words the tool found.
+   */
+  private async storageLow(input: string): Promise<boolean> {
+    try {
+      const [stats, original] = await Promise.all([fs.promises.statfs(this.app.config.mediaDir), fs.promises.stat(input)]);
+      return stats.bavail * stats.bsize < Math.max(original.size, MIN_FREE_BYTES);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Ends the job failed: `reason` is what the owner sees (detail `video.error_message`,
+   * `video:failed`, the notification), never a tool's output; `internalReason` (default: the
+   * same) is kept on the job for operators.
+   */
+  private async fail(run: JobRun, uploaderId: string, errorCode: string, reason: string, internalReason = reason): Promise<void> {
     const updated = await this.app.database.transaction(async (tx) => {
-      if (!(await this.jobs.in(tx).finish(run.job.id, run.workerId, 'failed', reason))) return null;
-      const failed = await this.contents.in(tx).markVideoFailed(run.job.contentId, reason);
+      if (!(await this.jobs.in(tx).finish(run.job.id, run.workerId, 'failed', internalReason))) return null;
+      const failed = await this.contents.in(tx).markVideoFailed(run.job.contentId, errorCode, reason);
       if (failed) await this.notifyUploader(tx, run.job.id, uploaderId, run.job.contentId, 'video.failed', { error_code: errorCode, message: reason });
       return failed;
     });

@@ -12,6 +12,7 @@ export const NOTIFICATION_TYPES = [
   'campaign.completed',
   'saved_search.match',
   'login.new_device',
+  'moderation.action',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

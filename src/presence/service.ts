@@ -11,6 +11,9 @@ import type { PresenceRepository } from './presence-repository.js';
 import type { PresenceStore } from './presence-store.js';
 import type { PresenceItem } from './presence-view.js';
 
+/** Rooms told about one user's presence at most (as many as a socket joins: src/chat/service.ts). */
+const MAX_PRESENCE_ROOMS = 500;
+
 export class PresenceService {
   /** This node's /chat sockets per user. */
   private readonly sockets = new Map<string, number>();
@@ -26,10 +29,31 @@ export class PresenceService {
     private readonly app: AppContext,
     private readonly repository: PresenceRepository,
     private readonly store: PresenceStore,
-    /** The chat rooms whose members are told about the user (the rooms they share). */
-    private readonly roomsOf: (userId: string) => Promise<string[]>,
     private readonly blocks: BlockService,
-  ) {}
+  ) {
+    // privacy.show_presence changed: the rooms that see the user hear the state as it now reads.
+    app.events.subscribe('presence.visibility_changed', ({ userId, shown }) => this.inTurn(userId, () => this.visibilityChanged(userId, shown)));
+  }
+
+  /** The chat rooms whose members are told about the user (CONTRACT §19: none while they hide it). */
+  private roomsOf(userId: string): Promise<string[]> {
+    return this.repository.presenceRoomsOf(userId, MAX_PRESENCE_ROOMS);
+  }
+
+  private async visibilityChanged(userId: string, shown: boolean): Promise<void> {
+    const online = (await this.store.onlineOf([userId])).has(userId);
+    if (shown) {
+      if (online) await this.publishOnline(userId);
+      else {
+        const [lastSeen, roomIds] = await Promise.all([this.repository.lastSeenOf([userId]), this.roomsOf(userId)]);
+        this.app.events.publish('presence.changed', { userId, online: false, last_seen_at: lastSeen.get(userId)?.toISOString() ?? null, roomIds });
+      }
+      return;
+    }
+    // Hidden: the rooms that saw the user now read them as never seen (their rooms as if shown).
+    const roomIds = await this.repository.presenceRoomsOf(userId, MAX_PRESENCE_ROOMS, { evenIfHidden: true });
+    this.app.events.publish('presence.changed', { userId, online: false, last_seen_at: null, roomIds });
+  }
 
   /** Starts heartbeating (server mode): keeps this node's users online and notices dead nodes. */
   start(): void {
@@ -82,13 +106,17 @@ export class PresenceService {
 
   /**
    * GET /presence: every requested id, in order; an id that names no user reads as never seen.
-   * Any signed-in user may ask about anyone (docs/chat.md#presence); a user on either side of a
-   * block with the caller reads as never seen, as an unknown id does (CONTRACT §21).
+   * Presence is private (CONTRACT §19): a user is shown only to those who share a room with them
+   * that they created or sent a message in, while their privacy.show_presence is on; a user on
+   * either side of a block with the caller (CONTRACT §21), and everyone else, reads as never
+   * seen, as an unknown id does.
    */
   async presenceOf(callerId: string, userIds: string[]): Promise<PresenceItem[]> {
     const ids = [...new Set(userIds)];
     const blocked = new Set(await this.blocks.eitherWayOf(callerId));
-    const known = ids.filter((id) => isUuid(id) && !blocked.has(id));
+    const candidates = ids.filter((id) => isUuid(id) && !blocked.has(id));
+    const visible = await this.repository.visibleTo(callerId, candidates);
+    const known = candidates.filter((id) => visible.has(id));
     const [online, lastSeen] = await Promise.all([this.store.onlineOf(known), this.repository.lastSeenOf(known)]);
     return ids.map((id) => ({ user_id: id, online: online.has(id), last_seen_at: lastSeen.get(id)?.toISOString() ?? null }));
   }

@@ -6,6 +6,7 @@
 // user publishes one of their completed videos, and we stream its original file to the platform
 // (refreshing the access token first when it has expired), recording each publication.
 import { createHash } from 'node:crypto';
+import type { OutboundGate } from '../outbound/gate.js';
 import type { AppContext } from '../context.js';
 import { requireSameIdentity, type Caller } from '../auth/caller.js';
 import type { ContentRepository } from '../content/content-repository.js';
@@ -59,10 +60,11 @@ export class PublishingService {
     private readonly socialAccounts: SocialAccountRepository,
     private readonly contents: ContentRepository,
     private readonly secrets: ServiceSecretRepository,
+    gate: OutboundGate,
   ) {
     this.oauth = OAuthClient.forPlatforms(app.config);
-    this.tiktok = new TikTokClient(app.config);
-    this.youtube = new YouTubeClient(app.config);
+    this.tiktok = new TikTokClient(app.config, gate);
+    this.youtube = new YouTubeClient(app.config, gate);
     this.switchedOff = platformsSwitchedOff(app.config);
     for (const platform of this.switchedOff) {
       app.log.warn({ platform }, `${PLATFORM_NAMES[platform]} publishing is switched off: its client credentials are unset (sandbox values) in production`);

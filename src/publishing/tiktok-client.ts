@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { API_TIMEOUT_MS, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
+import type { OutboundGate } from '../outbound/gate.js';
 
 export const TIKTOK_PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
 type TikTokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];
@@ -45,7 +46,11 @@ interface TikTokPost {
 export const tiktokApiUrl = (config: Config, path: string): string => `${config.TIKTOK_API_BASE_URL.replace(/\/+$/, '')}${path}`;
 
 export class TikTokClient {
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    /** Checks the upload URLs the platform hands back (CONTRACT §19 "Outbound requests"). */
+    private readonly gate: OutboundGate,
+  ) {}
 
   private api(path: string): string {
     return tiktokApiUrl(this.config, path);
@@ -77,7 +82,7 @@ export class TikTokClient {
         },
         body: Readable.toWeb(stream) as ReadableStream,
         duplex: 'half',
-      }, TRANSFER_TIMEOUT_MS).finally(() => stream.destroy());
+      }, TRANSFER_TIMEOUT_MS, this.gate).finally(() => stream.destroy());
       if (res.status !== 201 && res.status !== 206 && res.status !== 200) {
         const body = await readJson(res);
         throw upstreamError('tiktok', cleanCode(body?.error?.code, `http_${res.status}`), 'video transfer');

@@ -1,6 +1,7 @@
 // Outbound calls to the platforms (Node's global fetch) and how their failures surface: a 502
 // `publishing.error.upstream` naming the platform's own error code, never a token or a body.
 import { AppError } from '../shared/errors.js';
+import type { OutboundGate } from '../outbound/gate.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
 
 /** Metadata calls (tokens, init, status) give up after this long; byte transfers get longer. */
@@ -25,13 +26,33 @@ export function upstreamError(platform: Platform, platformCode: string, step: st
   return new AppError(502, 'publishing.error.upstream', `${PLATFORM_NAMES[platform]} ${step} failed: ${platformCode}`);
 }
 
-/** fetch with a deadline; network failures and timeouts become 502 upstream errors. */
-export async function callPlatform(platform: Platform, step: string, url: string, init: RequestInit & { duplex?: 'half' }, timeoutMs = API_TIMEOUT_MS): Promise<Response> {
+/**
+ * fetch with a deadline; network failures and timeouts become 502 upstream errors. With a gate
+ * (a URL the platform handed back, not one the operator configured), the URL must pass it
+ * (CONTRACT §19 "Outbound requests") and the connection goes to the address it checked.
+ */
+export async function callPlatform(
+  platform: Platform,
+  step: string,
+  url: string,
+  init: RequestInit & { duplex?: 'half' },
+  timeoutMs = API_TIMEOUT_MS,
+  gate?: OutboundGate,
+): Promise<Response> {
+  let dispatcher: ReturnType<OutboundGate['dispatcher']> | undefined;
+  if (gate) {
+    const checked = await gate.check(url, ['https:', 'http:']);
+    if (!checked.ok) throw upstreamError(platform, checked.refusal === 'unresolvable' ? 'network_error' : 'destination_not_allowed', step);
+    dispatcher = gate.dispatcher(checked.target);
+  }
   try {
-    return await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    return await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs), ...(dispatcher ? { dispatcher } : {}) });
   } catch (err) {
     const name = (err as Error)?.name;
     throw upstreamError(platform, name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network_error', step);
+  } finally {
+    // The body may still be streaming: the dispatcher closes once its requests are done.
+    if (dispatcher) void dispatcher.close().catch(() => undefined);
   }
 }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
+import type { OutboundGate } from '../outbound/gate.js';
 
 export const YOUTUBE_PRIVACY = ['private', 'unlisted', 'public'] as const;
 type YouTubePrivacy = (typeof YOUTUBE_PRIVACY)[number];
@@ -28,7 +29,11 @@ export function googleErrorCode(body: Record<string, any> | null, status: number
 }
 
 export class YouTubeClient {
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    /** Checks the upload URLs the platform hands back (CONTRACT §19 "Outbound requests"). */
+    private readonly gate: OutboundGate,
+  ) {}
 
   /** Opens a resumable session with the metadata, then streams the file to the session URI. */
   async uploadVideo(upload: YouTubeUpload): Promise<{ videoId: string; status: string }> {
@@ -58,7 +63,7 @@ export class YouTubeClient {
       headers: { Authorization: `Bearer ${upload.accessToken}`, 'Content-Type': 'video/mp4', 'Content-Length': String(upload.size) },
       body: Readable.toWeb(stream) as ReadableStream,
       duplex: 'half',
-    }, TRANSFER_TIMEOUT_MS).finally(() => stream.destroy());
+    }, TRANSFER_TIMEOUT_MS, this.gate).finally(() => stream.destroy());
     const body = await readJson(res);
     if ((res.status !== 200 && res.status !== 201) || typeof body?.id !== 'string') {
       throw upstreamError('youtube', res.ok ? 'invalid_upload_response' : googleErrorCode(body, res.status), 'video transfer');

@@ -4,13 +4,16 @@
 // VAPID (the web-push library), retries with backoff, and drops a subscription its push service
 // answers 404/410. Whether the user has a socket is asked at send time through a probe the
 // realtime layer plugs in (`usePresence`), so this domain code knows nothing of sockets.
+// Endpoints pass the outbound gate (CONTRACT §19): at subscribe time (a host that does not
+// resolve yet is accepted) and again at every send, which connects to the address it checked.
 import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
 import webpush from 'web-push';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
-import { notFound } from '../shared/errors.js';
+import { badRequest, notFound } from '../shared/errors.js';
+import type { OutboundGate } from '../outbound/gate.js';
 import { newId } from '../shared/ids.js';
 import type { DueDelivery, PushRepository } from './push-repository.js';
 import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
@@ -40,16 +43,17 @@ export class PushService {
   /** The delivery loop of this node (one run at a time; pokes during it ask for one more pass). */
   private readonly rounds = new ClaimRounds(() => this.deliverBatch(), CLAIM_BATCH);
 
-  /** Set when WEB_PUSH_CA_FILE names extra trusted CAs (kept for the life of the node). */
-  private readonly agent: https.Agent | undefined;
+  /** Extra trusted CAs when WEB_PUSH_CA_FILE names some (read once, for the life of the node). */
+  private readonly caOptions: https.AgentOptions;
 
   constructor(
     private readonly app: AppContext,
     private readonly repository: PushRepository,
     private readonly secrets: ServiceSecretRepository,
+    private readonly gate: OutboundGate,
   ) {
     const caFile = app.config.WEB_PUSH_CA_FILE;
-    this.agent = caFile ? new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] }) : undefined;
+    this.caOptions = caFile ? { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] } : {};
   }
 
   /** The realtime layer tells how to know whether a user is connected (without it: never). */
@@ -62,6 +66,13 @@ export class PushService {
   }
 
   async subscribe(userId: string, body: PushSubscriptionBody): Promise<{ endpoint: string }> {
+    const checked = await this.gate.check(body.endpoint);
+    if (!checked.ok && checked.refusal !== 'unresolvable') {
+      throw badRequest('push.error.endpoint_not_allowed', 'This push endpoint is not allowed: its host must be a public address, without credentials', {
+        field: 'endpoint',
+        constraint: 'an https URL whose host resolves to public addresses only',
+      });
+    }
     await this.repository.upsertSubscription(newId(), userId, { endpoint: body.endpoint, ...body.keys }, MAX_SUBSCRIPTIONS_PER_USER);
     return { endpoint: body.endpoint };
   }
@@ -117,6 +128,16 @@ export class PushService {
     }
     if (connected) return this.repository.finish(delivery.id, 'skipped: socket connected');
     const keys = await this.vapid();
+    const checked = await this.gate.check(delivery.endpoint);
+    if (!checked.ok) {
+      // A host that stopped resolving may come back (retried); one that now names a non-public
+      // address is never contacted, and its subscription is dropped.
+      if (checked.refusal === 'unresolvable') return this.failed(delivery, 'send failed: host not resolved');
+      this.app.log.warn({ subscriptionId: delivery.subscription_id, refusal: checked.refusal }, 'push endpoint refused by the outbound gate; subscription removed');
+      await this.repository.finish(delivery.id, `refused: ${checked.refusal}`);
+      return this.repository.deleteSubscriptionById(delivery.subscription_id);
+    }
+    const agent = this.gate.httpsAgent(checked.target, this.caOptions);
     try {
       await webpush.sendNotification(
         { endpoint: delivery.endpoint, keys: { p256dh: delivery.p256dh, auth: delivery.auth } },
@@ -125,7 +146,7 @@ export class PushService {
           vapidDetails: { subject: vapidSubject(this.app.config), publicKey: keys.publicKey, privateKey: keys.privateKey },
           TTL: PUSH_TTL_SECONDS,
           timeout: SEND_TIMEOUT_MS,
-          ...(this.agent ? { agent: this.agent } : {}),
+          agent,
         },
       );
       await this.repository.finish(delivery.id, 'sent');
@@ -135,13 +156,19 @@ export class PushService {
         this.app.log.info({ subscriptionId: delivery.subscription_id, status }, 'push subscription gone; removed');
         return this.repository.deleteSubscriptionById(delivery.subscription_id);
       }
-      const outcome = status ? `push service answered ${status}` : `send failed: ${(err as Error).message.slice(0, 200)}`;
-      if (delivery.attempts >= MAX_ATTEMPTS) {
-        this.app.log.warn({ deliveryId: delivery.id, outcome }, 'web push given up');
-        return this.repository.finish(delivery.id, `gave up: ${outcome}`);
-      }
-      await this.repository.retryLater(delivery.id, backoffSeconds(delivery.attempts), outcome);
+      await this.failed(delivery, status ? `push service answered ${status}` : `send failed: ${(err as Error).message.slice(0, 200)}`);
+    } finally {
+      agent.destroy();
     }
+  }
+
+  /** Retried with backoff, or given up after MAX_ATTEMPTS. */
+  private async failed(delivery: DueDelivery, outcome: string): Promise<void> {
+    if (delivery.attempts >= MAX_ATTEMPTS) {
+      this.app.log.warn({ deliveryId: delivery.id, outcome }, 'web push given up');
+      return this.repository.finish(delivery.id, `gave up: ${outcome}`);
+    }
+    await this.repository.retryLater(delivery.id, backoffSeconds(delivery.attempts), outcome);
   }
 
   private vapid(): Promise<VapidKeys> {

@@ -198,6 +198,8 @@ export class ReadModel {
         this.profiles.delete(userId);
         this.items.deleteWhere((item) => item.row.uploader_id === userId);
         this.pages.clear();
+        // A suspension or restore (CONTRACT §21) changes which of the user's items are listed.
+        for (const listener of this.listingListeners) listener();
         return;
       }
       case 'follow':

@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { textArray } from '../content/content-repository.js';
+import { PUBLISHED } from '../content/listing-repository.js';
 import { NO_LOCATION } from './matchable.js';
 import type { NotifyMode } from './schemas.js';
 
@@ -48,7 +49,7 @@ export class SavedSearchMatchRepository extends Repository {
       from contents c
       join saved_searches s on s.notify <> 'off'
         and s.bounds @> cube(array[c.price, c.area, coalesce(c.latitude, ${NO_LOCATION}), coalesce(c.longitude, ${NO_LOCATION})]::float8[])
-      where c.id = ${contentId} and c.deleted_at is null and c.status = 'completed'
+      where c.id = ${contentId} and c.deleted_at is null and ${PUBLISHED}
         and s.user_id <> c.uploader_id
         and (s.unit_price is null or s.unit_price = c.unit_price)
         and (s.unit_area is null or s.unit_area = c.unit_area)

@@ -20,6 +20,8 @@ export const DEFAULT_SETTINGS = {
     login_notifications: true,
     /** Minutes of inactivity after which the session ends (its tokens answer 401, its sockets drop). */
     session_timeout: 60,
+    /** Whether the people one chats with see one online and one's last_seen_at (CONTRACT §19). */
+    show_presence: true,
   },
   notifications: {
     browser_notifications: true,
@@ -60,6 +62,7 @@ export const settingsPatchBody = z
         two_factor_enabled: z.unknown(),
         login_notifications: z.boolean(),
         session_timeout: z.number().int().min(SESSION_TIMEOUT_MIN).max(SESSION_TIMEOUT_MAX),
+        show_presence: z.boolean(),
       })
       .partial(),
     notifications: z
@@ -82,7 +85,12 @@ export const settingsTreeSchema = z.object({
     interactions: flags.required(),
     in_app_notifications: flags.required(),
   }),
-  privacy: z.object({ two_factor_enabled: z.boolean(), login_notifications: z.boolean(), session_timeout: z.number().int() }),
+  privacy: z.object({
+    two_factor_enabled: z.boolean(),
+    login_notifications: z.boolean(),
+    session_timeout: z.number().int(),
+    show_presence: z.boolean().describe('Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null'),
+  }),
   notifications: z.object({
     browser_notifications: z.boolean(),
     push_notifications: z.boolean(),

@@ -70,6 +70,8 @@ export class SettingsService {
     }
     const updatedAt = await this.repository.mergeOverrides(userId, Object.fromEntries(leaves));
     if (leaves.some(([path]) => CACHED_PATHS.has(path))) await this.app.events.publishAndWait('user.changed', { userId });
+    const presence = leaves.find(([path]) => path === 'privacy.show_presence');
+    if (presence) await this.app.events.publishAndWait('presence.visibility_changed', { userId, shown: presence[1] === true });
     return { updated_fields: leaves.map(([path]) => path), timestamp: updatedAt.toISOString() };
   }
 }

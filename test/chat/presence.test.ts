@@ -56,7 +56,9 @@ describe.each(['websocket', 'polling'] as Transport[])('presence over %s', (tran
     const online = nextEvent(watching, 'presence', (p: any) => p.userId === user.userId && p.online);
     const first = await connect(server.url, '/chat', user.token, transport);
     expect(await online).toEqual({ userId: user.userId, online: true, last_seen_at: null });
-    expect(await presenceOf(stranger, [user.userId])).toEqual([{ user_id: user.userId, online: true, last_seen_at: null }]);
+    expect(await presenceOf(watcher, [user.userId])).toEqual([{ user_id: user.userId, online: true, last_seen_at: null }]);
+    // Presence is private (CONTRACT §19): someone who shares no room with the user reads nothing.
+    expect(await presenceOf(stranger, [user.userId])).toEqual([{ user_id: user.userId, online: false, last_seen_at: null }]);
 
     // A second socket, then closing one of the two: still online, nothing sent.
     const second = await connect(server.url, '/chat', user.token, transport);

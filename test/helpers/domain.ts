@@ -17,6 +17,7 @@ import { deriveColumns, type LanguageBlock } from '../../src/content/derived-col
 import type { DomainEvents } from '../../src/events.js';
 import { NotificationService } from '../../src/notifications/service.js';
 import { PushService } from '../../src/push/service.js';
+import { OutboundGate } from '../../src/outbound/gate.js';
 import { createRepositories, type Repositories } from '../../src/services.js';
 import { BlockService } from '../../src/blocks/service.js';
 import { ReadCache } from '../../src/read-model/read-cache.js';
@@ -64,7 +65,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
     repositories,
     notifications() {
       if (!built) {
-        const push = new PushService(app, repositories.push, repositories.serviceSecrets);
+        const push = new PushService(app, repositories.push, repositories.serviceSecrets, new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS));
         built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push) };
       }
       return built.notifications;

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { startService, type RunningService } from '../../service.js';
+import type { ServiceSeams } from '../../src/services.js';
 
 export const ADMIN_PHONE = '+84909999999';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -83,9 +84,9 @@ export async function testEnvironment(overrides: Record<string, string> = {}): P
 }
 
 /** Starts a node with the given environment (no cleanup of storage on close). */
-export async function startNode(env: Record<string, string>): Promise<RunningService> {
+export async function startNode(env: Record<string, string>, seams: ServiceSeams = {}): Promise<RunningService> {
   const config = loadConfig(env);
-  return startService(config, createLogger(env.LOG_LEVEL ?? 'silent'));
+  return startService(config, createLogger(env.LOG_LEVEL ?? 'silent'), seams);
 }
 
 /** A node started with startNode, as the account helpers (api.ts) take it; closing it stays the caller's. */
@@ -93,9 +94,9 @@ export function asTestServer(node: RunningService): TestServer {
   return { url: node.url, service: node, dataDir: node.config.dataDir, env: {}, close: async () => undefined };
 }
 
-export async function bootServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+export async function bootServer(overrides: Record<string, string> = {}, seams: ServiceSeams = {}): Promise<TestServer> {
   const { env, cleanup } = await testEnvironment(overrides);
-  const service = await startNode(env);
+  const service = await startNode(env, seams);
   return {
     url: service.url,
     service,

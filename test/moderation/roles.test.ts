@@ -226,3 +226,24 @@ describe('updating a role', () => {
     expect((await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: adminRole.permission_ids })).body.data.permission_names).toContain('read:any_stats');
   });
 });
+
+describe('two admins demoting each other at once', () => {
+  // The loser is refused 409 when both changes run at once (their transactions overlap), or 403
+  // when the winner's change has already taken assign:role from it (one after the other).
+  it('lets exactly one succeed: there is always an admin left', async () => {
+    const second = await registerAndLogin(server);
+    expect((await rolesOf(second, ['admin'])).status).toBe(200);
+    const [first, other] = await Promise.all([
+      admin.api.put(`${AUTHZ}/users/${second.userId}/roles`, { role_names: ['end_user'] }),
+      second.api.put(`${AUTHZ}/users/${admin.userId}/roles`, { role_names: ['end_user'] }),
+    ]);
+    const refused = first.status === 200 ? other : first;
+    expect(first.status === 200 || other.status === 200, `${first.status} ${other.status}`).toBe(true);
+    expect([403, 409]).toContain(refused.status);
+    expect(['authorization.error.last_admin', 'authorization.error.forbidden']).toContain(expectErrorEnvelope(refused, refused.status).error_code);
+    // Whoever is still admin gives the seeded administrator the role back.
+    const stillAdmin = first.status === 200 ? admin : second;
+    expect((await stillAdmin.api.put(`${AUTHZ}/users/${admin.userId}/roles`, { role_names: ['admin'] })).status).toBe(200);
+    expect((await admin.api.get(ME)).body.data.role).toBe('admin');
+  });
+});

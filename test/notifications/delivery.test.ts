@@ -91,7 +91,7 @@ describe.skipIf(!twoNodes)('two nodes sharing PostgreSQL and Redis', () => {
   let dataDirB: string;
   beforeAll(async () => {
     standIn = await PushStandIn.start();
-    const environment = await testEnvironment({ WEB_PUSH_CA_FILE: standIn.caFile });
+    const environment = await testEnvironment({ WEB_PUSH_CA_FILE: standIn.caFile, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' });
     cleanup = environment.cleanup;
     nodeA = await startNode(environment.env);
     dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));

@@ -16,6 +16,9 @@ const ece = createRequire(import.meta.url)('http_ece') as {
   decrypt(buffer: Buffer, params: { version: string; privateKey: ECDH; authSecret: string }): Buffer;
 };
 
+/** A host name the stand-in's certificate also holds (tests map it to 127.0.0.1 through the resolver seam). */
+export const PUSH_STAND_IN_NAME = 'push.stand-in.test';
+
 export type Behaviour = 'accept' | 'gone' | 'fail-once';
 
 export interface ReceivedPush {
@@ -81,7 +84,7 @@ export class PushStandIn {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'push-stand-in-'));
     execFileSync('openssl', [
       'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-subj', '/CN=127.0.0.1', '-addext', `subjectAltName=IP:127.0.0.1,DNS:${PUSH_STAND_IN_NAME}`,
       '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
     ], { stdio: 'ignore' });
     const standIn = new PushStandIn(dir, fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'));
@@ -94,13 +97,13 @@ export class PushStandIn {
   }
 
   /** A new browser subscription: what PushSubscription.toJSON() would give. */
-  subscribe(behaviour: Behaviour = 'accept'): { id: string; body: { endpoint: string; keys: { p256dh: string; auth: string } } } {
+  subscribe(behaviour: Behaviour = 'accept', origin = this.origin): { id: string; body: { endpoint: string; keys: { p256dh: string; auth: string } } } {
     const id = randomBytes(8).toString('hex');
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
     const auth = randomBytes(16).toString('base64url');
     this.subscriptions.set(id, { ecdh, auth, behaviour, failed: false });
-    return { id, body: { endpoint: `${this.origin}/push/${id}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth } } };
+    return { id, body: { endpoint: `${origin}/push/${id}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth } } };
   }
 
   for(id: string): ReceivedPush[] {

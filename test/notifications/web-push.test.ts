@@ -17,7 +17,7 @@ let standIn: PushStandIn;
 beforeAll(async () => {
   standIn = await PushStandIn.start();
 });
-const booted = useTestServer(() => ({ WEB_PUSH_CA_FILE: standIn.caFile }));
+const booted = useTestServer(() => ({ WEB_PUSH_CA_FILE: standIn.caFile, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' }));
 let server: TestServer;
 beforeAll(async () => {
   server = booted.current;

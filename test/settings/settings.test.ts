@@ -27,7 +27,7 @@ describe('GET /user/settings', () => {
     const flags = { likes: true, comments: true, new_followers: true, mentions: true, tags: true };
     expect(res.body.data).toEqual({
       content: { desktop_notifications: true, browser_notifications: true, interactions: flags, in_app_notifications: flags },
-      privacy: { two_factor_enabled: false, login_notifications: true, session_timeout: 60 },
+      privacy: { two_factor_enabled: false, login_notifications: true, session_timeout: 60, show_presence: true },
       notifications: {
         browser_notifications: true,
         push_notifications: true,
