@@ -215,7 +215,7 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExch
 }
 
 /** Streams a file range with backpressure: pauses the read while the socket is full. */
-function streamFile(
+export function streamFile(
   exchange: Exchange,
   stream: fs.ReadStream,
   total: number,

@@ -12,6 +12,7 @@ import { registerResumableUploads } from './resumable.js';
 import { registerMediaRoutes } from './media.js';
 import { registerOpenApiRoute } from './openapi.js';
 import { registerDocsPages } from './docs-pages.js';
+import { registerExportDownload } from './export-download.js';
 import type { OpenExchange } from './server.js';
 
 /** What the raw routes are given besides the uWS app. */
@@ -22,12 +23,15 @@ export interface RawRouteDeps {
   rateLimits: RateLimits;
   routes: AnyRoute[];
   openExchange: OpenExchange;
+  /** The AsyncAPI document of the realtime door, for its base URL (given by service.ts, so this door does not import the other). */
+  asyncApiDocument: (baseUrl: string) => unknown;
 }
 
 export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
   const { app, routes, openExchange } = deps;
   registerMediaRoutes(uws, app, openExchange);
   registerResumableUploads(uws, deps);
+  registerExportDownload(uws, app, deps.services, deps.callers, openExchange);
   registerOpenApiRoute(uws, app, routes, openExchange);
-  registerDocsPages(uws, app, openExchange);
+  registerDocsPages(uws, app, openExchange, deps.asyncApiDocument);
 }

@@ -5,6 +5,8 @@ import { startVideoWorkers, type VideoRunObserver } from './video-worker.js';
 import { startScheduler } from './scheduler.js';
 import { startNotificationDelivery } from './notification-delivery.js';
 import { startSavedSearchMatching } from './saved-search-matching.js';
+import { startAccountErasure } from './account-erasure.js';
+import { startDataExports } from './data-export.js';
 
 export interface RunningJobs {
   /** Stops taking new work and waits (bounded) for work in progress. */
@@ -16,8 +18,12 @@ export async function startJobs(app: AppContext, services: Services, observeVide
   const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler({ app, services }) : null;
   const notificationDelivery = startNotificationDelivery(app, services);
   const savedSearchMatching = startSavedSearchMatching(app, services);
+  const accountErasure = startAccountErasure(app, services);
+  const dataExports = startDataExports(app, services);
   return {
     stop: async (timeoutMs) => {
+      await accountErasure.stop(timeoutMs);
+      await dataExports.stop(timeoutMs);
       await scheduler?.stop();
       await savedSearchMatching.stop();
       await notificationDelivery.stop(timeoutMs);

@@ -58,7 +58,7 @@ const envSchema = z.object({
    * recovery works across nodes), `pubsub` (plain pub/sub, every node gets every event) or
    * `sharded` (sharded pub/sub, room events reach only nodes with members; no recovery).
    */
-  REALTIME_ADAPTER: z.enum(['streams', 'pubsub', 'sharded']).default('streams'),
+  REALTIME_ADAPTER: z.enum(['rooms', 'streams', 'pubsub', 'sharded']).default('rooms'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: positiveInt.default(900),
   REFRESH_TOKEN_TTL: positiveInt.default(30 * 24 * 3600),
@@ -104,6 +104,14 @@ const envSchema = z.object({
   /** One-time codes sent to one phone number per day, on top of the per-hour limits. */
   OTP_DAILY_LIMIT: positiveInt.default(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * Test only: the length, in seconds, of one minute of privacy.session_timeout (default 60), so a
+   * test can watch a one-minute timeout end a session in a few seconds. Any other value than 60 is
+   * refused unless NODE_ENV=test.
+   */
+  SESSION_TIMEOUT_MINUTE_SECONDS: z.coerce.number().int().min(2).max(60).default(60),
+  /** Test only: a pause after each step of an account erasure (ms), so a test can kill a node halfway. Refused unless NODE_ENV=test. */
+  ERASURE_STEP_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   PAYMENT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   /** Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
@@ -180,6 +188,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if ((e.ADMIN_PHONE_NUMBER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment variable ADMIN_PASSWORD: ADMIN_PHONE_NUMBER and ADMIN_PASSWORD go together');
+  }
+  if (e.SESSION_TIMEOUT_MINUTE_SECONDS !== 60 && e.NODE_ENV !== 'test') {
+    throw new ConfigError('invalid environment variable SESSION_TIMEOUT_MINUTE_SECONDS: only for tests (NODE_ENV=test)');
+  }
+  if (e.ERASURE_STEP_PAUSE_MS !== 0 && e.NODE_ENV !== 'test') {
+    throw new ConfigError('invalid environment variable ERASURE_STEP_PAUSE_MS: only for tests (NODE_ENV=test)');
   }
   if (e.SMS_PROVIDER === 'http') {
     if (e.SMS_HTTP_URL === undefined) throw new ConfigError('invalid environment variable SMS_HTTP_URL: required with SMS_PROVIDER=http');

@@ -47,6 +47,8 @@ import { PasswordService } from './auth/password-reset.js';
 import { OtpService } from './auth/otp.js';
 import { ProfileService } from './auth/profile.js';
 import { Revocations } from './auth/revocations.js';
+import { IdleTimeout } from './auth/idle-timeout.js';
+import { createSessionActivity } from './auth/session-activity.js';
 import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
@@ -91,6 +93,11 @@ import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
 import { ReportRepository } from './moderation/reports-repository.js';
 import { ReportService } from './moderation/reports.js';
 import { ModerationService } from './moderation/decisions.js';
+import { ErasureRepository } from './leaving/erasure-repository.js';
+import { AccountDeletion } from './leaving/deletion.js';
+import { AccountErasure } from './leaving/erasure.js';
+import { ExportRepository } from './leaving/export-repository.js';
+import { DataExports } from './leaving/export.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -131,6 +138,8 @@ export interface Repositories {
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
   reports: ReportRepository;
+  erasures: ErasureRepository;
+  exports: ExportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -172,6 +181,8 @@ export function createRepositories(database: Queryable): Repositories {
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
     reports: new ReportRepository(database),
+    erasures: new ErasureRepository(database),
+    exports: new ExportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -223,6 +234,16 @@ export interface Services {
   push: PushService;
   /** Users' reports of content, comments, messages and users (CONTRACT §21). */
   reports: ReportService;
+  /** Deleting one's account: what holds at once (CONTRACT §22). */
+  accountDeletion: AccountDeletion;
+  /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
+  accountErasure: AccountErasure;
+  /** Wakes the erasure workers of this node (a deletion was committed). */
+  erasureSignal: Signal;
+  /** Data exports (CONTRACT §22); jobs/data-export.ts runs their worker. */
+  dataExports: DataExports;
+  /** Wakes the export workers of this node (an export was asked for). */
+  exportSignal: Signal;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
   /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
@@ -239,6 +260,17 @@ export interface ServiceSeams {
 function configuredPlatformHosts(config: Config): string[] {
   return [config.TIKTOK_API_BASE_URL, config.YOUTUBE_API_BASE_URL, config.YOUTUBE_TOKEN_URL].map((u) => new URL(u).hostname);
 }
+
+/** A poke within the node: a request wakes a worker loop (jobs/) without the domain knowing it. */
+export interface Signal {
+  poke: () => void;
+  onPoke: (listener: () => void) => void;
+}
+
+const signal = (): Signal => {
+  const listeners: (() => void)[] = [];
+  return { poke: () => listeners.forEach((l) => l()), onPoke: (l) => void listeners.push(l) };
+};
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
 const READ_MODEL_READY_MS = 5_000;
@@ -260,13 +292,14 @@ export async function createServices(app: AppContext, repositories: Repositories
   const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
   const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
-  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications);
+  const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
+  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications, idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
   const otp = new OtpService(app, repositories.otpCodes);
   const loginGuard = new LoginGuard(createFailedLoginStore(redis, app.config.REDIS_PREFIX, app.log));
   const accounts = new AccountService(app, repositories.users, tokens, sessions, twoFactor, otp, loginGuard);
-  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions);
+  const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions, idleTimeout);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
@@ -287,7 +320,32 @@ export async function createServices(app: AppContext, repositories: Repositories
   );
   const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
+  const erasureSignal = signal();
+  const exportSignal = signal();
+  const settings = new SettingsService(app, repositories.settings, repositories.users);
+  const accountDeletion = new AccountDeletion(
+    repositories.users,
+    repositories.sessions,
+    repositories.otpCodes,
+    repositories.contents,
+    repositories.comments,
+    repositories.chat,
+    repositories.follows,
+    repositories.erasures,
+    revocations,
+    twoFactor,
+    auditLog,
+    erasureSignal.poke,
+  );
+  const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
+  const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
+  accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
   return {
+    dataExports,
+    exportSignal,
+    accountDeletion,
+    accountErasure,
+    erasureSignal,
     readModel,
     revocations,
     sessions,
@@ -300,7 +358,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
     callers,
     twoFactor,
-    settings: new SettingsService(app, repositories.settings, repositories.users),
+    settings,
     content,
     listings,
     listingIndex,

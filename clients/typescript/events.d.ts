@@ -369,13 +369,13 @@ export interface components {
             };
             id: string;
             read_at: string | null;
-            /** @description What it is about: content, comment, campaign, saved_search or session, by id */
+            /** @description What it is about: content, comment, campaign, saved_search, session or export, by id */
             subject: {
                 id: string;
                 type: string;
             };
             /** @enum {string} */
-            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
+            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         NotificationsRecoveryReady: string;

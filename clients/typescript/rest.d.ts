@@ -496,6 +496,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/api/v1/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a copy of all one's data (CONTRACT §22): a ZIP of JSON files, made by a job; one a day (429 after) */
+        post: operations["postAuthUserExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/api/v1/user/export/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's exports: pending, ready (with its download url until expires_at) or expired; another user's: 404 */
+        get: operations["getAuthUserExportByExportId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/api/v1/user/me": {
         parameters: {
             query?: never;
@@ -508,7 +542,8 @@ export interface paths {
         /** Update given_name, family_name and/or email */
         put: operations["putAuthUserMe"];
         post?: never;
-        delete?: never;
+        /** Delete the account (CONTRACT §22): sessions end at once everywhere, the number is free again, the profile and content leave at once; the rest is erased within the hour */
+        delete: operations["deleteAuthUserMe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2606,6 +2641,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -2825,6 +2864,10 @@ export interface operations {
                             };
                             video: {
                                 duration: number | null;
+                                /** @description Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed */
+                                error_code: string | null;
+                                /** @description Why processing failed, in plain words (never a tool's output); null unless status is failed */
+                                error_message: string | null;
                                 resolution: string | null;
                                 status: string;
                                 thumbnail_url: string | null;
@@ -5247,6 +5290,144 @@ export interface operations {
             };
         };
     };
+    postAuthUserExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_at?: string;
+                            export_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "ready" | "expired";
+                            /** @description When ready: the ZIP, served to the owner's bearer token only, until expires_at */
+                            url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthUserExportByExportId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_at?: string;
+                            export_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "ready" | "expired";
+                            /** @description When ready: the ZIP, served to the owner's bearer token only, until expires_at */
+                            url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAuthUserMe: {
         parameters: {
             query?: {
@@ -5445,6 +5626,127 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAuthUserMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "Secret-pass-2026",
+                 *       "two_factor_code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    password: string;
+                    two_factor_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deletion_scheduled_at: string;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6704,7 +7006,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -6967,7 +7274,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -7796,7 +8108,12 @@ export interface operations {
                                 video: {
                                     content_url: string | null;
                                     duration: number | null;
+                                    /** @description Why processing failed (the same as error_message; kept for older clients) */
                                     error: string | null;
+                                    /** @description Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed */
+                                    error_code: string | null;
+                                    /** @description Why processing failed, in words for the owner; null unless failed */
+                                    error_message: string | null;
                                     original_name: string | null;
                                     resolution: string | null;
                                     size: number | null;
@@ -8785,6 +9102,8 @@ export interface operations {
                             privacy: {
                                 login_notifications: boolean;
                                 session_timeout: number;
+                                /** @description Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null */
+                                show_presence: boolean;
                                 two_factor_enabled: boolean;
                             };
                         };
@@ -8861,7 +9180,8 @@ export interface operations {
                  *       "privacy": {
                  *         "two_factor_enabled": {},
                  *         "login_notifications": true,
-                 *         "session_timeout": 1
+                 *         "session_timeout": 1,
+                 *         "show_presence": true
                  *       },
                  *       "notifications": {
                  *         "browser_notifications": true,
@@ -8905,6 +9225,7 @@ export interface operations {
                     privacy?: {
                         login_notifications?: boolean;
                         session_timeout?: number;
+                        show_presence?: boolean;
                         two_factor_enabled?: unknown;
                     };
                 };
@@ -9587,6 +9908,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Insufficient Storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11438,13 +11768,13 @@ export interface operations {
                                 };
                                 id: string;
                                 read_at: string | null;
-                                /** @description What it is about: content, comment, campaign, saved_search or session, by id */
+                                /** @description What it is about: content, comment, campaign, saved_search, session or export, by id */
                                 subject: {
                                     id: string;
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
                             }[];
                             unread_count: number;
                         };

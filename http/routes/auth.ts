@@ -11,6 +11,7 @@ import {
 import {
   avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema,
 } from '../../src/auth/response-schemas.js';
+import { deleteAccountBody, deletionScheduledSchema, exportIdParams, exportViewSchema } from '../../src/leaving/schemas.js';
 import { blockRecordSchema, blockedListQuery, blockedListSchema, unblockedSchema } from '../../src/blocks/schemas.js';
 
 const base = '/auth/api/v1';
@@ -93,6 +94,28 @@ export const authRoutes: RouteModule = (app, services) => {
         await profiles.updateProfile(caller.userId, body);
         return { message: 'Profile updated', data: { message: 'Profile updated' } };
       },
+    }),
+    defineRoute({
+      method: 'DELETE', path: `${base}/user/me`, tag, auth: 'user', rateLimits: ['auth'],
+      summary: 'Delete the account (CONTRACT §22): sessions end at once everywhere, the number is free again, the profile and content leave at once; the rest is erased within the hour',
+      body: deleteAccountBody, successStatus: 202, responseData: deletionScheduledSchema, errorStatuses: [400, 401, 404, 409, 429, 500, 503],
+      handler: async ({ caller, body }) => ({
+        status: 202,
+        message: 'Account deleted; personal data is erased by the time given',
+        data: await services.accountDeletion.deleteAccount(caller.userId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'POST', path: `${base}/user/export`, tag, auth: 'user',
+      summary: 'Ask for a copy of all one\'s data (CONTRACT §22): a ZIP of JSON files, made by a job; one a day (429 after)',
+      successStatus: 202, responseData: exportViewSchema, errorStatuses: [401, 429, 500],
+      handler: async ({ caller }) => ({ status: 202, message: 'Export requested', data: await services.dataExports.request(caller.userId) }),
+    }),
+    defineRoute({
+      method: 'GET', path: `${base}/user/export/:exportId`, tag, auth: 'user',
+      summary: 'One of the caller\'s exports: pending, ready (with its download url until expires_at) or expired; another user\'s: 404',
+      params: exportIdParams, responseData: exportViewSchema, errorStatuses: [400, 401, 404, 500],
+      handler: async ({ caller, params }) => ({ message: 'Export', data: await services.dataExports.status(caller.userId, params.exportId) }),
     }),
     defineRoute({
       method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],

@@ -8,6 +8,7 @@ import type { SessionService } from './sessions.js';
 import type { SessionRepository } from './session-repository.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedSession } from '../read-model/read-model.js';
+import type { IdleTimeout } from './idle-timeout.js';
 
 export interface Caller {
   userId: string;
@@ -55,6 +56,8 @@ export class CallerResolver {
     private readonly sessionService: SessionService,
     /** Live sessions recently checked (read-model.ts), dropped when one is revoked on any node. */
     private readonly cache: ReadCache<string, CachedSession>,
+    /** privacy.session_timeout with the freshest activity of every node (idle-timeout.ts). */
+    private readonly idleTimeout: IdleTimeout,
   ) {}
 
   async resolve(accessToken: string): Promise<Caller> {
@@ -63,8 +66,11 @@ export class CallerResolver {
   }
 
   private async live(userId: string, sessionId: string): Promise<Caller> {
+    const now = Date.now();
     const cached = this.cache.get(sessionId);
-    if (cached && cached.userId === userId && Date.now() < cached.freshUntil) {
+    // A cached live session is trusted while this node itself saw it active within its timeout.
+    if (cached && cached.userId === userId && now < cached.freshUntil && this.idleTimeout.activeHere(sessionId, cached.timeoutMinutes, now)) {
+      this.idleTimeout.seen(sessionId, now);
       return this.caller(userId, sessionId, cached.username, cached.role, cached.roles);
     }
     const epoch = this.cache.epoch();
@@ -72,18 +78,25 @@ export class CallerResolver {
     if (!row) throw unauthorized('auth.error.invalid_token', 'Session not found');
     if (row.revoked && row.ended_idle) throw sessionTimedOut();
     if (row.revoked) throw unauthorized('auth.error.session_revoked', 'Session has ended');
-    if (row.idle_expired) {
+    if (await this.idleTimeout.expired(sessionId, row.idle_seconds, row.timeout_minutes, now)) {
       // privacy.session_timeout: ended here and now, on every node, and its sockets dropped.
       await this.sessionService.endIdle(userId, sessionId);
       throw sessionTimedOut();
     }
-    if (row.touch_due) {
+    this.idleTimeout.seen(sessionId, now);
+    // last_seen_at, the durable record, is written at most once per TOUCH_EVERY.
+    const touchEvery = this.idleTimeout.touchEverySeconds(row.timeout_minutes);
+    const touchDue = row.idle_seconds > touchEvery;
+    if (touchDue) {
       void this.sessions.touch(sessionId).catch(() => undefined);
     }
-    // Trusted until its last_seen_at is due to be written again (then the idle timeout is checked
-    // again too), so caching changes nothing about when an idle session ends.
-    const untilTouch = (row.touch_due ? row.touch_every_seconds : row.touch_in_seconds) * 1000;
-    this.cache.set(sessionId, { userId, username: row.username, role: row.role, roles: row.roles, freshUntil: Date.now() + Math.min(SESSION_FRESH_MS, untilTouch) }, epoch);
+    // Trusted until its last_seen_at is due to be written again, so that write keeps its pace.
+    const untilTouch = (touchDue ? touchEvery : touchEvery - row.idle_seconds) * 1000;
+    this.cache.set(
+      sessionId,
+      { userId, username: row.username, role: row.role, roles: row.roles, timeoutMinutes: row.timeout_minutes, freshUntil: now + Math.min(SESSION_FRESH_MS, untilTouch) },
+      epoch,
+    );
     return this.caller(userId, sessionId, row.username, row.role, row.roles);
   }
 

@@ -70,4 +70,9 @@ export class OtpRepository extends Repository {
       update otp_codes set consumed_at = now() where id = ${id} and consumed_at is null returning id`);
     return rows.length > 0;
   }
+
+  /** Erasure (CONTRACT §22): every one-time code sent to the number. */
+  async deleteForPhone(phoneNumber: string): Promise<void> {
+    await this.db.rows(sql`delete from otp_codes where phone_number = ${phoneNumber}`);
+  }
 }

@@ -35,6 +35,8 @@ export interface Revoked {
   sessions: EndedSession[];
   /** Users whose live sessions must be checked again (their role or standing changed). */
   users?: string[];
+  /** Whether listed items changed too (a deleted account's items left every listing). */
+  listings?: boolean;
   /** What roles grant changed (CONTRACT §21): every node reads roles and permissions again. */
   roles?: boolean;
 }
@@ -49,6 +51,7 @@ const MAX_RETRIES_PENDING = 10_000;
 const invalidationsOf = (revoked: Revoked): Invalidation[] => [
   ...revoked.sessions.map((s): Invalidation => ({ kind: 'session', sessionId: s.sessionId, userId: s.userId })),
   ...(revoked.users ?? []).map((userId): Invalidation => ({ kind: 'user', userId })),
+  ...(revoked.listings ? [{ kind: 'listings' } satisfies Invalidation] : []),
   ...(revoked.roles ? [{ kind: 'roles' } as const] : []),
 ];
 

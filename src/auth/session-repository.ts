@@ -21,6 +21,10 @@ interface RefreshableSessionRow {
   username: string;
   refresh_token_hash: string;
   refresh_generation: number;
+  /** Seconds since last_seen_at, by the database's clock. */
+  idle_seconds: number;
+  /** The user's privacy.session_timeout, minutes. */
+  timeout_minutes: number;
 }
 
 interface LiveSessionRow {
@@ -41,14 +45,10 @@ interface CallerSessionRow {
   revoked: boolean;
   /** Ended for idleness (privacy.session_timeout), by a request or by the sweep. */
   ended_idle: boolean;
-  /** Idle past the user's privacy.session_timeout: the session must end now. */
-  idle_expired: boolean;
-  /** last_seen_at is old enough to be written again (see TOUCH_EVERY). */
-  touch_due: boolean;
-  /** Seconds until touch_due (0 when due). */
-  touch_in_seconds: number;
-  /** TOUCH_EVERY for this session's user, in seconds. */
-  touch_every_seconds: number;
+  /** Seconds since last_seen_at, by the database's clock. */
+  idle_seconds: number;
+  /** The user's privacy.session_timeout, minutes. */
+  timeout_minutes: number;
 }
 
 /**
@@ -62,12 +62,14 @@ const timeoutMinutes = sql`coalesce((
   from user_settings us where us.user_id = s.user_id), ${DEFAULT_SETTINGS.privacy.session_timeout})`;
 
 /**
- * last_seen_at is written at most once per TOUCH_EVERY (a minute, or a quarter of a shorter
- * timeout), so it may lag the true last activity by that much. A session ends when it has
- * been idle for its timeout *plus* that lag: never early for an active user, at most the lag late.
+ * Idle past the timeout as the database alone knows it: last_seen_at is written at most once per
+ * TOUCH_EVERY (a minute, or a quarter of a shorter timeout: idle-timeout.ts), so it may lag the
+ * true last activity by that much; the sweep ends a session idle for its timeout *plus* that lag,
+ * never early for an active user. A request's check is exact (idle-timeout.ts). `minuteSeconds`:
+ * seconds in one minute of the setting (60 but in tests).
  */
-const touchEverySeconds = sql`least(60, ${timeoutMinutes} * 15)`;
-const idleExpired = sql`(now() - s.last_seen_at) > make_interval(mins => ${timeoutMinutes}) + make_interval(secs => ${touchEverySeconds})`;
+const idleExpired = (minuteSeconds: number) =>
+  sql`(now() - s.last_seen_at) > make_interval(secs => ${timeoutMinutes} * ${minuteSeconds}::float8 + least(60, ${timeoutMinutes} * 15))`;
 
 export class SessionRepository extends Repository {
   async insert(session: NewSession): Promise<void> {
@@ -90,14 +92,15 @@ export class SessionRepository extends Repository {
 
   /**
    * The live, unexpired session `id` if its user is `username` (any case), locked until the end of
-   * the transaction (two refreshes of one session take turns).
+   * the transaction (two refreshes of one session take turns), with what its idle check needs.
    */
   async lockRefreshable(id: string, username: string): Promise<RefreshableSessionRow | undefined> {
     const [row] = await this.db.rows<RefreshableSessionRow>(sql`
-      select s.user_id, u.username, s.refresh_token_hash, s.refresh_generation
+      select s.user_id, u.username, s.refresh_token_hash, s.refresh_generation,
+             extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, ${timeoutMinutes} as timeout_minutes
       from sessions s join users u on u.id = s.user_id
       where s.id = ${id} and s.revoked_at is null and s.refresh_expires_at > now()
-        and lower(u.username) = lower(${username}) and not ${idleExpired}
+        and lower(u.username) = lower(${username})
       for update of s`);
     return row;
   }
@@ -109,32 +112,16 @@ export class SessionRepository extends Repository {
       where id = ${id}`);
   }
 
-  /**
-   * The session's state for a request. The user's timeout is read once (the lateral subquery) and
-   * the idle arithmetic of `idleExpired` / TOUCH_EVERY is done here on the seconds since last_seen_at
-   * as the database's clock measures them.
-   */
+  /** The session's state for a request, with what its idle check needs (idle-timeout.ts). */
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
-    const [row] = await this.db.rows<{ role: string; roles: string[]; username: string; revoked: boolean; ended_idle: boolean; idle_seconds: number; timeout_minutes: number }>(sql`
+    const [row] = await this.db.rows<CallerSessionRow>(sql`
       select u.role, array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
              u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
              extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
       from sessions s join users u on u.id = s.user_id
       cross join lateral (select ${timeoutMinutes} as minutes) t
       where s.id = ${id} and s.user_id = ${userId}`);
-    if (!row) return undefined;
-    const touchEvery = Math.min(60, row.timeout_minutes * 15);
-    return {
-      role: row.role,
-      roles: row.roles,
-      username: row.username,
-      revoked: row.revoked,
-      ended_idle: row.ended_idle,
-      idle_expired: row.idle_seconds > row.timeout_minutes * 60 + touchEvery,
-      touch_due: row.idle_seconds > touchEvery,
-      touch_in_seconds: Math.max(0, touchEvery - row.idle_seconds),
-      touch_every_seconds: touchEvery,
-    };
+    return row;
   }
 
   /** The user's live, unexpired sessions, most recently seen first. */
@@ -166,12 +153,12 @@ export class SessionRepository extends Repository {
   }
 
   /** Revokes up to `limit` live sessions idle past their user's timeout; answers them. */
-  async revokeIdle(limit: number): Promise<{ id: string; user_id: string }[]> {
+  async revokeIdle(limit: number, minuteSeconds: number): Promise<{ id: string; user_id: string }[]> {
     return this.db.rows<{ id: string; user_id: string }>(sql`
       update sessions set revoked_at = now(), ended_idle = true
       where id in (
         select s.id from sessions s
-        where s.revoked_at is null and s.last_seen_at < now() - interval '1 minute' and ${idleExpired}
+        where s.revoked_at is null and s.last_seen_at < now() - make_interval(secs => ${minuteSeconds}) and ${idleExpired(minuteSeconds)}
         limit ${limit} for update skip locked)
         and revoked_at is null
       returning id, user_id`);
@@ -185,5 +172,10 @@ export class SessionRepository extends Repository {
         and (${keepId}::uuid is null or id <> ${keepId}::uuid)
       returning id`);
     return rows.map((r) => r.id);
+  }
+
+  /** Erasure (CONTRACT §22): every session row of the user, ended or not. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from sessions where user_id = ${userId}`);
   }
 }

@@ -12,6 +12,7 @@ import type { TokenService } from './tokens.js';
 import type { EndedSession, Revocations } from './revocations.js';
 import type { NotificationService } from '../notifications/service.js';
 import { wantsLoginAlerts } from '../notifications/preferences.js';
+import type { IdleTimeout } from './idle-timeout.js';
 
 interface SessionView {
   session_id: string;
@@ -47,6 +48,8 @@ export class SessionService {
     private readonly tokens: TokenService,
     private readonly revocations: Revocations,
     private readonly notifications: NotificationService,
+    /** privacy.session_timeout, checked with the freshest activity of every node. */
+    readonly idleTimeout: IdleTimeout,
   ) {}
 
   /**
@@ -92,11 +95,15 @@ export class SessionService {
    * second to come with the same token finds it used.
    */
   async rotateRefreshToken(sessionId: string, username: string, refreshToken: string): Promise<RefreshOutcome> {
-    const verdict = await this.app.database.transaction(async (tx): Promise<RefreshOutcome | { outcome: 'used'; userId: string }> => {
+    type Verdict = RefreshOutcome | { outcome: 'used'; userId: string } | { outcome: 'idle'; userId: string };
+    const verdict = await this.app.database.transaction(async (tx): Promise<Verdict> => {
       const sessions = this.sessions.in(tx);
       const row = await sessions.lockRefreshable(sessionId, username);
       if (!row) return { outcome: 'invalid' };
+      const now = Date.now();
+      if (await this.idleTimeout.expired(sessionId, row.idle_seconds, row.timeout_minutes, now)) return { outcome: 'idle', userId: row.user_id };
       if (sameHash(row.refresh_token_hash, sha256(refreshToken))) {
+        this.idleTimeout.seen(sessionId, now);
         const generation = row.refresh_generation + 1;
         const next = this.tokens.refreshToken(sessionId, generation);
         await sessions.rotateRefreshToken(sessionId, sha256(next), generation);
@@ -105,6 +112,11 @@ export class SessionService {
       const generation = this.tokens.refreshTokenGeneration(sessionId, refreshToken);
       return generation !== null && generation < row.refresh_generation ? { outcome: 'used', userId: row.user_id } : { outcome: 'invalid' };
     });
+    if (verdict.outcome === 'idle') {
+      // Idle past privacy.session_timeout: it ends now, as a request on it would end it.
+      await this.endIdle(verdict.userId, sessionId);
+      return { outcome: 'invalid' };
+    }
     if (verdict.outcome !== 'used') return verdict;
     await this.revoke(verdict.userId, sessionId);
     return { outcome: 'reused' };
@@ -163,7 +175,7 @@ export class SessionService {
     let total = 0;
     for (;;) {
       const { sessions } = await this.revocations.revoke(async (tx) => ({
-        sessions: (await this.sessions.in(tx).revokeIdle(IDLE_SWEEP_BATCH)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
+        sessions: (await this.sessions.in(tx).revokeIdle(IDLE_SWEEP_BATCH, this.app.config.SESSION_TIMEOUT_MINUTE_SECONDS)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
       }));
       total += sessions.length;
       if (sessions.length < IDLE_SWEEP_BATCH) return total;

@@ -118,12 +118,12 @@ export class UserRepository extends Repository {
   /** Which of `ids` name a user. */
   async existingIds(ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${sqlList(ids)})`);
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id in (${sqlList(ids)}) and deleted_at is null`);
     return new Set(rows.map((r) => r.id));
   }
 
   async exists(id: string): Promise<boolean> {
-    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id = ${id}`);
+    const rows = await this.db.rows<{ id: string }>(sql`select id from users where id = ${id} and deleted_at is null`);
     return rows.length > 0;
   }
 
@@ -167,7 +167,7 @@ export class UserRepository extends Repository {
              array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
              follower_count as followers, following_count as following,
              exists (select 1 from follows where follower_id = ${viewerId} and following_id = u.id) as viewer_follows
-      from users u where id = ${id}`);
+      from users u where id = ${id} and deleted_at is null`);
     return row;
   }
 
@@ -261,5 +261,52 @@ export class UserRepository extends Repository {
   async usernameTaken(username: string): Promise<boolean> {
     const rows = await this.db.rows<{ id: string }>(sql`select id from users where lower(username) = lower(${username})`);
     return rows.length > 0;
+  }
+
+  // Leaving (CONTRACT §22: src/leaving/).
+
+  /** What deleting the account checks: the password, two-factor and whether it is an administrator; none when deleted. */
+  async findForDeletion(id: string): Promise<{ password_hash: string; two_factor_enabled: boolean; role: string } | undefined> {
+    const [row] = await this.db.rows<{ password_hash: string; two_factor_enabled: boolean; role: string }>(sql`
+      select password_hash, two_factor_enabled, role from users where id = ${id} and deleted_at is null`);
+    return row;
+  }
+
+  /**
+   * The active (not deleted) administrators: holders of the admin role (user_roles), locked as
+   * lockHolders locks them, so a deletion and a role change take turns.
+   */
+  async lockActiveAdminIds(): Promise<string[]> {
+    const rows = await this.db.rows<{ user_id: string }>(sql`
+      select r.user_id from user_roles r join users u on u.id = r.user_id
+      where r.role_name = 'admin' and u.deleted_at is null order by r.user_id for update of r`);
+    return rows.map((r) => r.user_id);
+  }
+
+  /** The phone number of a user not deleted (to drop the one-time codes sent to it). */
+  async findLivePhone(id: string): Promise<string | undefined> {
+    const [row] = await this.db.rows<{ phone_number: string }>(sql`select phone_number from users where id = ${id} and deleted_at is null`);
+    return row?.phone_number;
+  }
+
+  /**
+   * Marks the user deleted (once; the first time is kept) and erases what is personal in the row:
+   * the phone number and username are replaced by values derived from the id (so both are free to
+   * register again), the name reads "Deleted user", e-mail, picture, password and two-factor secret
+   * go. The row stays: payments and the ledger point at it. Idempotent.
+   */
+  async anonymise(id: string): Promise<void> {
+    const tag = id.replace(/-/g, '');
+    await this.db.rows(sql`
+      update users set deleted_at = coalesce(deleted_at, now()), username = ${`deleted-${tag}`}, phone_number = ${`deleted:${id}`},
+             phone_verified = false, email = null, email_verified = false, given_name = 'Deleted', family_name = 'user', picture = null,
+             password_hash = '!', two_factor_enabled = false, two_factor_secret = null, updated_at = now()
+      where id = ${id}`);
+  }
+
+  /** Whether the user's account was deleted. */
+  async isDeleted(id: string): Promise<boolean> {
+    const [row] = await this.db.rows<{ deleted: boolean }>(sql`select deleted_at is not null as deleted from users where id = ${id}`);
+    return row?.deleted ?? false;
   }
 }

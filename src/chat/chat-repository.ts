@@ -293,4 +293,15 @@ export class ChatRepository extends Repository {
       where room_id = ${roomId} and user_id = ${userId} and last_read_message_id is not null`);
     return row ?? null;
   }
+
+  /**
+   * Leaving (CONTRACT §22): the sender's messages become tombstones (text and attachments cleared,
+   * as a deleted message: CONTRACT §18) and their reactions on messages go. Idempotent.
+   */
+  async eraseAllBy(senderId: string): Promise<void> {
+    await this.db.rows(sql`
+      update chat_messages set deleted_at = coalesce(deleted_at, now()), msg = '', attachments = '[]'::jsonb
+      where sender_id = ${senderId} and (deleted_at is null or msg <> '' or attachments <> '[]'::jsonb)`);
+    await this.db.rows(sql`delete from chat_message_reactions where user_id = ${senderId}`);
+  }
 }

@@ -46,7 +46,7 @@ export interface CommentRow {
 const selectComments = (where: SQL, order: SQL, limit: number) => sql`
   select c.id, c.content_id, c.parent_id, c.msg, c.created_at, c.updated_at, c.author_id, c.removed_at,
          u.username, u.given_name, u.family_name, u.picture,
-         (select count(*)::int from comments r where r.parent_id = c.id) as reply_count,
+         (select count(*)::int from comments r where r.parent_id = c.id and r.deleted_at is null) as reply_count,
          coalesce((
            select json_agg(json_build_object('userId', x.user_id, 'username', x.username, 'given_name', x.given_name,
                                              'family_name', x.family_name, 'emoji', x.emoji) order by x.created_at)
@@ -55,7 +55,7 @@ const selectComments = (where: SQL, order: SQL, limit: number) => sql`
                  where cr.comment_id = c.id order by cr.created_at desc limit ${MAX_REACTIONS_SHOWN}) x
          ), '[]'::json) as reactions
   from comments c join users u on u.id = c.author_id
-  where ${where}
+  where c.deleted_at is null and (${where})
   order by ${order}
   limit ${limit}`;
 
@@ -63,7 +63,7 @@ export class CommentRepository extends Repository {
   /** Where a comment hangs and who wrote it. */
   async findHead(commentId: string): Promise<CommentHead | null> {
     const [row] = await this.db.rows<CommentHead>(sql`
-      select id, content_id, parent_id, author_id, removed_at is not null as removed from comments where id = ${commentId}`);
+      select id, content_id, parent_id, author_id, removed_at is not null as removed from comments where id = ${commentId} and deleted_at is null`);
     return row ?? null;
   }
 
@@ -113,5 +113,14 @@ export class CommentRepository extends Repository {
 
   async removeReaction(commentId: string, userId: string): Promise<void> {
     await this.db.rows(sql`delete from comment_reactions where comment_id = ${commentId} and user_id = ${userId}`);
+  }
+
+  /**
+   * Leaving (CONTRACT §22): the author's comments read as deleted (left out of every listing) and
+   * their text is erased; their reactions on comments go. Idempotent.
+   */
+  async eraseAllBy(authorId: string): Promise<void> {
+    await this.db.rows(sql`update comments set deleted_at = coalesce(deleted_at, now()), msg = '' where author_id = ${authorId}`);
+    await this.db.rows(sql`delete from comment_reactions where user_id = ${authorId}`);
   }
 }

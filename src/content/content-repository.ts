@@ -309,4 +309,38 @@ export class ContentRepository extends Repository {
       order by coalesce(deleted_at, updated_at) limit ${limit}`);
     return rows.map((r) => r.id);
   }
+
+  // Leaving (CONTRACT §22).
+
+  /** Deletes (softly) every live item of the uploader at once; answers their ids. */
+  async softDeleteAllOf(uploaderId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      update contents set deleted_at = now() where uploader_id = ${uploaderId} and deleted_at is null returning id`);
+    return rows.map((r) => r.id);
+  }
+
+  /** The uploader's deleted items whose media are not yet withdrawn. */
+  async awaitingMediaRemovalOf(uploaderId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      select id from contents where uploader_id = ${uploaderId} and deleted_at is not null and media_removed_at is null`);
+    return rows.map((r) => r.id);
+  }
+
+  /** Erasure: the uploader's deleted items whose media are gone (their reactions, comments and matches go with them). */
+  async deleteWithdrawnOf(uploaderId: string): Promise<number> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      delete from contents where uploader_id = ${uploaderId} and deleted_at is not null and media_removed_at is not null returning id`);
+    return rows.length;
+  }
+
+  /** Erasure: the user's reactions on any item, each item's count lowered to match; answers the items. */
+  async deleteReactionsBy(userId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(sql`
+      with gone as (delete from content_reactions where user_id = ${userId} returning content_id),
+           counted as (select content_id, count(*)::int as n from gone group by content_id)
+      update contents c set reaction_count = greatest(0, c.reaction_count - counted.n)
+      from counted where c.id = counted.content_id
+      returning c.id`);
+    return rows.map((r) => r.id);
+  }
 }

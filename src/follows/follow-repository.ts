@@ -31,4 +31,12 @@ export class FollowRepository extends Repository {
       delete from follows where follower_id = ${followerId} and following_id = ${followingId} returning follower_id`);
     return rows.length > 0;
   }
+
+  /** Erasure (CONTRACT §22): every follow to or from the user; answers the other users (their counts changed). */
+  async deleteAllOf(userId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ other: string }>(sql`
+      delete from follows where follower_id = ${userId} or following_id = ${userId}
+      returning case when follower_id = ${userId} then following_id else follower_id end as other`);
+    return [...new Set(rows.map((r) => r.other))];
+  }
 }

@@ -25,4 +25,16 @@ export class UploadedFileRepository extends Repository {
       values (${f.id}, ${f.userId}, ${f.kind}, ${f.path}, ${f.mimeType}, ${f.size}, ${f.originalName},
         ${jsonb(f.metadata)}, ${jsonb(f.clientMetadata)}, 'completed')`);
   }
+
+  /** Erasure (CONTRACT §22): the user's uploaded files' rows; answers their paths (relative to MEDIA_DIR) to remove. */
+  async deleteAllOf(userId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ path: string }>(sql`delete from uploaded_files where user_id = ${userId} returning path`);
+    return rows.map((r) => r.path);
+  }
+
+  /** The user's uploaded files' paths (relative to MEDIA_DIR). */
+  async pathsOf(userId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ path: string }>(sql`select path from uploaded_files where user_id = ${userId}`);
+    return rows.map((r) => r.path);
+  }
 }

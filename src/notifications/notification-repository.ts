@@ -125,4 +125,9 @@ export class NotificationRepository extends Repository {
       )
       ${selectViews(sql`n.id in (select id from claimed)`, limit)}`);
   }
+
+  /** Erasure (CONTRACT §22): the user's own notifications (others' that name them show the anonymised user). */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from notifications where user_id = ${userId}`);
+  }
 }

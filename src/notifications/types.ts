@@ -13,6 +13,7 @@ export const NOTIFICATION_TYPES = [
   'saved_search.match',
   'login.new_device',
   'moderation.action',
+  'export.ready',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -31,7 +32,7 @@ export const notificationViewSchema = z.object({
     .object({ userId: z.string(), name: z.string(), avatar: z.string().nullable() })
     .nullable()
     .describe('Who caused it; null for the system (a video finished, a campaign ended, a login)'),
-  subject: z.object({ type: z.string(), id: z.string() }).describe('What it is about: content, comment, campaign, saved_search or session, by id'),
+  subject: z.object({ type: z.string(), id: z.string() }).describe('What it is about: content, comment, campaign, saved_search, session or export, by id'),
   data: z.record(z.string(), z.unknown()).describe('Type-specific details (reaction: count; mention and comment: contentId, commentId)'),
   read_at: z.string().nullable(),
   created_at: z.string(),

@@ -36,4 +36,9 @@ export class IdempotencyRepository extends Repository {
           where user_id = ${userId} and key = ${key}`,
     );
   }
+
+  /** Erasure (CONTRACT §22): the user's stored answers to repeated requests (they may repeat personal data). */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from idempotency_keys where user_id = ${userId}`);
+  }
 }

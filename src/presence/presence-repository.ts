@@ -57,4 +57,9 @@ export class PresenceRepository extends Repository {
       returning last_seen_at`);
     return row.last_seen_at;
   }
+
+  /** Erasure (CONTRACT §22): when the user was last seen. */
+  async deleteOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from user_presence where user_id = ${userId}`);
+  }
 }

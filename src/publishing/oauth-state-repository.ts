@@ -39,4 +39,9 @@ export class OAuthStateRepository extends Repository {
       select used_at is not null as used from social_oauth_states where id = ${id}::uuid and user_id = ${userId}::uuid`);
     return row?.used ?? false;
   }
+
+  /** Erasure (CONTRACT §22): the user's pending OAuth states. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from social_oauth_states where user_id = ${userId}`);
+  }
 }

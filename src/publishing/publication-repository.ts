@@ -24,4 +24,9 @@ export class PublicationRepository extends Repository {
   async fail(id: string, error: string): Promise<void> {
     await this.db.rows(sql`update social_publications set status = 'failed', error = ${error.slice(0, 500)}, updated_at = now() where id = ${id}`);
   }
+
+  /** Erasure (CONTRACT §22): the user's publications to other platforms. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from social_publications where user_id = ${userId}`);
+  }
 }

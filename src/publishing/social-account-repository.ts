@@ -78,4 +78,9 @@ export class SocialAccountRepository extends Repository {
     return this.db.rows<SocialAccountListRow>(sql`
       select platform, external_id, scope, created_at, updated_at from social_accounts where user_id = ${userId} order by platform`);
   }
+
+  /** Erasure (CONTRACT §22): the user's linked TikTok/YouTube accounts and their tokens. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from social_accounts where user_id = ${userId}`);
+  }
 }

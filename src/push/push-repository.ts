@@ -105,4 +105,9 @@ export class PushRepository extends Repository {
              next_attempt_at = now() + make_interval(secs => ${delaySeconds})
       where id = ${id}`);
   }
+
+  /** Erasure (CONTRACT §22): the user's push subscriptions (their pending deliveries go with them). */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from push_subscriptions where user_id = ${userId}`);
+  }
 }

@@ -22,6 +22,8 @@ export interface CachedSession {
   username: string;
   role: string;
   roles: string[];
+  /** The user's privacy.session_timeout, minutes (checked against this node's own view of the session's activity). */
+  timeoutMinutes: number;
   /** Date.now() after which the database must be asked again (the session's next touch, at the latest). */
   freshUntil: number;
 }

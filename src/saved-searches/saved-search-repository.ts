@@ -69,4 +69,9 @@ export class SavedSearchRepository extends Repository {
     const rows = await this.db.rows(sql`delete from saved_searches where id = ${id} and user_id = ${userId} returning id`);
     return rows.length > 0;
   }
+
+  /** Erasure (CONTRACT §22): the user's saved searches (their matches go with them). */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from saved_searches where user_id = ${userId}`);
+  }
 }

@@ -22,4 +22,9 @@ export class SettingsRepository extends Repository {
       returning updated_at`);
     return row.updated_at;
   }
+
+  /** Erasure (CONTRACT §22): the user's settings. */
+  async deleteOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from user_settings where user_id = ${userId}`);
+  }
 }

@@ -122,4 +122,9 @@ export class StatsRepository extends Repository {
         ${fromDay === null ? sql`` : sql`and r.created_at >= ${utcMidnight(fromDay)}`}`);
     return row.n;
   }
+
+  /** Erasure (CONTRACT §22): the user's daily statistics. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from daily_stats where user_id = ${userId}`);
+  }
 }

@@ -67,4 +67,10 @@ export class TwoFactorRepository extends Repository {
       where user_id = ${userId} and code_hash = ${codeHash} and used_at is null returning id`);
     return used.length > 0;
   }
+
+  /** Erasure (CONTRACT §22): the user's two-factor credentials and backup codes. */
+  async deleteAllOf(userId: string): Promise<void> {
+    await this.db.rows(sql`delete from two_factor_backup_codes where user_id = ${userId}`);
+    await this.db.rows(sql`delete from two_factor_credentials where user_id = ${userId}`);
+  }
 }
