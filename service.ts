@@ -19,6 +19,7 @@ import { routeModules } from './http/routes/index.js';
 import { healthRoutes } from './http/routes/health.js';
 import { registerRawRoutes } from './http/raw-routes.js';
 import { attachRealtime, type Realtime } from './realtime/server.js';
+import { buildAsyncApiDocument } from './realtime/asyncapi.js';
 import { startJobs, type RunningJobs } from './jobs/index.js';
 import { NodeMetrics } from './metrics.js';
 import { transportDecision, transportState } from './http/transport.js';
@@ -133,7 +134,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       rateLimits,
       routes,
       registerRaw: (uws, openExchange) => {
-        registerRawRoutes(uws, { app, services, callers: services.callers, rateLimits, routes, openExchange });
+        registerRawRoutes(uws, { app, services, callers: services.callers, rateLimits, routes, openExchange, asyncApiDocument: buildAsyncApiDocument });
         registerMetricsRoute(uws, config.METRICS_TOKEN, metrics, openExchange);
       },
       onAnswered: httpCounters.onAnswered,

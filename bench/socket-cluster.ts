@@ -21,7 +21,7 @@ export const DATABASE_SERVER = env('BENCH_DATABASE_URL', 'postgres://postgres@12
 export const REDIS_URL = env('BENCH_REDIS_URL', 'redis://127.0.0.1:6379/0');
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-export type RealtimeAdapter = 'streams' | 'pubsub' | 'sharded';
+export type RealtimeAdapter = 'rooms' | 'streams' | 'pubsub' | 'sharded';
 
 export interface NodeProcess {
   child: ChildProcess;

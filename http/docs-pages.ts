@@ -11,7 +11,6 @@ import { gzipSync } from 'node:zlib';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
-import { buildAsyncApiDocument } from '../realtime/asyncapi.js';
 import type { OpenExchange } from './server.js';
 import { ASYNCAPI_PATH, DOCS_ASSETS_PATH, DOCS_PATH, EVENTS_DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
 
@@ -117,7 +116,7 @@ function cache(body: Buffer): Cached {
   return { body, gzip: gzipSync(body), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
-export function registerDocsPages(uws: TemplatedApp, app: AppContext, openExchange: OpenExchange): void {
+export function registerDocsPages(uws: TemplatedApp, app: AppContext, openExchange: OpenExchange, buildAsyncApiDocument: (baseUrl: string) => unknown): void {
   const cached = new Map<string, Cached>();
   const cachedOrLoad = (key: string, load: () => Buffer): Cached => {
     let entry = cached.get(key);

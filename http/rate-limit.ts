@@ -8,29 +8,9 @@ import type { Redis } from 'ioredis';
 import { tooManyRequests } from '../src/shared/errors.js';
 import { LocalFirstLimit, type LimitCount } from './local-first-limit.js';
 
-/** Base limits per minute (SPEC §8). `general` applies to every route. */
-export const RATE_LIMITS = {
-  general: { points: 100, per: 'user or IP' },
-  auth: { points: 5, per: 'IP' },
-  content_create: { points: 10, per: 'user' },
-  comments: { points: 30, per: 'user' },
-  uploads: { points: 5, per: 'user' },
-  two_factor: { points: 5, per: 'user' },
-  payments: { points: 20, per: 'user' },
-  blocks: { points: 30, per: 'user' },
-} as const;
-
-export type RateLimitName = keyof typeof RATE_LIMITS;
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the window resets. */
-  reset: number;
-}
-
-/** Where a counted action came from: a REST request or a socket event. */
-export type RateLimitDoor = 'http' | 'socket';
+// The limits' names, states and the counter both doors use live in src/shared/rate-limits.ts.
+import { RATE_LIMITS, type RateLimitCounter, type RateLimitDoor, type RateLimitName, type RateLimitState } from '../src/shared/rate-limits.js';
+export { RATE_LIMITS, type RateLimitCounter, type RateLimitDoor, type RateLimitName, type RateLimitState };
 
 /** One limit: how many points a window holds, and counting one request against a key. */
 interface Limit {
@@ -54,7 +34,7 @@ function flexibleLimit(limiter: RateLimiterAbstract): Limit {
   };
 }
 
-export class RateLimits {
+export class RateLimits implements RateLimitCounter {
   private readonly limiters = new Map<RateLimitName, Limit>();
   private readonly localFirst: LocalFirstLimit[] = [];
   /** Told about every refusal (metrics). */

@@ -23,6 +23,8 @@ export interface RawRouteDeps {
   rateLimits: RateLimits;
   routes: AnyRoute[];
   openExchange: OpenExchange;
+  /** The AsyncAPI document of the realtime door, for its base URL (given by service.ts, so this door does not import the other). */
+  asyncApiDocument: (baseUrl: string) => unknown;
 }
 
 export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
@@ -31,5 +33,5 @@ export function registerRawRoutes(uws: TemplatedApp, deps: RawRouteDeps): void {
   registerResumableUploads(uws, deps);
   registerExportDownload(uws, app, deps.services, deps.callers, openExchange);
   registerOpenApiRoute(uws, app, routes, openExchange);
-  registerDocsPages(uws, app, openExchange);
+  registerDocsPages(uws, app, openExchange, deps.asyncApiDocument);
 }

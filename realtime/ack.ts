@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { storableText } from '../src/shared/storable-text.js';
 import type { Logger } from '../src/shared/logger.js';
-import { toAppError, validationError } from '../http/envelope.js';
+import { toAppError, validationError } from '../src/shared/error-mapping.js';
 import type { AckError } from './events.js';
 
 /** The same mapping as REST answers (http/envelope.ts): an AppError as it is, an outage as 503, the rest as 500. */

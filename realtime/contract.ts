@@ -245,9 +245,10 @@ type Expected = {
     : never;
 };
 
+/** `T` itself when it is assignable to `U`; a type error naming the difference otherwise. */
+type Assignable<T extends U, U> = T;
 // A type error on the next line names the event (or namespace) that disagrees.
-const eventsAgree: Agreement = null as unknown as Expected;
-void eventsAgree;
+export type EventsAgree = Assignable<Expected, Agreement>;
 
 /** Every event of the server-wide unions (what `io` can emit and handle) has a contract entry. */
 type ContractClientEvents = { [N in ContractNamespace]: keyof RealtimeContract[N]['client'] }[ContractNamespace];

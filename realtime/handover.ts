@@ -9,14 +9,10 @@
 // the wrong tool: it discards the session and clients do not reconnect after it.
 import type { Server } from 'socket.io';
 import type { Logger } from '../src/shared/logger.js';
+import { engineConnections } from './socketio-internals.js';
 
 const POLL_MS = 25;
 
-/** What the handover uses of an engine.io connection. */
-interface EngineConnection {
-  transport: { name: string };
-  close(discard?: boolean): void;
-}
 /** At most this long for the connections to close, whatever SHUTDOWN_TIMEOUT_MS says (the rest of the stop needs its time too). */
 const HANDOVER_MAX_MS = 5_000;
 
@@ -26,12 +22,12 @@ export async function handOverSockets(io: Server, persisted: () => Promise<void>
   const count = engine.clientsCount;
   if (count === 0) return;
   // The engine's open connections by id (public at run time, protected in the types).
-  const connections = (engine as unknown as { clients: Record<string, EngineConnection> }).clients;
+  const connections = engineConnections(io);
   // A long-polling connection with no poll waiting could only be told to go at the client's next
   // poll, which may never reach this node again (it stops listening, and a loaded client polls
   // late): so it is closed at once ("discarded"), which persists its session now. What it had not
   // yet fetched is replayed by recovery from the client's last offset, on the node it reaches.
-  for (const connection of Object.values(connections)) connection.close(connection.transport.name === 'polling');
+  for (const connection of connections) connection.close(connection.transport.name === 'polling');
   const deadline = Date.now() + Math.min(timeoutMs, HANDOVER_MAX_MS);
   while (engine.clientsCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
   await persisted();

@@ -19,11 +19,12 @@
 //   pub/sub adapter, the heartbeat table with the streams adapter), timed the same way;
 // - errors: rejected round-trips, rejected publishes (adapters built on socket.io-adapter's
 //   ClusterAdapter publish through `doPublish`), and error events of an adapter's Redis clients.
-import type { EventEmitter } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Namespace, Server } from 'socket.io';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { LATENCY_BUCKETS } from '../metrics.js';
+import { adapterMethod, adapterProperty, replaceAdapterMethod } from './socketio-internals.js';
 
 /** Longest a scrape waits for the adapter's node count. */
 const SERVER_COUNT_TIMEOUT_MS = 2_000;
@@ -31,8 +32,6 @@ const SERVER_COUNT_TIMEOUT_MS = 2_000;
 /** Adapter operations that reach the other nodes unless flagged local. */
 const PUBLISHING_OPERATIONS = ['broadcast', 'broadcastWithAck', 'addSockets', 'delSockets', 'disconnectSockets', 'serverSideEmit'] as const;
 
-type AnyFunction = (...args: unknown[]) => unknown;
-type AdapterLike = Record<string, unknown> & { serverCount?: () => Promise<number> };
 
 export interface RealtimeMetricsOptions {
   /** A cluster adapter (Redis) is in use: adapter operations are counted. */
@@ -101,36 +100,35 @@ export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Regi
   };
 
   const instrumentAdapter = (nsp: Namespace) => {
-    const adapter = nsp.adapter as unknown as AdapterLike;
+    const adapter = nsp.adapter;
     const namespace = nsp.name;
     for (const operation of PUBLISHING_OPERATIONS) {
-      const original = adapter[operation];
-      if (typeof original !== 'function') continue;
-      adapter[operation] = (...args: unknown[]) => {
+      const original = adapterMethod(adapter, operation);
+      if (!original) continue;
+      replaceAdapterMethod(adapter, operation, (...args: unknown[]) => {
         // broadcast(packet, opts) and the others (opts, …) carry the flags in their options.
-        const opts = (operation.startsWith('broadcast') ? args[1] : args[0]) as { flags?: { local?: boolean } } | undefined;
-        if (!opts?.flags?.local) publishes.inc({ namespace, operation });
-        return (original as AnyFunction).apply(adapter, args);
-      };
+        const opts: unknown = operation.startsWith('broadcast') ? args[1] : args[0];
+        const flags: unknown = typeof opts === 'object' && opts !== null ? Reflect.get(opts, 'flags') : undefined;
+        const local = typeof flags === 'object' && flags !== null && Reflect.get(flags, 'local') === true;
+        if (!local) publishes.inc({ namespace, operation });
+        return original(...args);
+      });
     }
-    const fetchSockets = adapter.fetchSockets;
-    if (typeof fetchSockets === 'function') {
-      adapter.fetchSockets = (...args: unknown[]) => timed('fetch_sockets', () => (fetchSockets as AnyFunction).apply(adapter, args) as Promise<unknown>);
-    }
+    const fetchSockets = adapterMethod(adapter, 'fetchSockets');
+    if (fetchSockets) replaceAdapterMethod(adapter, 'fetchSockets', (...args: unknown[]) => timed('fetch_sockets', async () => fetchSockets(...args)));
     for (const name of ['doPublish', 'doPublishResponse']) {
-      const original = adapter[name];
-      if (typeof original !== 'function') continue;
-      adapter[name] = (...args: unknown[]) => {
-        const result = (original as AnyFunction).apply(adapter, args) as Promise<unknown>;
-        result.catch(() => errors.inc({ operation: 'publish' }));
+      const original = adapterMethod(adapter, name);
+      if (!original) continue;
+      replaceAdapterMethod(adapter, name, (...args: unknown[]) => {
+        const result = original(...args);
+        if (result instanceof Promise) result.catch(() => errors.inc({ operation: 'publish' }));
         return result;
-      };
+      });
     }
-    for (const client of [adapter.pubClient, adapter.subClient]) {
-      const emitter = client as EventEmitter | undefined;
-      if (!emitter || typeof emitter.on !== 'function' || watchedClients.has(emitter)) continue;
-      watchedClients.add(emitter);
-      emitter.on('error', () => errors.inc({ operation: 'connection' }));
+    for (const client of [adapterProperty(adapter, 'pubClient'), adapterProperty(adapter, 'subClient')]) {
+      if (!(client instanceof EventEmitter) || watchedClients.has(client)) continue;
+      watchedClients.add(client);
+      client.on('error', () => errors.inc({ operation: 'connection' }));
     }
   };
 
@@ -165,14 +163,13 @@ export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Regi
       help: 'Nodes the adapter sees (this one included), asked at every scrape',
       registers,
       async collect() {
-        const adapter = io.of('/').adapter as unknown as AdapterLike;
-        if (typeof adapter.serverCount !== 'function') return;
+        const adapter = io.of('/').adapter;
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('serverCount timed out')), SERVER_COUNT_TIMEOUT_MS);
         });
         try {
-          this.set(await timed('server_count', () => Promise.race([adapter.serverCount!(), timeout])));
+          this.set(await timed('server_count', () => Promise.race([adapter.serverCount(), timeout])));
         } catch {
           // Counted as an error; the gauge keeps its last value.
         } finally {

@@ -21,6 +21,7 @@ import type { Logger } from '../src/shared/logger.js';
 import { AppError } from '../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import { handshakeCaller } from './handshake.js';
+import { wrapCreateSocket } from './socketio-internals.js';
 
 const claimants = new AsyncLocalStorage<Caller>();
 
@@ -33,9 +34,6 @@ export function recoveryClaimant(): Caller | null {
 export const ownedPid = (pid: string, sessionId: string): string => `${pid}.${sessionId}`;
 
 type Auth = Record<string, unknown>;
-/** What `_createSocket` is given of Socket.IO's Client (the class is not exported). */
-type HandshakeClient = Socket['client'];
-type CreateSocket = (client: HandshakeClient, auth: Auth) => Promise<Socket>;
 
 const asksToRecover = (auth: Auth): boolean => typeof auth?.pid === 'string' && typeof auth?.offset === 'string';
 
@@ -50,9 +48,7 @@ function withoutRecovery(auth: Auth): Auth {
  * the limits refuse starts fresh instead, and the fresh handshake refuses it.
  */
 export function checkRecoveryClaims(nsp: Namespace, callers: CallerResolver, limit: ConnectionLimit, log: Logger): void {
-  const hookable = nsp as unknown as { _createSocket: CreateSocket };
-  const create = hookable._createSocket.bind(nsp);
-  hookable._createSocket = async (client, auth) => {
+  wrapCreateSocket(nsp, (create) => async (client, auth) => {
     if (!asksToRecover(auth)) return create(client, auth);
     const fresh = () => create(client, withoutRecovery(auth));
     // A second socket of this namespace on this connection: the fresh handshake refuses it.
@@ -74,5 +70,5 @@ export function checkRecoveryClaims(nsp: Namespace, callers: CallerResolver, lim
     if (socket.recovered) socket.once('disconnect', giveBack);
     else giveBack(); // the fresh handshake takes its own place
     return socket;
-  };
+  });
 }

@@ -28,9 +28,11 @@ import type { Namespace, Socket } from 'socket.io';
 import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
 import type { Caller } from '../src/auth/caller.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
+import { RoomsAdapter } from './rooms-adapter.js';
+import { newestStoredPacketId, streamAdapterHooks } from './socketio-internals.js';
 
-/** How long a dropped connection may stay away and still recover (CONTRACT §18). */
-export const RECOVERY_WINDOW_MS = 2 * 60_000;
+import { RECOVERY_WINDOW_MS } from './recovery-window.js';
+export { RECOVERY_WINDOW_MS };
 
 export const connectionStateRecovery = { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: true };
 
@@ -43,8 +45,11 @@ export const RECOVERY_READY = 'recovery:ready';
 /** What `io.adapter()` accepts: it is called with `new`, so a plain function, not an arrow. */
 export type AdapterFactory = (nsp: Namespace) => Adapter;
 
-/** `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids. */
-export type OffsetKind = 'memory' | 'stream';
+/**
+ * `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids;
+ * `rooms`: the rooms adapter keeps its restores exact by itself (realtime/rooms-adapter.ts).
+ */
+export type OffsetKind = 'memory' | 'stream' | 'rooms';
 
 interface Dispatched {
   offset: string;
@@ -79,6 +84,7 @@ class DispatchLog {
     private readonly adapter: Adapter,
     private readonly kind: OffsetKind,
   ) {
+    if (kind === 'rooms') return;
     this.recordLocalBroadcasts(adapter);
     if (kind === 'stream') this.recordStreamDispatches(adapter);
   }
@@ -91,6 +97,12 @@ class DispatchLog {
    * through the adapter to the socket alone, which stores it and appends its offset.
    */
   announce(nsp: Namespace, socket: Socket): void {
+    if (this.adapter instanceof RoomsAdapter) {
+      void this.adapter.latestOffset().then((offset) => {
+        if (offset && socket.connected) socket.emit(RECOVERY_READY, offset);
+      });
+      return;
+    }
     const latest = this.latestOffset();
     if (latest) socket.emit(RECOVERY_READY, latest);
     else nsp.to(socket.id).emit(RECOVERY_READY);
@@ -98,8 +110,7 @@ class DispatchLog {
 
   private latestOffset(): string | undefined {
     if (this.kind === 'stream') return this.readerAt === '0-0' ? undefined : this.readerAt;
-    // SessionAwareAdapter keeps its stored packets, oldest first, in `packets` (not in its types).
-    return (this.adapter as unknown as { packets: { id: string }[] }).packets.at(-1)?.id;
+    return newestStoredPacketId(this.adapter);
   }
 
   /** Starts recording; `stop` must be called. */
@@ -115,6 +126,7 @@ class DispatchLog {
 
   /** The events to add to a restored session's missed ones, in order. */
   async newerThanMissed(session: Session, clientOffset: string, recorded: Dispatched[]): Promise<unknown[][]> {
+    if (this.kind === 'rooms') return [];
     const last = session.missedPackets.at(-1)?.at(-1);
     if (this.kind === 'memory') return recorded.filter((e) => reaches(session.rooms, e)).map((e) => e.data);
     const after = typeof last === 'string' && STREAM_ID.test(last) ? last : clientOffset;
@@ -150,30 +162,17 @@ class DispatchLog {
 
   /** Broadcasts from other nodes, and how far this node's stream reader has got. */
   private recordStreamDispatches(adapter: Adapter): void {
-    const cluster = this.streamAdapter(adapter);
-    const onMessage = cluster.onMessage.bind(cluster);
-    cluster.onMessage = (message, offset) => {
-      onMessage(message, offset);
+    const cluster = streamAdapterHooks(adapter);
+    cluster.afterMessage((message, offset) => {
       if (this.open.size === 0 || !offset || message.uid === cluster.uid || message.type !== MessageType.BROADCAST) return;
       const data = message.data as { requestId?: string; packet: { data: unknown[] }; opts: { rooms: string[]; except: string[] } };
       if (data.requestId !== undefined) return;
       this.record({ offset, data: data.packet.data, rooms: data.opts.rooms, except: data.opts.except });
-    };
-    const onRawMessage = cluster.onRawMessage.bind(cluster);
-    cluster.onRawMessage = (raw, offset) => {
-      onRawMessage(raw, offset);
+    });
+    cluster.afterRawMessage((offset) => {
       if (compareStreamIds(offset, this.readerAt) > 0) this.readerAt = offset;
       this.readerWaiters = this.readerWaiters.filter((w) => (compareStreamIds(this.readerAt, w.offset) >= 0 ? (w.resolve(), false) : true));
-    };
-  }
-
-  private streamAdapter(adapter: Adapter) {
-    return adapter as unknown as {
-      uid: string;
-      onMessage(message: ClusterMessage, offset?: string): void;
-      onRawMessage(raw: unknown, offset: string): void;
-      publishAndReturnOffset(message: { type: MessageType }): Promise<string>;
-    };
+    });
   }
 
   /**
@@ -182,7 +181,7 @@ class DispatchLog {
    * dispatched all of those too. (Other nodes ignore a heartbeat from a plain cluster adapter.)
    */
   private marker(): Promise<string> {
-    return this.streamAdapter(this.adapter).publishAndReturnOffset({ type: MessageType.HEARTBEAT });
+    return streamAdapterHooks(this.adapter).publishAndReturnOffset({ type: MessageType.HEARTBEAT });
   }
 
   private readerPassed(offset: string): Promise<void> {

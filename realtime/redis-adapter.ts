@@ -1,5 +1,8 @@
 // The Socket.IO adapters for several nodes (REDIS_URL set), chosen by REALTIME_ADAPTER
-// (docs/realtime.md says why `streams` is the default):
+// (docs/realtime.md says why `rooms` is the default):
+//   rooms    (default, realtime/rooms-adapter.ts) per-room sharded channels, subscribed only where
+//            the room has members, plus capped per-room streams read only when a session
+//            recovers (on any node), and an outbox for Redis outages.
 //   streams  Redis streams (@socket.io/redis-streams-adapter): every node reads one stream per
 //            deployment; a dropped client recovers its missed events on any node.
 //   pubsub   Redis pub/sub (@socket.io/redis-adapter): every node gets every event; no recovery.
@@ -21,8 +24,9 @@ import { createAdapter as createPubSubAdapter, createShardedAdapter } from '@soc
 import { createAdapter as createStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import type { Logger } from '../src/shared/logger.js';
 import type { AdapterFactory } from './recovery.js';
+import { createRoomsAdapter, RoomsCluster, type RoomsAdapterStats } from './rooms-adapter.js';
 
-export type RedisAdapterKind = 'streams' | 'pubsub' | 'sharded';
+export type RedisAdapterKind = 'rooms' | 'streams' | 'pubsub' | 'sharded';
 
 export interface RedisAdapter {
   factory: AdapterFactory;
@@ -31,6 +35,8 @@ export interface RedisAdapter {
   /** Resolves once every command sent so far (persisted sessions, events) has reached Redis (bounded). */
   flush(): Promise<void>;
   close(): void;
+  /** The `rooms` adapter's counters (subscriptions, outbox), for the metrics and the tests. */
+  stats?: () => RoomsAdapterStats;
 }
 
 /**
@@ -141,7 +147,19 @@ function sharded(connections: Connections, prefix: string): RedisAdapter {
   return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
 }
 
+function rooms(redisUrl: string, prefix: string, log: Logger): RedisAdapter {
+  const cluster = new RoomsCluster(redisUrl, prefix, log);
+  return {
+    factory: createRoomsAdapter(cluster),
+    recovers: true,
+    flush: () => cluster.flushed(FLUSH_TIMEOUT_MS),
+    close: () => cluster.close(),
+    stats: () => ({ ...cluster.stats }),
+  };
+}
+
 export function redisAdapter(kind: RedisAdapterKind, redisUrl: string, prefix: string, log: Logger): RedisAdapter {
+  if (kind === 'rooms') return rooms(redisUrl, prefix, log);
   const connections = new Connections(redisUrl, log);
   if (kind === 'pubsub') return pubsub(connections, prefix);
   if (kind === 'sharded') return sharded(connections, prefix);

@@ -12,8 +12,9 @@ import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import type { Caller } from '../src/auth/caller.js';
 import { commonHandshake } from './handshake.js';
-import type { RateLimits } from '../http/rate-limit.js';
+import type { RateLimitCounter } from '../src/shared/rate-limits.js';
 import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
+import type { RoomsAdapterStats } from './rooms-adapter.js';
 import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
 import { checkRecoveryClaims } from './recovery-owner.js';
 import { ConnectionLimit } from './connection-limit.js';
@@ -33,6 +34,8 @@ export interface Realtime {
   /** Closes every connection's transport so its client reconnects elsewhere and recovers (on SIGTERM). */
   handOver(): Promise<void>;
   close(): Promise<void>;
+  /** The `rooms` adapter's counters (subscriptions, outbox), null with another adapter. */
+  adapterStats(): RoomsAdapterStats | null;
 }
 
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
@@ -43,7 +46,7 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
   return new SessionAwareAdapter(nsp);
 };
 
-function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimits | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
+function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
@@ -51,7 +54,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
   let adapter: AdapterFactory;
   if (!redis) adapter = recoverable(inMemoryAdapter, 'memory');
-  else if (redis.recovers) adapter = recoverable(redis.factory, 'stream');
+  else if (redis.recovers) adapter = recoverable(redis.factory, config.REALTIME_ADAPTER === 'rooms' ? 'rooms' : 'stream');
   else adapter = redis.factory;
   const recovers = !redis || redis.recovers;
   const io: RealtimeServer = new Server({
@@ -98,6 +101,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
   const persisted = () => built.redis?.flush() ?? Promise.resolve();
   return {
     io: built.io,
+    adapterStats: () => built.redis?.stats?.() ?? null,
     handOver: () => handOverSockets(built.io, persisted, app.config.SHUTDOWN_TIMEOUT_MS, app.log),
     close: () =>
       (closing ??= (async () => {
@@ -109,7 +113,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimits | null = null): Promise<Realtime> {
+export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws);
   return realtimeHandle(app, built, () => closeServer(built.io));

@@ -127,7 +127,8 @@ export class NamespaceEdge {
         return data === undefined ? { ok: true } : { ok: true, data };
       });
     };
-    (socket as unknown as { on(event: string, listener: (...args: unknown[]) => void): void }).on(event, listener);
+    // A client event named at run time: the socket's typed `on` only takes the declared names.
+    Reflect.apply(socket.on, socket, [event, listener]);
   }
 
   private answerUnknownEvents(socket: RealtimeSocket): void {

@@ -22,10 +22,10 @@
 // itself, do after awaits) to its rooms' topics on its websocket, whether or not the client has
 // gone meanwhile. The dispatchers below keep only the room bookkeeping for a socket whose
 // websocket is closed (or not open yet), and the recovered-socket subscription checks the same.
-import type { EventEmitter } from 'node:events';
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { TemplatedApp } from 'uWebSockets.js';
 import type { Namespace, Server, Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
+import { namespaceSocket, prependConnectionListener, uwsSocketOf } from './socketio-internals.js';
 
 type Patchable = Pick<Adapter, 'addAll' | 'del' | 'broadcast'>;
 
@@ -38,19 +38,15 @@ function implFor(adapter: Adapter): Patchable {
   return bound.get(adapter.nsp.server) ?? originals;
 }
 
-/** The engine's uWS websocket transport of a socket (its `socket` is not in the types). */
-type WebsocketTransport = { name: string; readyState: string; socket?: WebSocket<unknown> };
-
 /** Whether a uWS call on the socket's websocket is allowed: websocket transport, open, its uWS socket there. */
 function websocketUsable(socket: Socket): boolean {
-  const transport = socket.conn.transport as unknown as WebsocketTransport;
-  return transport.name === 'websocket' && transport.readyState === 'open' && socket.conn.readyState !== 'closed' && transport.socket !== undefined;
+  const transport = socket.conn.transport;
+  return transport.name === 'websocket' && transport.readyState === 'open' && socket.conn.readyState !== 'closed' && uwsSocketOf(socket) !== undefined;
 }
 
 /** Whether the socket `id` of the adapter's namespace sits on a websocket that may no longer be used. */
 function onDeadWebsocket(adapter: Adapter, id: string): boolean {
-  const nsp = adapter.nsp as unknown as { sockets: Map<string, Socket>; _preConnectSockets: Map<string, Socket> };
-  const socket = nsp.sockets.get(id) ?? nsp._preConnectSockets.get(id);
+  const socket = namespaceSocket(adapter.nsp, id);
   return socket !== undefined && socket.conn.transport.name === 'websocket' && !websocketUsable(socket);
 }
 
@@ -74,7 +70,7 @@ const TOPIC_SEPARATOR = '\x1f';
 function subscribeRecovered(nsp: Namespace, socket: Socket): void {
   const subscribe = () => {
     if (!socket.connected || !websocketUsable(socket)) return;
-    const ws = (socket.conn.transport as unknown as WebsocketTransport).socket!;
+    const ws = uwsSocketOf(socket)!;
     ws.subscribe(nsp.name);
     for (const room of socket.rooms) ws.subscribe(`${nsp.name}${TOPIC_SEPARATOR}${room}`);
   };
@@ -87,7 +83,7 @@ function watchRecoveries(nsp: Namespace): void {
     if (socket.recovered) subscribeRecovered(nsp, socket);
   };
   // First in line, so pushes made by other connection handlers already reach this socket.
-  (nsp as unknown as EventEmitter).prependListener('connection', onConnection);
+  prependConnectionListener(nsp, onConnection);
 }
 
 export function attachToUws(io: Server, app: TemplatedApp): void {

@@ -58,7 +58,7 @@ const envSchema = z.object({
    * recovery works across nodes), `pubsub` (plain pub/sub, every node gets every event) or
    * `sharded` (sharded pub/sub, room events reach only nodes with members; no recovery).
    */
-  REALTIME_ADAPTER: z.enum(['streams', 'pubsub', 'sharded']).default('streams'),
+  REALTIME_ADAPTER: z.enum(['rooms', 'streams', 'pubsub', 'sharded']).default('rooms'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: positiveInt.default(900),
   REFRESH_TOKEN_TTL: positiveInt.default(30 * 24 * 3600),

@@ -90,14 +90,14 @@ import { TwoFactorService } from './twofactor/service.js';
 import { ReadModel } from './read-model/read-model.js';
 import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
+import { ReportRepository } from './moderation/reports-repository.js';
+import { ReportService } from './moderation/reports.js';
+import { ModerationService } from './moderation/decisions.js';
 import { ErasureRepository } from './leaving/erasure-repository.js';
 import { AccountDeletion } from './leaving/deletion.js';
 import { AccountErasure } from './leaving/erasure.js';
 import { ExportRepository } from './leaving/export-repository.js';
 import { DataExports } from './leaving/export.js';
-import { ReportRepository } from './moderation/reports-repository.js';
-import { ReportService } from './moderation/reports.js';
-import { ModerationService } from './moderation/decisions.js';
 import { AuditLogRepository } from './moderation/audit-repository.js';
 import { AuditLog } from './moderation/audit-log.js';
 
@@ -137,9 +137,9 @@ export interface Repositories {
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
+  reports: ReportRepository;
   erasures: ErasureRepository;
   exports: ExportRepository;
-  reports: ReportRepository;
   auditLog: AuditLogRepository;
 }
 
@@ -180,9 +180,9 @@ export function createRepositories(database: Queryable): Repositories {
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
+    reports: new ReportRepository(database),
     erasures: new ErasureRepository(database),
     exports: new ExportRepository(database),
-    reports: new ReportRepository(database),
     auditLog: new AuditLogRepository(database),
   };
 }
@@ -232,6 +232,8 @@ export interface Services {
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
+  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
+  reports: ReportService;
   /** Deleting one's account: what holds at once (CONTRACT §22). */
   accountDeletion: AccountDeletion;
   /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
@@ -242,8 +244,6 @@ export interface Services {
   dataExports: DataExports;
   /** Wakes the export workers of this node (an export was asked for). */
   exportSignal: Signal;
-  /** Users' reports of content, comments, messages and users (CONTRACT §21). */
-  reports: ReportService;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
   /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */

@@ -33,6 +33,7 @@ export interface components {
             reactions: {
                 count: number;
                 emoji: string;
+                /** @description Who chose the emoji, first first */
                 userIds: string[];
             }[];
             roomId: string;
@@ -79,6 +80,7 @@ export interface components {
                 reactions: {
                     count: number;
                     emoji: string;
+                    /** @description Who chose the emoji, first first */
                     userIds: string[];
                 }[];
                 roomId: string;
@@ -106,6 +108,7 @@ export interface components {
             reactions: {
                 count: number;
                 emoji: string;
+                /** @description Who chose the emoji, first first */
                 userIds: string[];
             }[];
             roomId: string;
@@ -375,7 +378,7 @@ export interface components {
                 type: string;
             };
             /** @enum {string} */
-            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "export.ready" | "moderation.action";
+            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         NotificationsRecoveryReady: string;

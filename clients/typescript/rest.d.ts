@@ -10117,6 +10117,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -10335,6 +10336,7 @@ export interface operations {
                             reactions: {
                                 count: number;
                                 emoji: string;
+                                /** @description Who chose the emoji, first first */
                                 userIds: string[];
                             }[];
                             roomId: string;
@@ -10714,6 +10716,7 @@ export interface operations {
                                     reactions: {
                                         count: number;
                                         emoji: string;
+                                        /** @description Who chose the emoji, first first */
                                         userIds: string[];
                                     }[];
                                     roomId: string;
@@ -10948,6 +10951,7 @@ export interface operations {
                                 reactions: {
                                     count: number;
                                     emoji: string;
+                                    /** @description Who chose the emoji, first first */
                                     userIds: string[];
                                 }[];
                                 roomId: string;
@@ -11774,7 +11778,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "export.ready" | "moderation.action";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
                             }[];
                             unread_count: number;
                         };

@@ -4,7 +4,8 @@ import type { AppContext } from '../context.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { DEFAULT_ROLE } from '../authorization/catalogue.js';
-import { OtpService, type CodeDeliveryDetails } from './otp.js';
+import { OtpService } from './otp.js';
+import type { CodeDeliveryDetails, LoginResult, Refreshed, Registered } from './response-schemas.js';
 import { normalisePhoneNumber } from './phone.js';
 import type { LoginGuard } from './login-guard.js';
 import type { SessionService } from './sessions.js';
@@ -20,14 +21,6 @@ interface RegisterInput {
   family_name: string;
 }
 
-interface LoginResult {
-  AccessToken: string;
-  RefreshToken: string;
-  ExpiresIn: number;
-  TokenType: 'Bearer';
-  SessionId: string;
-  user: { sub: string; username: string; phone_number: string; name: string; role: string };
-}
 
 // Compared against when the phone number has no account, so both failures take as long.
 const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', 10);
@@ -50,7 +43,7 @@ export class AccountService {
     return normalisePhoneNumber(input, this.app.config.DEFAULT_PHONE_REGION, field);
   }
 
-  async register(input: RegisterInput): Promise<{ UserSub: string; UserConfirmed: false; CodeDeliveryDetails: CodeDeliveryDetails }> {
+  async register(input: RegisterInput): Promise<Registered> {
     const phone = this.phone(input.phone_number);
     const userId = newId();
     const passwordHash = await bcrypt.hash(input.password, this.app.config.BCRYPT_ROUNDS);
@@ -156,7 +149,7 @@ export class AccountService {
   }
 
   /** A new access token and the session's next refresh token; the one presented is used up (CONTRACT §19). */
-  async refresh(sessionId: string, username: string, refreshToken: string) {
+  async refresh(sessionId: string, username: string, refreshToken: string): Promise<Refreshed> {
     const refreshed = await this.sessions.rotateRefreshToken(sessionId, username, refreshToken);
     if (refreshed.outcome === 'reused') {
       throw unauthorized('auth.error.refresh_token_reused', 'This refresh token was already used: the session has been ended, log in again');

@@ -8,6 +8,7 @@ import { AppError, badRequest, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { OtpRepository } from './otp-repository.js';
 import { maskPhoneNumber } from './phone.js';
+import type { CodeDeliveryDetails } from './response-schemas.js';
 
 const MAX_CODE_ATTEMPTS = 5;
 /** Codes sent to one number for one purpose within an hour before further sends are refused. */
@@ -15,11 +16,7 @@ const MAX_CODES_PER_HOUR = 5;
 /** Codes are short-lived secrets: a cheap hash is enough next to expiry and the try limit. */
 const CODE_HASH_ROUNDS = 6;
 
-export interface CodeDeliveryDetails {
-  Destination: string;
-  DeliveryMedium: 'SMS';
-  AttributeName: 'phone_number';
-}
+export type { CodeDeliveryDetails };
 
 const MESSAGES: Record<SmsPurpose, (code: string) => string> = {
   register: (c) => `Your verification code is ${c}. It expires in 5 minutes.`,

@@ -8,24 +8,7 @@ import type { ProfileChanges, UserRepository } from './user-repository.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedProfile } from '../read-model/read-model.js';
-
-interface UserProfile {
-  sub: string;
-  username: string;
-  email: string | null;
-  email_verified: boolean;
-  phone_number: string | null;
-  phone_number_verified: boolean;
-  name: string;
-  given_name: string;
-  family_name: string;
-  picture: string | null;
-  role: string;
-  roles: string[];
-  follower_number: number;
-  following_number: number;
-  is_following: boolean;
-}
+import type { UserProfile } from './response-schemas.js';
 
 export class ProfileService {
   constructor(

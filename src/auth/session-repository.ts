@@ -112,11 +112,15 @@ export class SessionRepository extends Repository {
       where id = ${id}`);
   }
 
-  /** The session's state for a request, with what its idle check needs (idle-timeout.ts). */
+  /**
+   * The session's state for a request, with what its idle check needs (idle-timeout.ts). A
+   * session of a suspended user counts as revoked (CONTRACT §21): a login that passed its check
+   * just before the suspension committed opens no usable session.
+   */
   async findForCaller(id: string, userId: string): Promise<CallerSessionRow | undefined> {
     const [row] = await this.db.rows<CallerSessionRow>(sql`
       select u.role, array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
-             u.username, (s.revoked_at is not null) as revoked, s.ended_idle,
+             u.username, (s.revoked_at is not null or u.suspended_at is not null) as revoked, s.ended_idle,
              extract(epoch from (now() - s.last_seen_at))::float8 as idle_seconds, t.minutes as timeout_minutes
       from sessions s join users u on u.id = s.user_id
       cross join lateral (select ${timeoutMinutes} as minutes) t

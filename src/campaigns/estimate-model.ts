@@ -131,10 +131,3 @@ export function estimateCampaign(input: EstimateInput): Estimate {
   };
 }
 
-/** An estimate as answered and stored: priced for one video, valid until `expires_at`. */
-export interface EstimationView extends Omit<Estimate, 'audience'> {
-  estimation_id: string;
-  video_id: string;
-  audience: Estimate['audience'];
-  expires_at: string;
-}

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
-import type { EstimationView } from './estimate-model.js';
+import type { EstimationView } from './response-schemas.js';
 import type { StoredTargeting } from './targeting.js';
 
 interface EstimationRow {

@@ -16,7 +16,8 @@ import { suggestedBudget } from '../targeting/suggested-budget.js';
 import type { CampaignRepository, CampaignRow, StoredEstimate } from './campaign-repository.js';
 import { assertCampaignCurrency } from '../pricing/currency.js';
 import type { EstimationRepository } from './estimation-repository.js';
-import { estimateCampaign, type Estimate, type EstimationView } from './estimate-model.js';
+import { estimateCampaign, type Estimate } from './estimate-model.js';
+import type { BoostResult, CampaignCreated, CampaignPage, CampaignView, EstimationView, PaymentResult, TargetLocationView } from './response-schemas.js';
 import { BUDGET_PRESETS, CAMPAIGN_CURRENCY, PLATFORM_FEE_PERCENT, platformFee, totalWithFee, type BudgetPreset } from '../pricing/pricing.js';
 import type {
   BoostBody, CampaignStatus, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
@@ -27,16 +28,6 @@ import type { NotificationService } from '../notifications/service.js';
 const ESTIMATION_TTL_MS = 24 * 3600 * 1000;
 const DAY_MS = 86_400_000;
 
-interface TargetLocationView {
-  id: string;
-  name: string;
-  type: string;
-  population: number;
-  suggested_budget: { min: number; max: number };
-  parent_id: string | null;
-  country: string;
-}
-
 interface UsableEstimation {
   id: string;
   budget: number;
@@ -45,64 +36,9 @@ interface UsableEstimation {
   result: EstimationView;
 }
 
-interface CampaignView {
-  campaign_id: string;
-  name: string;
-  video_id: string;
-  status: CampaignStatus;
-  source: 'create' | 'boost';
-  boost_type: string | null;
-  budget: { amount: number; currency: string };
-  platform_fee: number;
-  total_amount: number;
-  duration_days: number;
-  targeting: StoredTargeting;
-  estimate: StoredEstimate | null;
-  launch_time: string;
-  end_time: string;
-  paused_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-  tracking_url: string;
-}
-
-interface CampaignPage {
-  campaigns: CampaignView[];
-  pagination: { page: number; per_page: number; total: number; total_pages: number };
-}
-
 interface StateChange {
   campaign: CampaignView;
   message: string;
-}
-
-interface CampaignCreated {
-  campaign_id: string;
-  status: string;
-  launch_time: string;
-  end_time: string;
-  tracking_url: string;
-  payment: PaymentLinkView;
-}
-
-interface BoostResult {
-  campaign_id: string;
-  post_id: string;
-  boost_type: string;
-  status: string;
-  launch_time: string;
-  end_time: string;
-  duration_days: number;
-  tracking_url: string;
-  budget: { amount: number; platform_fee: number; total_amount: number; currency: string };
-  estimate: Pick<Estimate, 'performance' | 'metrics' | 'timeline'>;
-  payment: PaymentLinkView;
-  balance: { current_balance: number; currency: string };
-}
-
-interface PaymentResult extends PaymentView {
-  campaign_status: string;
 }
 
 const campaignNotFound = (field: string) => notFound('campaign.error.not_found', 'No such campaign', { field, constraint: 'an existing campaign' });

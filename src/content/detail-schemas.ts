@@ -1,11 +1,8 @@
 // The `data` of creating a content item and of its detail (`GET`/`PUT {api}/content/:id`) as zod
-// schemas, for the OpenAPI document and the typed client. The checks at the end fail the
-// typecheck when the service's answers and these schemas part ways.
+// schemas, for the OpenAPI document and the typed client; the service and the serialiser return
+// these schemas' output types (declared once).
 import { z } from 'zod';
 import { listingItemSchema } from './response-schemas.js';
-import type { ContentService } from './service.js';
-import type { ContentSerialiser } from './serialise.js';
-import type { Language } from './values.js';
 
 export const createdContentSchema = z.object({
   id: z.string(),
@@ -48,17 +45,7 @@ export const contentDetailSchema = listingItemSchema.omit({ video: true, images:
   moderation_note: z.string().nullable().optional().describe('Only when status is removed (seen by the owner): the moderator\'s note'),
 });
 
-type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-type Detail = z.output<typeof contentDetailSchema>;
-type DetailAnswer = Answer<ContentSerialiser['detail']>;
-// The service builds content_info with Object.fromEntries over LANGUAGES (string keys): its values
-// are compared, and indexing by Language fails the typecheck if a language has no key here.
-const createdMatches: SameShape<z.output<typeof createdContentSchema>, Answer<ContentService['create']>> = true;
-const detailMatches: SameShape<Omit<Detail, 'content_info'>, Omit<DetailAnswer, 'content_info'>> = true;
-const blockMatches: SameShape<Detail['content_info'][Language], DetailAnswer['content_info'][string]> = true;
-const editIsDetail: SameShape<Answer<ContentService['edit']>, DetailAnswer> = true;
-void createdMatches;
-void detailMatches;
-void blockMatches;
-void editIsDetail;
+export type CreatedContent = z.output<typeof createdContentSchema>;
+export type ContentDetail = z.output<typeof contentDetailSchema>;
+/** One language's block of a detail. */
+export type DetailBlock = z.output<typeof detailBlock>;

@@ -5,7 +5,10 @@ import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../auth/accounts.js';
 import { videoSummary } from '../media/video-summary.js';
 import type { ContentRow, StoredVideo } from './content-repository.js';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
+import { DEFAULT_LANGUAGE, type Language } from './values.js';
+import type { FeedItem } from './live-schemas.js';
+import type { CompletedItem, ListingItem } from './response-schemas.js';
+import type { ContentDetail, DetailBlock } from './detail-schemas.js';
 
 export interface Viewer {
   /** May see uploaders' phone numbers (`read:contact`). */
@@ -83,7 +86,7 @@ export class ContentSerialiser {
   }
 
   /** An item of `GET /all`: every field, `content_info` as the array of blocks (only `lang`'s when filtered). */
-  listingItem(row: ContentRow, viewer: Viewer, lang?: Language) {
+  listingItem(row: ContentRow, viewer: Viewer, lang?: Language): ListingItem {
     return {
       ...this.common(row),
       content_info: lang ? row.content_info.filter((b) => b.lang === lang) : row.content_info,
@@ -92,7 +95,7 @@ export class ContentSerialiser {
   }
 
   /** An item of `GET /completed`: `content_info` holds the one block in the caller's language, with `location`. */
-  completedItem(row: ContentRow, viewer: Viewer, lang: Language) {
+  completedItem(row: ContentRow, viewer: Viewer, lang: Language): CompletedItem {
     const block = this.localisedBlock(row, lang);
     return {
       ...this.common(row),
@@ -103,7 +106,7 @@ export class ContentSerialiser {
   }
 
   /** An abridged item of `GET /feeds` (SPEC §4.3 lists its fields). */
-  feedItem(row: ContentRow, lang: Language) {
+  feedItem(row: ContentRow, lang: Language): FeedItem {
     const block = this.localisedBlock(row, lang);
     return {
       id: row.id,
@@ -121,26 +124,23 @@ export class ContentSerialiser {
   }
 
   /** `GET {api}/content/:id`: `content_info` keyed by language (null where there is no block). */
-  detail(row: ContentRow, viewer: Viewer) {
-    const contentInfo = Object.fromEntries(
-      LANGUAGES.map((lang) => {
-        const b = row.content_info.find((x) => x.lang === lang);
-        return [
-          lang,
-          b
-            ? {
-                project_name: b.project_name,
-                description: b.description,
-                address: b.address,
-                legal_certificates: b.legal_certificates,
-                apartment_type: b.apartment_type,
-                project_status: b.project_status,
-                extra_description: b.extra_description,
-              }
-            : null,
-        ];
-      }),
-    );
+  detail(row: ContentRow, viewer: Viewer): ContentDetail {
+    const block = (lang: Language): DetailBlock | null => {
+      const b = row.content_info.find((x) => x.lang === lang);
+      return b
+        ? {
+            project_name: b.project_name,
+            description: b.description,
+            address: b.address,
+            legal_certificates: b.legal_certificates,
+            apartment_type: b.apartment_type,
+            project_status: b.project_status,
+            extra_description: b.extra_description,
+          }
+        : null;
+    };
+    // One key per language (a language added to LANGUAGES fails the typecheck here until it has one).
+    const contentInfo = { en: block('en'), vi: block('vi'), ko: block('ko') } satisfies Record<Language, DetailBlock | null>;
     const { video: _full, ...rest } = this.common(row);
     const v = row.video;
     return {

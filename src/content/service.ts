@@ -16,6 +16,7 @@ import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedItem } from '../read-model/read-model.js';
 import { contentNotFound, mayManageContent, mayViewContent, viewerOf } from './access.js';
+import type { ContentDetail, CreatedContent } from './detail-schemas.js';
 
 function toBlock(b: LanguageBlockInput): LanguageBlock {
   return {
@@ -56,7 +57,7 @@ export class ContentService {
     return item;
   }
 
-  async create(caller: Caller, input: CreateContentInput) {
+  async create(caller: Caller, input: CreateContentInput): Promise<CreatedContent> {
     const blocks = orderBlocks(input.content_info.map(toBlock));
     // The upload-flow form carries the listing values per language: the item-level values are
     // those of the English block (else the first block that has them).
@@ -168,7 +169,7 @@ export class ContentService {
     }
   }
 
-  async edit(caller: Caller, id: string, input: EditContentInput) {
+  async edit(caller: Caller, id: string, input: EditContentInput): Promise<ContentDetail> {
     const updated = await this.updateLocked(id, (current) => {
       if (!mayManageContent(caller, current)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may edit this content');
       const blocks = new Map(current.content_info.map((b) => [b.lang, b]));

@@ -9,14 +9,8 @@ import { requireSameIdentity, type Caller } from '../auth/caller.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { FollowRepository } from './follow-repository.js';
+import type { FollowRecord } from '../auth/response-schemas.js';
 import type { BlockService } from '../blocks/service.js';
-
-/** The follow record of SPEC 2.10. */
-interface FollowRecord {
-  follower_id: string;
-  following_id: string;
-  created_at: string;
-}
 
 const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
 

@@ -95,4 +95,5 @@ export class ResumableFileStore extends FileStore {
 // an uncaught exception, fatal to the process, if the directory's parent goes away meanwhile (a
 // node whose start fails and whose data directory is removed at once). ResumableUploads makes the
 // directory synchronously before building the store, so the store's own attempt is left out.
-(ResumableFileStore.prototype as unknown as { checkOrCreateDirectory: () => void }).checkOrCreateDirectory = () => undefined;
+// (A private method of FileStore's, so it is replaced by name.)
+Reflect.set(ResumableFileStore.prototype, 'checkOrCreateDirectory', () => undefined);

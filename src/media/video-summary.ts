@@ -4,17 +4,19 @@ import type { Config } from '../config.js';
 import type { StoredVideo } from '../content/content-repository.js';
 import { mediaUrl } from '../shared/media-url.js';
 
-/** The video object of SPEC 2.2 as clients see it (content answers, `video:completed`). */
-export interface VideoSummary {
-  original_name: string | null;
-  size: number | null;
-  resolution: string | null;
-  duration: number | null;
-  status: string;
-  thumbnail_url: string | null;
-  content_url: string | null;
-  url: string | null;
-}
+/** The video object of SPEC 2.2 as clients see it (content answers, `video:completed`); also in the documents. */
+export const videoSummarySchema = z.object({
+  original_name: z.string().nullable(),
+  size: z.number().nullable(),
+  resolution: z.string().nullable(),
+  duration: z.number().nullable(),
+  status: z.string(),
+  thumbnail_url: z.string().nullable(),
+  content_url: z.string().nullable(),
+  url: z.string().nullable(),
+});
+
+export type VideoSummary = z.output<typeof videoSummarySchema>;
 
 export function videoSummary(config: Config, video: StoredVideo): VideoSummary {
   const url = (p: string | null) => (p ? mediaUrl(config, p) : null);
@@ -29,21 +31,3 @@ export function videoSummary(config: Config, video: StoredVideo): VideoSummary {
     url: url(video.playlist_path),
   };
 }
-
-// The same shape as a zod schema, for the documents (the `video:completed` event); the check
-// below fails the typecheck when the interface and the schema part ways.
-
-export const videoSummarySchema = z.object({
-  original_name: z.string().nullable(),
-  size: z.number().nullable(),
-  resolution: z.string().nullable(),
-  duration: z.number().nullable(),
-  status: z.string(),
-  thumbnail_url: z.string().nullable(),
-  content_url: z.string().nullable(),
-  url: z.string().nullable(),
-});
-
-type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const videoSummarySchemaMatches: SameShape<z.output<typeof videoSummarySchema>, VideoSummary> = true;
-void videoSummarySchemaMatches;

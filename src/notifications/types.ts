@@ -12,8 +12,8 @@ export const NOTIFICATION_TYPES = [
   'campaign.completed',
   'saved_search.match',
   'login.new_device',
-  'export.ready',
   'moderation.action',
+  'export.ready',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

@@ -15,6 +15,7 @@ import type { LedgerEntry, LedgerRepository } from './ledger-repository.js';
 import type { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
 import { TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
+import type { BalanceSummary, Receipt, TopUpResult } from '../campaigns/response-schemas.js';
 
 type PaymentPurpose = 'campaign_create' | 'campaign_budget' | 'boost' | 'top_up';
 
@@ -59,33 +60,6 @@ export interface PaymentView extends PaymentFields {
 /** The payment part of a campaign purchase (create, boost): CONTRACT §6 gives only the receipt's address there. */
 export interface PaymentLinkView extends PaymentFields {
   receipt_url: string;
-}
-
-interface BalanceSummary {
-  current_balance: number;
-  currency: string;
-  pending_amount: number;
-  last_updated: string | null;
-  transactions_count: number;
-  top_up_methods: string[];
-}
-
-interface Receipt {
-  receipt_id: string;
-  transaction_id: string;
-  status: string;
-  purpose: string;
-  payment_method: string;
-  amount_charged: number;
-  campaign_budget: number;
-  platform_fee: number;
-  currency: string;
-  campaign_id: string | null;
-  created_at: string;
-}
-
-interface TopUpResult extends PaymentView {
-  balance: BalanceSummary;
 }
 
 export class PaymentService {

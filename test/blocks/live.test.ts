@@ -108,7 +108,9 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
 
   it('should not push presence between the two, either way', async () => {
     const frank = await registerAndLogin(server.current);
-    const { carol, dan, erin } = await trio([frank]);
+    const { carol, dan, erin, roomId } = await trio([frank]);
+    // Presence is shown only to those sharing a room one created or wrote in (CONTRACT §19).
+    expect((await frank.api.post(`${CHAT}/messages`, { roomId, msg: 'Frank here' })).status).toBe(201);
     const erinSocket = await connect(server.url, '/chat', erin.token, transport);
 
     const erinSeesDan = nextEvent(erinSocket, 'presence', (p: any) => p.userId === dan.userId && p.online);

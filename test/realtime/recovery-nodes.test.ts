@@ -1,4 +1,4 @@
-// Connection state recovery across nodes (server mode, the Redis streams adapter): a client of
+// Connection state recovery across nodes (server mode; the rooms adapter, the default, and the Redis streams adapter): a client of
 // node A is away for 5 s while events are made through node B, reconnects to B, and gets each
 // missed event exactly once. Also: each REALTIME_ADAPTER carries a room event across nodes.
 // Runs only with TEST_DATABASE_URL and TEST_REDIS_URL (the CI's server pass).
@@ -10,8 +10,8 @@ import { twoNodes } from './two-nodes.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
-describe.skipIf(!enabled)('recovery across two nodes (streams adapter)', () => {
-  const nodes = twoNodes();
+describe.skipIf(!enabled).each(['rooms', 'streams'])('recovery across two nodes (REALTIME_ADAPTER=%s)', (adapter) => {
+  const nodes = twoNodes({ REALTIME_ADAPTER: adapter });
   afterEach(() => closeAll());
 
   describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {

@@ -74,8 +74,8 @@ describe.each(['websocket', 'polling'] as Transport[])('recovery over %s', (tran
 
 describe('REALTIME_ADAPTER', () => {
   it('should accept the three adapters and refuse anything else', () => {
-    for (const adapter of ['streams', 'pubsub', 'sharded']) expect(loadConfig({ REALTIME_ADAPTER: adapter, NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe(adapter);
-    expect(loadConfig({ NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe('streams');
+    for (const adapter of ['rooms', 'streams', 'pubsub', 'sharded']) expect(loadConfig({ REALTIME_ADAPTER: adapter, NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe(adapter);
+    expect(loadConfig({ NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe('rooms');
     expect(() => loadConfig({ REALTIME_ADAPTER: 'kafka', NODE_ENV: 'test' })).toThrow(ConfigError);
   });
 });

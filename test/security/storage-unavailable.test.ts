@@ -75,7 +75,12 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  const tmpLeftovers = () => fs.readdirSync(server.service.config.tmpDir).filter((f) => f.startsWith('upload-'));
+  /** Temporary upload files left; the node removes them just after answering, so this waits (bounded) for none. */
+  const tmpLeftovers = async (): Promise<string[]> => {
+    const read = () => fs.readdirSync(server.service.config.tmpDir).filter((f) => f.startsWith('upload-'));
+    for (let tries = 0; tries < 50 && read().length > 0; tries++) await new Promise((r) => setTimeout(r, 100));
+    return read();
+  };
 
   it('should answer 507 to every upload form while it is read-only, and leave the item as it was', async () => {
     const contentId = await createContent(owner);
@@ -97,7 +102,7 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     expect(await latestJob(server.service, contentId)).toBeNull();
     const detail = await owner.api.get(`/api/v1/content/${contentId}`);
     expect(detail.body.data.images).toEqual([]);
-    expect(tmpLeftovers()).toEqual([]);
+    expect(await tmpLeftovers()).toEqual([]);
     // The node still serves, and the storage takes uploads again once it can.
     const again = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'plan.pdf' }]) });
     expect(again.status, again.text).toBe(201);
@@ -119,7 +124,7 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     }
     expect(await contentVideo(server.service, contentId)).toEqual(before);
     expect(await latestJob(server.service, contentId)).toBeNull();
-    expect(tmpLeftovers()).toEqual([]);
+    expect(await tmpLeftovers()).toEqual([]);
   });
 
   it('should fail a processing job that runs out of space, with a clean reason in the detail and in video:failed', { timeout: 120_000 }, async () => {
