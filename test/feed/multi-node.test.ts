@@ -2,11 +2,9 @@
 // followers and map watchers connected to node A; counts changed through B (and through both at
 // once) reach a watcher on A, still at most once a second; a follow made through B reaches a
 // socket on A. Runs only when TEST_DATABASE_URL and TEST_REDIS_URL are set (the server pass).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
+import { type TestServer } from '../helpers/server.js';
+import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
 import { closeAll, emitAck, type Transport } from '../realtime/socket-client.js';
@@ -19,28 +17,20 @@ describe.skipIf(!enabled)('the live feed on two nodes', () => {
   let nodeA: RunningService;
   let nodeB: RunningService;
   let serverA: TestServer;
-  let cleanup: () => Promise<void>;
-  let dataDirB: string;
+  let nodes: TwoNodes | undefined;
   let uploader: TestUser;
   let follower: TestUser;
   let watcher: TestUser;
 
   beforeAll(async () => {
-    const environment = await testEnvironment();
-    cleanup = environment.cleanup;
-    nodeA = await startNode(environment.env);
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-feed-b-'));
-    nodeB = await startNode({ ...environment.env, DATA_DIR: dataDirB });
-    serverA = { url: nodeA.url, service: nodeA, dataDir: environment.env.DATA_DIR, env: environment.env, close: async () => undefined };
+    nodes = await startTwoNodes();
+    ({ nodeA, nodeB, serverA } = nodes);
     [uploader, follower, watcher] = await Promise.all(Array.from({ length: 3 }, () => registerAndLogin(serverA)));
     await follow(follower, uploader);
   });
   afterEach(() => closeAll());
   afterAll(async () => {
-    await nodeB?.close();
-    await nodeA?.close();
-    fs.rmSync(dataDirB, { recursive: true, force: true });
-    await cleanup?.();
+    await nodes?.close();
   });
 
   const commentOn = (node: RunningService, user: TestUser, contentId: string, msg: string) =>

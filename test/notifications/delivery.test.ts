@@ -4,13 +4,13 @@
 // notification made on one node reaches the user's socket on the other once, and Web Push sees
 // that socket.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { useTestServer } from '../helpers/fixture.js';
-import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
+import { type TestServer } from '../helpers/server.js';
+import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
 import { closeAll, type Transport } from '../realtime/socket-client.js';
@@ -87,25 +87,17 @@ describe.skipIf(!twoNodes)('two nodes sharing PostgreSQL and Redis', () => {
   let nodeA: RunningService;
   let nodeB: RunningService;
   let serverA: TestServer;
-  let cleanup: () => Promise<void>;
-  let dataDirB: string;
+  let nodes: TwoNodes | undefined;
   beforeAll(async () => {
     standIn = await PushStandIn.start();
-    const environment = await testEnvironment({ WEB_PUSH_CA_FILE: standIn.caFile, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' });
-    cleanup = environment.cleanup;
-    nodeA = await startNode(environment.env);
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));
-    nodeB = await startNode({ ...environment.env, DATA_DIR: dataDirB });
-    serverA = { url: nodeA.url, service: nodeA, dataDir: environment.env.DATA_DIR, env: environment.env, close: async () => undefined };
+    nodes = await startTwoNodes({ WEB_PUSH_CA_FILE: standIn.caFile, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' });
+    ({ nodeA, nodeB, serverA } = nodes);
     const someone = await registerAndLogin(serverA);
     standIn.vapidPublicKey = (await someone.api.get(`${SNS}/push/vapid-public-key`)).body.data.publicKey;
   });
   afterAll(async () => {
     closeAll();
-    await nodeB?.close();
-    await nodeA?.close();
-    fs.rmSync(dataDirB, { recursive: true, force: true });
-    await cleanup?.();
+    await nodes?.close();
     await standIn?.close();
   });
 

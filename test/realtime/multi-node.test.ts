@@ -1,11 +1,9 @@
 // Two nodes on one PostgreSQL and one Redis (same database, same REDIS_PREFIX): events made on
 // node B reach sockets connected to node A. Runs only when TEST_DATABASE_URL and TEST_REDIS_URL
 // are set (the CI's server pass).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, testEnvironment, type TestServer } from '../helpers/server.js';
+import { type TestServer } from '../helpers/server.js';
+import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { RunningService } from '../../service.js';
 import { createContent } from '../sns/fixtures.js';
@@ -18,20 +16,15 @@ describe.skipIf(!enabled)('two nodes sharing PostgreSQL and Redis', () => {
   let nodeA: RunningService;
   let nodeB: RunningService;
   let serverA: TestServer;
-  let cleanup: () => Promise<void>;
-  let dataDirB: string;
+  let nodes: TwoNodes | undefined;
   let alice: TestUser;
   let bob: TestUser;
   let bobOnB: ApiClient;
   let aliceOnB: ApiClient;
 
   beforeAll(async () => {
-    const environment = await testEnvironment();
-    cleanup = environment.cleanup;
-    nodeA = await startNode(environment.env);
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));
-    nodeB = await startNode({ ...environment.env, DATA_DIR: dataDirB });
-    serverA = { url: nodeA.url, service: nodeA, dataDir: environment.env.DATA_DIR, env: environment.env, close: async () => undefined };
+    nodes = await startTwoNodes();
+    ({ nodeA, nodeB, serverA } = nodes);
     alice = await registerAndLogin(serverA, { given_name: 'Alice', family_name: 'Nguyen' });
     bob = await registerAndLogin(serverA, { given_name: 'Bob', family_name: 'Tran' });
     aliceOnB = new ApiClient(nodeB.url, alice.token);
@@ -39,10 +32,7 @@ describe.skipIf(!enabled)('two nodes sharing PostgreSQL and Redis', () => {
   });
   afterEach(() => closeAll());
   afterAll(async () => {
-    await nodeB?.close();
-    await nodeA?.close();
-    fs.rmSync(dataDirB, { recursive: true, force: true });
-    await cleanup?.();
+    await nodes?.close();
   });
 
   describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {

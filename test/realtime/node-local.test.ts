@@ -5,13 +5,11 @@
 //   acknowledged message at the other node's sockets: each arrives once, in order, once Redis is back.
 // Recovery onto the other node with this adapter: recovery-nodes.test.ts; SIGTERM: handover.test.ts.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { asTestServer, startNode, testEnvironment } from '../helpers/server.js';
+import { asTestServer } from '../helpers/server.js';
+import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin } from '../helpers/api.js';
 import { freePort } from '../helpers/child-process.js';
 import type { RunningService } from '../../service.js';
@@ -100,25 +98,18 @@ describe.skipIf(!enabled || !hasRedisServer)('a 10 s Redis outage (rooms adapter
   let port: number;
   let a: RunningService;
   let b: RunningService;
-  let cleanup: () => Promise<void>;
-  let dataDirB: string;
+  let nodes: TwoNodes | undefined;
 
   beforeAll(async () => {
     port = await freePort();
     redisServer = await startRedis(port);
-    const environment = await testEnvironment({ REDIS_URL: `redis://127.0.0.1:${port}/0`, REDIS_PREFIX: 'outage:' });
-    cleanup = environment.cleanup;
-    a = await startNode(environment.env);
-    dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));
-    b = await startNode({ ...environment.env, DATA_DIR: dataDirB });
+    nodes = await startTwoNodes({ REDIS_URL: `redis://127.0.0.1:${port}/0`, REDIS_PREFIX: 'outage:' });
+    ({ nodeA: a, nodeB: b } = nodes);
   });
   afterEach(() => closeAll());
   afterAll(async () => {
-    await b?.close();
-    await a?.close();
+    await nodes?.close();
     if (redisServer) await stopRedis(redisServer);
-    if (dataDirB) fs.rmSync(dataDirB, { recursive: true, force: true });
-    await cleanup?.();
   });
 
   it('should deliver every message acknowledged during the outage to the other node’s sockets, once and in order, when Redis returns', async () => {
