@@ -62,24 +62,4 @@ export class ErasureRepository extends Repository {
       select steps_done, finished_at, due_by from account_erasures where user_id = ${userId}`);
     return row;
   }
-
-  // Tables of CONTRACT §21 that land beside this one: erased here when the deployment has them, until
-  // their own repositories offer an erasure (then these move there, one line each in erasure.ts).
-
-  /** Blocks made by or against the user. */
-  async eraseBlocks(userId: string): Promise<void> {
-    if (!(await this.tableExists('blocks'))) return;
-    await this.db.rows(sql`delete from blocks where blocker_id = ${userId} or blocked_id = ${userId}`);
-  }
-
-  /** Reports the user made: kept (the target was reported) without who made them or their note. */
-  async eraseReports(userId: string): Promise<void> {
-    if (!(await this.tableExists('reports'))) return;
-    await this.db.rows(sql`update reports set reporter_id = null, note = null where reporter_id = ${userId}`);
-  }
-
-  private async tableExists(name: string): Promise<boolean> {
-    const [row] = await this.db.rows<{ present: boolean }>(sql`select to_regclass(${`public.${name}`}) is not null as present`);
-    return row.present;
-  }
 }

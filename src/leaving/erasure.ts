@@ -30,6 +30,8 @@ import { mediaPath } from '../shared/media-url.js';
 import { newId } from '../shared/ids.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { ErasureRepository } from './erasure-repository.js';
+import type { BlockRepository } from '../blocks/block-repository.js';
+import type { ReportRepository } from '../moderation/reports-repository.js';
 
 /** The repositories the erasure reaches: every table that holds something of a user. */
 export interface ErasureTables {
@@ -52,6 +54,8 @@ export interface ErasureTables {
   stats: StatsRepository;
   twoFactor: TwoFactorRepository;
   settings: SettingsRepository;
+  blocks: BlockRepository;
+  reports: ReportRepository;
 }
 
 /** One kind of record to erase: idempotent. */
@@ -126,8 +130,14 @@ export class AccountErasure {
         },
       },
       { name: 'idempotency_keys', run: (id) => t.idempotencyKeys.deleteAllOf(id) },
-      { name: 'blocks', run: (id) => t.erasures.eraseBlocks(id) },
-      { name: 'reports', run: (id) => t.erasures.eraseReports(id) },
+      {
+        name: 'blocks',
+        run: async (id) => {
+          await t.blocks.deleteAllOf(id);
+        },
+      },
+      // Reports the user made are kept (the target was reported) without who made them or their note.
+      { name: 'reports', run: (id) => t.reports.anonymiseReporter(id) },
       // Payments and the ledger stay (accounting): they hold amounts, currencies and references,
       // no name or number, and point at the anonymised users row.
       { name: 'user', run: (id) => t.users.anonymise(id) },

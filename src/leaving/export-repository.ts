@@ -125,9 +125,8 @@ export class ExportRepository extends Repository {
     return { following, followers };
   }
 
-  /** The users the user blocked (the blocks table of CONTRACT §21, when this deployment has it). */
-  async blocks(userId: string): Promise<Rows> {
-    if (!(await this.tableExists('blocks'))) return [];
+  /** The users the user blocked (CONTRACT §21). */
+  blocks(userId: string): Promise<Rows> {
     return this.db.rows(sql`select blocked_id as user_id, created_at from blocks where blocker_id = ${userId} order by created_at`);
   }
 
@@ -160,10 +159,5 @@ export class ExportRepository extends Repository {
 
   campaigns(userId: string): Promise<Rows> {
     return this.db.rows(sql`select * from campaigns where user_id = ${userId} order by created_at`);
-  }
-
-  private async tableExists(name: string): Promise<boolean> {
-    const [row] = await this.db.rows<{ present: boolean }>(sql`select to_regclass(${`public.${name}`}) is not null as present`);
-    return row.present;
   }
 }

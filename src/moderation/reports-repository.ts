@@ -142,4 +142,9 @@ export class ReportRepository extends Repository {
       returning id`);
     return rows.length;
   }
+
+  /** The user's account is erased (CONTRACT §22): their reports stay, without who made them or their note. */
+  async anonymiseReporter(userId: string): Promise<void> {
+    await this.db.rows(sql`update reports set reporter_id = null, note = null where reporter_id = ${userId}`);
+  }
 }
