@@ -9,7 +9,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, login, registerAndLogin, type TestUser } from '../helpers/api.js';
 import type { TestServer } from '../helpers/server.js';
 import { closeAll, connect, disconnected } from '../realtime/socket-client.js';
-import { twoNodes } from '../realtime/two-nodes.js';
+import { useTwoNodesInProcess } from '../helpers/nodes.js';
 
 const MINUTE_MS = 4_000;
 const ENV = { SESSION_TIMEOUT_MINUTE_SECONDS: String(MINUTE_MS / 1000), SCHEDULER_ENABLED: 'false' };
@@ -82,7 +82,7 @@ describe('idle timeout on one node', () => {
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 describe.skipIf(!enabled)('idle timeout across two nodes', () => {
-  const nodes = twoNodes(ENV);
+  const nodes = useTwoNodesInProcess(ENV);
 
   it("should count a request on node B as activity for node A's check, and end the session on both once idle", { timeout: 40_000 }, async () => {
     const server = nodes.server!;

@@ -3,7 +3,7 @@
 // the blocker's (empty) block list just before; lifted on A, B shows everything again.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
-import { twoNodes } from '../realtime/two-nodes.js';
+import { useTwoNodesInProcess } from '../helpers/nodes.js';
 import { closeAll, connect, emitAck, nextEvent } from '../realtime/socket-client.js';
 import { createContent } from '../sns/fixtures.js';
 import { AUTH, blockPath } from './fixtures.js';
@@ -13,7 +13,7 @@ const SNS = '/sns/api/v1';
 const CONTENT = '/content/api/v1';
 
 describe.skipIf(!enabled)('blocks on two nodes', () => {
-  const nodes = twoNodes();
+  const nodes = useTwoNodesInProcess();
   afterEach(() => closeAll());
   const onA = (user: TestUser) => new ApiClient(nodes.a!.url, user.token);
   const onB = (user: TestUser) => new ApiClient(nodes.b!.url, user.token);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { RunningService } from '../../service.js';
 import { startNode, testEnvironment, type TestServer } from './server.js';
 
@@ -46,4 +47,28 @@ export async function startTwoNodes(
   }
   const serverA: TestServer = { url: nodeA.url, service: nodeA, dataDir: env.DATA_DIR, env, close: async () => undefined };
   return { nodeA, nodeB, serverA, env, close };
+}
+
+/** The two nodes of `useTwoNodesInProcess`, set once its `beforeAll` has run. */
+export interface NodePair {
+  a: RunningService | null;
+  b: RunningService | null;
+  /** Node A as a TestServer (for the account helpers: its data dir holds the SMS outbox). */
+  server: TestServer | null;
+}
+
+/** `startTwoNodes` as hooks: booted before the enclosing describe block's tests, closed after them. */
+export function useTwoNodesInProcess(overrides: Record<string, string> = {}): NodePair {
+  const state: NodePair = { a: null, b: null, server: null };
+  let nodes: TwoNodes | undefined;
+  beforeAll(async () => {
+    nodes = await startTwoNodes(overrides);
+    state.a = nodes.nodeA;
+    state.b = nodes.nodeB;
+    state.server = nodes.serverA;
+  });
+  afterAll(async () => {
+    await nodes?.close();
+  });
+  return state;
 }

@@ -4,25 +4,23 @@
 // - a 10 s Redis outage (a redis-server of the test's own, killed and restarted empty) loses no
 //   acknowledged message at the other node's sockets: each arrives once, in order, once Redis is back.
 // Recovery onto the other node with this adapter: recovery-nodes.test.ts; SIGTERM: handover.test.ts.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asTestServer } from '../helpers/server.js';
-import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
+import { startTwoNodes, useTwoNodesInProcess, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin } from '../helpers/api.js';
 import { freePort } from '../helpers/child-process.js';
+import { hasRedisServer, startRedis, stopRedis } from '../helpers/redis-server.js';
 import type { RunningService } from '../../service.js';
 import { closeAll, connect, emitAck } from './socket-client.js';
-import { twoNodes } from './two-nodes.js';
 import { until } from './recovering-client.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 const SNS = '/sns/api/v1';
 
 describe.skipIf(!enabled)('node-local delivery (rooms adapter)', () => {
-  const nodes = twoNodes();
+  const nodes = useTwoNodesInProcess();
   let redis: Redis;
   beforeAll(() => {
     redis = new Redis(process.env.TEST_REDIS_URL!);
@@ -72,26 +70,6 @@ describe.skipIf(!enabled)('node-local delivery (rooms adapter)', () => {
     await until(() => b.realtime.adapterStats()!.subscribedRooms < before.subscribedRooms + 1, 20_000, 'B to unsubscribe');
   }, 90_000);
 });
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
-      s.on('error', () => resolve(false));
-    });
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('redis-server did not start');
-}
-
-const stopRedis = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 
 describe.skipIf(!enabled || !hasRedisServer)('a 10 s Redis outage (rooms adapter, two nodes)', () => {
   let redisServer: ChildProcess;

@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, registerAndLogin } from '../helpers/api.js';
 import { closeAll, connect, emitAck, nextEvent, type Transport } from './socket-client.js';
 import { awayFiveSeconds, quietClientRecovers } from './recovery-scenario.js';
-import { twoNodes } from './two-nodes.js';
+import { useTwoNodesInProcess } from '../helpers/nodes.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 describe.skipIf(!enabled).each(['rooms', 'streams'])('recovery across two nodes (REALTIME_ADAPTER=%s)', (adapter) => {
-  const nodes = twoNodes({ REALTIME_ADAPTER: adapter });
+  const nodes = useTwoNodesInProcess({ REALTIME_ADAPTER: adapter });
   afterEach(() => closeAll());
 
   describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {
@@ -26,7 +26,7 @@ describe.skipIf(!enabled).each(['rooms', 'streams'])('recovery across two nodes 
 });
 
 describe.skipIf(!enabled).each(['pubsub', 'sharded'])('REALTIME_ADAPTER=%s', (adapter) => {
-  const nodes = twoNodes({ REALTIME_ADAPTER: adapter });
+  const nodes = useTwoNodesInProcess({ REALTIME_ADAPTER: adapter });
   afterEach(() => closeAll());
 
   it('should carry a chat message posted on B to a member connected to A', async () => {

@@ -13,7 +13,7 @@ import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, type Transport } from './socket-client.js';
 import { until } from './recovering-client.js';
 import { RawEngine } from './raw-engine.js';
-import { twoNodes } from './two-nodes.js';
+import { useTwoNodesInProcess } from '../helpers/nodes.js';
 
 const serverMode = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 const SNS = '/sns/api/v1';
@@ -164,7 +164,7 @@ describe.each(['websocket', 'polling'] as Transport[])('a stolen recovery id ove
   });
 
   describe.skipIf(!serverMode)('across two nodes', () => {
-    const nodes = twoNodes();
+    const nodes = useTwoNodesInProcess();
     afterEach(() => closeAll());
 
     it("should give the thieves on the other node a fresh socket and none of Alice's events; Alice recovers there", async () => {

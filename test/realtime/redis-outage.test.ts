@@ -2,36 +2,14 @@
 // Two embedded nodes share a private redis-server (started here, skipped when redis-server is
 // not on PATH); the test kills it, checks that both nodes keep serving and still push to their
 // own sockets, restarts it on the same port and waits for cross-node pushes to resume.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, nextEvent } from './socket-client.js';
 import { freePort } from '../helpers/child-process.js';
+import { hasRedisServer, startRedis, stopRedis } from '../helpers/redis-server.js';
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
-      s.on('error', () => resolve(false));
-    });
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('redis-server did not start');
-}
-
-const stopRedis = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 
 describe.skipIf(!hasRedisServer)('Redis outage', () => {
   let redis: ChildProcess;
