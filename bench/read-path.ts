@@ -29,13 +29,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { BARE_UWS_HELLO, freePort, postJson, runOnServer, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, freePort, postJson, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, seedContent } from './seed-content.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 
@@ -62,41 +62,8 @@ const ACCESS_TOKEN_TTL = String(6 * 3600);
 // The same media URLs from every server, so answers are the same size.
 const PUBLIC_BASE_URL = 'http://localhost:3000';
 
-interface Storage {
-  mode: 'embedded' | 'server';
-  dataDir: string;
-  /** DATABASE_URL, REDIS_URL, REDIS_PREFIX in server mode; nothing in embedded mode. */
-  env: Record<string, string>;
-  cleanUp: () => Promise<void>;
-}
-
-async function openStorage(mode: 'embedded' | 'server'): Promise<Storage> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-read-'));
-  if (mode === 'embedded') return { mode, dataDir, env: {}, cleanUp: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  const name = `revs_bench_read_${randomBytes(5).toString('hex')}`;
-  const prefix = `revs-bench-read-${randomBytes(4).toString('hex')}:`;
-  await runOnServer(env.BENCH_DATABASE_URL, `CREATE DATABASE ${name}`);
-  const url = new URL(env.BENCH_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    mode,
-    dataDir,
-    env: { DATABASE_URL: url.toString(), REDIS_URL: env.BENCH_REDIS_URL, REDIS_PREFIX: prefix },
-    cleanUp: async () => {
-      await runOnServer(env.BENCH_DATABASE_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => console.error('drop failed', err));
-      const redis = new Redis(env.BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-      try {
-        await redis.connect();
-        for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 })) if ((keys as string[]).length) await redis.del(...(keys as string[]));
-      } catch (err) {
-        console.error('redis clean-up failed', err);
-      } finally {
-        redis.disconnect();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const openStorage = (mode: 'embedded' | 'server'): Promise<BenchStorage> =>
+  openBenchStorage(mode, 'read', { databaseUrl: env.BENCH_DATABASE_URL, redisUrl: env.BENCH_REDIS_URL });
 
 interface Seeded {
   token: string;
@@ -105,7 +72,7 @@ interface Seeded {
 }
 
 /** Starts the service in this process, registers and logs in a viewer, seeds `items`, stops. */
-async function seed(storage: Storage, items: number): Promise<Seeded> {
+async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET, ACCESS_TOKEN_TTL,
@@ -241,19 +208,19 @@ async function started(args: string[], childEnv: Record<string, string>, readyPa
   return { child, base };
 }
 
-function serviceEnv(storage: Storage, readCache: 'on' | 'off'): Record<string, string> {
+function serviceEnv(storage: BenchStorage, readCache: 'on' | 'off'): Record<string, string> {
   return {
     ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn',
     RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, PUBLIC_BASE_URL, READ_CACHE: readCache,
   };
 }
 
-function plainEnv(storage: Storage): Record<string, string> {
+function plainEnv(storage: BenchStorage): Record<string, string> {
   const db: Record<string, string> = storage.mode === 'server' ? { DATABASE_URL: storage.env.DATABASE_URL } : { DATA_DIR: storage.dataDir };
   return { ...db, HOST: '127.0.0.1', JWT_SECRET, PUBLIC_BASE_URL };
 }
 
-const PLAIN_ARGS = (storage: Storage, extra: string[] = []) => [...extra, '--import', 'tsx', 'bench/plain-handler.ts', '--storage', storage.mode];
+const PLAIN_ARGS = (storage: BenchStorage, extra: string[] = []) => [...extra, '--import', 'tsx', 'bench/plain-handler.ts', '--storage', storage.mode];
 const SERVICE_ARGS = (extra: string[] = []) => [...extra, '--import', 'tsx', 'main.ts'];
 
 /**
@@ -285,7 +252,7 @@ function compareAnswers(service: Map<string, string>, plain: Map<string, string>
 
 let serviceAnswers = new Map<string, string>();
 
-async function measureService(storage: Storage, seeded: Seeded, readCache: 'on' | 'off', cursors: string[] | null): Promise<{ figures: Figures[]; cursors: string[] }> {
+async function measureService(storage: BenchStorage, seeded: Seeded, readCache: 'on' | 'off', cursors: string[] | null): Promise<{ figures: Figures[]; cursors: string[] }> {
   const { child, base } = await started(SERVICE_ARGS(), serviceEnv(storage, readCache), '/readyz');
   try {
     const headers = { authorization: `Bearer ${seeded.token}` };
@@ -300,7 +267,7 @@ async function measureService(storage: Storage, seeded: Seeded, readCache: 'on' 
   }
 }
 
-async function measurePlain(storage: Storage, seeded: Seeded): Promise<Figures[]> {
+async function measurePlain(storage: BenchStorage, seeded: Seeded): Promise<Figures[]> {
   const { child, base } = await started(PLAIN_ARGS(storage), plainEnv(storage), '/ready');
   try {
     const headers = { authorization: `Bearer ${seeded.token}` };

@@ -19,13 +19,9 @@
 //    `/completed/clusters` at zoom 3, 8, 12 and 16 around the cities, and `/completed` viewports;
 // 3. the same with LISTING_INDEX=off; then the bare uWS hello-world.
 // A sample of each target's requests is checked to answer 200 first. Not part of `npm test`.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
@@ -33,7 +29,8 @@ import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { ListingIndex } from '../src/content/listing-index.js';
 import { createRepositories } from '../src/services.js';
-import { BARE_UWS_HELLO, benchUserToken, freePort, runOnServer, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchUserToken, freePort, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
 
@@ -53,38 +50,8 @@ const env = z
 
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-interface Storage {
-  mode: 'embedded' | 'server';
-  dataDir: string;
-  env: Record<string, string>;
-  cleanUp: () => Promise<void>;
-}
-
-async function openStorage(mode: 'embedded' | 'server'): Promise<Storage> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-search-'));
-  if (mode === 'embedded') return { mode, dataDir, env: {}, cleanUp: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  const name = `revs_bench_search_${randomBytes(5).toString('hex')}`;
-  const prefix = `revs-bench-search-${randomBytes(4).toString('hex')}:`;
-  await runOnServer(env.BENCH_DATABASE_URL, `CREATE DATABASE ${name}`);
-  const url = new URL(env.BENCH_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    mode,
-    dataDir,
-    env: { DATABASE_URL: url.toString(), REDIS_URL: env.BENCH_REDIS_URL, REDIS_PREFIX: prefix },
-    cleanUp: async () => {
-      await runOnServer(env.BENCH_DATABASE_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => console.error('drop failed', err));
-      const redis = new Redis(env.BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-      try {
-        await redis.connect();
-        for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 })) if ((keys as string[]).length) await redis.del(...(keys as string[]));
-      } finally {
-        redis.disconnect();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const openStorage = (mode: 'embedded' | 'server'): Promise<BenchStorage> =>
+  openBenchStorage(mode, 'search', { databaseUrl: env.BENCH_DATABASE_URL, redisUrl: env.BENCH_REDIS_URL });
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapUsed = (): number => {
@@ -94,7 +61,7 @@ const heapUsed = (): number => {
 };
 
 /** Seeds `items` and measures the index's heap over them (bytes per item; null without --expose-gc). */
-async function seedAndMeasure(storage: Storage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
+async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET, LISTING_INDEX: 'off',
@@ -234,7 +201,7 @@ async function indexAnswers(base: string): Promise<void> {
   throw new Error('the listing index never became ready');
 }
 
-async function measureService(storage: Storage, index: 'on' | 'off'): Promise<Row[]> {
+async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promise<Row[]> {
   const childEnv = {
     ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
     SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, LISTING_INDEX: index,
