@@ -29,8 +29,10 @@ describe.skipIf(!enabled)('PostgreSQL that stops answering', () => {
 
   beforeAll(async () => {
     proxy = await TcpProxy.before(process.env.TEST_DATABASE_URL!, 5432);
-    // No jobs: the only transactions are the ones the test's requests make.
-    const environment = await testEnvironment({ SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0' });
+    // No jobs: the only transactions are the ones the test's requests make. No listing index: the
+    // listing below must read the database (with the index, a node answers /all from memory while
+    // the server is away: test/content/search.test.ts).
+    const environment = await testEnvironment({ SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', LISTING_INDEX: 'off' });
     cleanup = environment.cleanup;
     node = await startNode({ ...environment.env, DATABASE_URL: proxy.through(environment.env.DATABASE_URL) });
     user = await registerAndLogin(asTestServer(node));
