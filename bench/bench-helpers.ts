@@ -110,3 +110,17 @@ uWS.App().get('/*', (res) => {
 }).listen('127.0.0.1', port, (socket) => { if (!socket) process.exit(1); });
 process.on('SIGTERM', () => process.exit(0));
 `;
+
+/** Children started by `startedChild`, so a bench can stop what is left when it ends or fails. */
+export const benchChildren = new Set<ChildProcess>();
+
+/** Spawns `node args` on a free port and resolves once `readyPath` answers there. */
+export async function startedChild(args: string[], childEnv: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawnNode(args, { ...childEnv, PORT: String(port) });
+  benchChildren.add(child);
+  child.once('exit', () => benchChildren.delete(child));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(base + readyPath, { child });
+  return { child, base };
+}

@@ -35,6 +35,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { BARE_UWS_HELLO, freePort, postJson, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, seedContent } from './seed-content.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
@@ -196,17 +197,7 @@ async function load(base: string, target: Target, headers: Record<string, string
 
 // --- the processes --------------------------------------------------------------------------
 
-const children = new Set<ChildProcess>();
-
-async function started(args: string[], childEnv: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawnNode(args, { ...childEnv, PORT: String(port) });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(base + readyPath, { child });
-  return { child, base };
-}
+const started = startedChild;
 
 function serviceEnv(storage: BenchStorage, readCache: 'on' | 'off'): Record<string, string> {
   return {
@@ -364,7 +355,7 @@ async function runOne(mode: 'embedded' | 'server', items: number): Promise<{ tab
     const title = `${mode} mode, ${items.toLocaleString('en')} items (1-min load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after)`;
     return { table: table(title, rows), profiles };
   } finally {
-    for (const child of children) child.kill('SIGKILL');
+    for (const child of benchChildren) child.kill('SIGKILL');
     await storage.cleanUp();
   }
 }

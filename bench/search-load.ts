@@ -30,6 +30,7 @@ import { createLogger } from '../src/shared/logger.js';
 import { ListingIndex } from '../src/content/listing-index.js';
 import { createRepositories } from '../src/services.js';
 import { BARE_UWS_HELLO, benchUserToken, freePort, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
@@ -181,17 +182,7 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
   return row;
 }
 
-const children = new Set<ChildProcess>();
-
-async function started(args: string[], childEnv: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawnNode(args, { ...childEnv, PORT: String(port) });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(base + readyPath, { child });
-  return { child, base };
-}
+const started = startedChild;
 
 async function indexAnswers(base: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -254,5 +245,5 @@ main()
     process.exitCode = 1;
   })
   .finally(() => {
-    for (const child of children) child.kill('SIGTERM');
+    for (const child of benchChildren) child.kill('SIGTERM');
   });
