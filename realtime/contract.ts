@@ -5,7 +5,7 @@
 // declarations (realtime/namespaces/*.ts), not a second declaration: an event is added there.
 import type { z } from 'zod';
 import { namespaces } from './namespaces/index.js';
-import { recoveryReady, type DeclaredNamespace } from './namespace.js';
+import { commonPushes, type DeclaredNamespace, type Push } from './namespace.js';
 
 export interface ClientEventContract {
   summary: string;
@@ -28,8 +28,8 @@ export interface NamespaceContract {
 
 function contractOf(declared: DeclaredNamespace): NamespaceContract {
   const client = Object.fromEntries(Object.entries(declared.events).map(([name, { summary, payload, ack }]) => [name, { summary, payload, ack }]));
-  const pushes = Object.entries(declared.pushes).map(([name, { summary, payload }]) => [name, { summary, payload }] as const);
-  const server = Object.fromEntries([['recovery:ready', { summary: recoveryReady.summary, payload: recoveryReady.payload }] as const, ...pushes]);
+  const pushes: [string, Push][] = [...Object.entries(commonPushes), ...Object.entries(declared.pushes)];
+  const server = Object.fromEntries(pushes.map(([name, { summary, payload }]) => [name, { summary, payload }]));
   return { description: declared.description, client, server };
 }
 

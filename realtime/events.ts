@@ -10,7 +10,7 @@ import type { Caller } from '../src/auth/caller.js';
 import type { ErrorDetails } from '../src/shared/errors.js';
 import type { AreaWatch } from '../src/content/live-schemas.js';
 import type { namespaces } from './namespaces/index.js';
-import type { recoveryReady } from './namespace.js';
+import type { commonPushes } from './namespace.js';
 import type { FeedInterServerEvents } from './namespaces/feed.js';
 
 export interface AckError {
@@ -25,15 +25,13 @@ export type Ack<T = undefined> = (result: AckResult<T>) => void;
 type PayloadOf<P> = P extends { payload: infer S extends z.ZodType } ? z.output<S> : never;
 type AckDataOf<E> = E extends { ack: infer A } ? (A extends z.ZodType ? z.output<A> : undefined) : never;
 
-/** On every namespace: a freshly connected socket's first recovery offset (realtime/recovery.ts). */
-export interface RecoveryServerEvents {
-  'recovery:ready': (offset: PayloadOf<typeof recoveryReady>) => void;
-}
+type PushMap<P> = { [K in keyof P & string]: (payload: PayloadOf<P[K]>) => void };
 
-/** What a namespace's server emits: its pushes, and `recovery:ready`. */
-export type ServerEventsOf<D extends { pushes: object }> = {
-  [K in keyof D['pushes'] & string]: (payload: PayloadOf<D['pushes'][K]>) => void;
-} & RecoveryServerEvents;
+/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/recovery.ts). */
+export type CommonServerEvents = PushMap<typeof commonPushes>;
+
+/** What a namespace's server emits: its pushes, and the common ones. */
+export type ServerEventsOf<D extends { pushes: object }> = PushMap<D['pushes']> & CommonServerEvents;
 
 /** What a namespace's clients emit, each with an optional ack callback. */
 export type ClientEventsOf<D extends { events: object }> = {

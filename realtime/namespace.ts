@@ -120,12 +120,15 @@ export function push<S extends z.ZodType, E extends DomainEventName>(declaration
   return { summary, payload, route: { local: local ?? false, listen } };
 }
 
-/** Sent on every namespace to a socket that connects fresh (realtime/recovery.ts sends it). */
-export const recoveryReady = push({
-  summary:
-    'Hands a freshly connected socket its first recovery offset, so it can recover (CONTRACT §18) even if nothing else reached it before its connection dropped. Clients need not handle it.',
-  payload: z.string().describe('The newest recovery offset this node knows for the namespace.'),
-});
+/** The pushes of every namespace, listed before its own (realtime/recovery.ts sends them). */
+export const commonPushes = {
+  // To a socket that connects fresh.
+  'recovery:ready': push({
+    summary:
+      'Hands a freshly connected socket its first recovery offset, so it can recover (CONTRACT §18) even if nothing else reached it before its connection dropped. Clients need not handle it.',
+    payload: z.string().describe('The newest recovery offset this node knows for the namespace.'),
+  }),
+};
 
 export interface NamespaceDeclaration<Node, State, C extends Record<string, AnyClientEvent<Node, State>>, P extends Record<string, Push>> {
   name: NamespaceName;
