@@ -3,21 +3,14 @@
 // when someone follows them and `comment:reply` when someone answers their comment, when their
 // settings let those through (the domain's answer: src/live/audience.ts). It also tells Web Push
 // whether a user is connected, so pushes go only to users with no socket here.
-import { z } from 'zod';
 import { commentViewSchema } from '../../src/comments/comment-view.js';
 import { notificationViewSchema } from '../../src/notifications/types.js';
+import { followCreatedSchema } from '../../src/follows/follow-event.js';
 import { rooms } from '../rooms.js';
 import { defineNamespace, push } from '../namespace.js';
 
 /** How long a presence question may wait for the other nodes before Web Push sends anyway. */
 const PRESENCE_TIMEOUT_MS = 3_000;
-
-const followNew = z.object({
-  follower_id: z.string(),
-  following_id: z.string(),
-  created_at: z.string(),
-  follower: z.object({ name: z.string(), avatar: z.string().nullable() }),
-});
 
 export const notificationsNamespace = defineNamespace()({
   name: '/notifications',
@@ -26,7 +19,7 @@ export const notificationsNamespace = defineNamespace()({
   pushes: {
     'follow:new': push({
       summary: 'Someone followed the caller.',
-      payload: followNew,
+      payload: followCreatedSchema,
       on: 'follow.created',
       audience: (follow, live) => live.followNotice(follow),
       emit: (follow) => ({ to: rooms.user(follow.following_id), data: follow }),
