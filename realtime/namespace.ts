@@ -62,7 +62,7 @@ export function clientEvents<Node = undefined, State = undefined>() {
   return <P extends z.ZodType, A extends z.ZodType | null>(event: ClientEvent<P, A, Node, State>): ClientEvent<P, A, Node, State> => event;
 }
 
-/** One emit of a push: to these rooms, except those, with this data. */
+/** One emit of a push: to these rooms (none: nowhere, never the whole namespace), except those, with this data. */
 export interface Emit<T> {
   to: string | string[];
   /** Rooms left out besides the withheld users' own (another language's readers, say). */
@@ -113,7 +113,8 @@ export function push<S extends z.ZodType, E extends DomainEventName>(declaration
   const listen = (bus: DomainEventBus, deliver: (pending: PendingPush) => void) =>
     bus.subscribe(on, (event) => {
       const emits = emit(event);
-      const list = emits === null ? [] : Array.isArray(emits) ? emits : [emits];
+      // An emit to no room at all would reach every socket of the namespace: it goes nowhere instead.
+      const list = (emits === null ? [] : Array.isArray(emits) ? emits : [emits]).filter(({ to }) => typeof to === 'string' || to.length > 0);
       if (!list.length) return;
       deliver({ audience: audience ? (live) => audience(event, live) : async () => EVERYONE, emits: list });
     });
