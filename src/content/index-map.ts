@@ -72,7 +72,7 @@ function cellCode(x: number, y: number): number {
 }
 
 /** A cell across a box's edge with at most this many items is checked item by item. */
-const ONE_BY_ONE = 32;
+const ONE_BY_ONE = 128;
 const CHILDREN = [[0, 0], [1, 0], [0, 1], [1, 1]] as const;
 
 /** A run [from, to) of the order. */

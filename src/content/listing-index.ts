@@ -88,7 +88,8 @@ const STRIDE_PRIME = 2_147_483_647;
 /** A map area is looked up in at most this many cells. */
 const AREA_CELLS = 64;
 
-const SORT_COLUMNS: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
+/** The orders whose values can change with an item (the id order's cannot). */
+const ORDERED: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
 
 /** Where a query's candidates come from: a run of slots, and how many. */
 interface Source {
@@ -281,15 +282,28 @@ export class ListingIndex {
 
   private put(row: IndexRow): void {
     const old = this.slots.slot(row.id);
-    if (old !== undefined && this.loaded) this.detach(old);
-    else if (old !== undefined) this.text.remove(old);
+    // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
+    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueOf(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
     const slot = this.slots.write(row);
     // The title weighs more than the rest: the project names; the rest is the folded text the SQL search reads too.
     this.text.add(slot, (row.content_info ?? []).map((b) => b.project_name).join(' '), row.search_text ?? '');
     if (!this.loaded) return;
-    for (const order of Object.values(this.orders)) order.insert(slot);
-    if (this.onMap(slot)) this.map.insert(slot);
-    if (old === undefined) this.addShuffled(slot);
+    if (!before) {
+      for (const order of Object.values(this.orders)) order.insert(slot);
+      if (this.onMap(slot)) this.map.insert(slot);
+      this.addShuffled(slot);
+      return;
+    }
+    ORDERED.forEach((column, i) => {
+      const order = this.orders[column];
+      if (order.valueOf(slot) === before.values[i]) return;
+      order.remove(slot, before.values[i]);
+      order.insert(slot);
+    });
+    const onMap = this.onMap(slot);
+    const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
+    if (before.onMap && (!onMap || moved)) this.map.remove(slot);
+    if (onMap && (!before.onMap || moved)) this.map.insert(slot);
   }
 
   private drop(id: string): void {
