@@ -35,7 +35,8 @@ import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
-import { clustersQuery, listAllQuery } from '../src/content/schemas.js';
+import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
+import { viewportAround } from '../src/content/viewport.js';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
 const env = z
@@ -117,6 +118,11 @@ function timeInProcess(index: ListingIndex): void {
     const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
     const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
     return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
+  }));
+  timed('/completed, 40 viewports and pages', variedCompleted().map((path) => {
+    const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
+    return () => index.page({ visibility, filters: {}, viewport }, { column: 'created_at', direction: 'desc' }, q.page, q.per_page);
   }));
   for (const zoom of [3, 8, 12, 16]) {
     timed(`/completed/clusters zoom ${zoom}`, clusterPaths(zoom).map((path) => {

@@ -43,14 +43,18 @@ export const cellOf = (value: number, cells: number): number => Math.min(cells -
  * z's.
  */
 export function clusterLevel(box: ClusterBox): number {
-  let level = box.zoom + CELL_LEVELS_PER_ZOOM;
+  return coarsestBelow(box, box.zoom + CELL_LEVELS_PER_ZOOM, MAX_CLUSTERS);
+}
+
+/** The finest level from `level` down at which a box spans at most `most` cells. */
+export function coarsestBelow(box: ClusterBox, level: number, most: number): number {
   const spanned = (l: number) => {
     const cells = 2 ** l;
     const wide = cellOf(mercatorX(box.maxLng), cells) - cellOf(mercatorX(box.minLng), cells) + 1;
     const high = cellOf(mercatorY(box.minLat), cells) - cellOf(mercatorY(box.maxLat), cells) + 1;
     return wide * high;
   };
-  while (level > 0 && spanned(level) > MAX_CLUSTERS) level--;
+  while (level > 0 && spanned(level) > most) level--;
   return level;
 }
 

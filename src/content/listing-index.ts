@@ -21,7 +21,7 @@ import { ItemSlots } from './index-slots.js';
 import { SlotOrder } from './index-orders.js';
 import { TextIndex, type TextMatches } from './index-text.js';
 import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
-import { MapOrder, cellOf, cellsOf, clusterLevel, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
+import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
 import { smallestFirst } from './smallest-k.js';
 import type { Viewport } from './viewport.js';
 
@@ -473,10 +473,8 @@ export class ListingIndex {
   private areaSource(v: Viewport): Source | null {
     if (v.west > v.east) return null;
     const box = { minLat: v.south, maxLat: v.north, minLng: v.west, maxLng: v.east, zoom: 0 };
-    let level = 22;
-    let cells = cellsOf(box, level);
-    while (level > 0 && cells.length > AREA_CELLS) cells = cellsOf(box, --level);
-    const runs = cells.map((c) => this.map.run(level, c.x, c.y));
+    const level = coarsestBelow(box, FINEST_LEVEL, AREA_CELLS);
+    const runs = cellsOf(box, level).map((c) => this.map.run(level, c.x, c.y));
     return {
       size: runs.reduce((n, r) => n + r.to - r.from, 0),
       random: false,
