@@ -115,6 +115,6 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
-  attachToUws(built.io, uws);
+  attachToUws(built.io, uws, { nativePublish: app.config.REALTIME_NATIVE_PUBLISH === 'on' });
   return realtimeHandle(app, built, () => closeServer(built.io));
 }
