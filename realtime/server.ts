@@ -49,7 +49,7 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
 function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
-  const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
+  const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log, config.REALTIME_OUTBOX_MAX_EVENTS) : null;
   // Recovery where the adapter keeps what a dropped client missed: this node's memory (no Redis)
   // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
   let adapter: AdapterFactory;
