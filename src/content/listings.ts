@@ -14,7 +14,8 @@ import {
   type SortBoundary,
 } from './listing-repository.js';
 import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
-import { clusterLevel, type Cluster, type Facets, type IndexQuery, type ListingIndex } from './listing-index.js';
+import type { Facets, IndexQuery, ListingIndex } from './listing-index.js';
+import { clusterLevel, type Cluster } from './index-map.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
