@@ -8,7 +8,8 @@
 // database on it, dropped after; default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix),
 // BENCH_LOAD (on; off: only seed and measure the index's memory and in-process query time),
-// BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up).
+// BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up), BENCH_PROFILE_DIR
+// (a CPU profile of the service while it answers from its index).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -35,7 +36,8 @@ import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
-import { clustersQuery, listAllQuery } from '../src/content/schemas.js';
+import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
+import { viewportAround } from '../src/content/viewport.js';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
 const env = z
@@ -49,6 +51,7 @@ const env = z
     BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
     BENCH_LOAD: z.enum(['on', 'off']).default('on'),
     BENCH_ROUNDS: z.coerce.number().int().min(2).max(100).default(3),
+    BENCH_PROFILE_DIR: z.string().optional(),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -117,6 +120,11 @@ function timeInProcess(index: ListingIndex): void {
     const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
     const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
     return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
+  }));
+  timed('/completed, 40 viewports and pages', variedCompleted().map((path) => {
+    const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
+    return () => index.page({ visibility, filters: {}, viewport }, { column: 'created_at', direction: 'desc' }, q.page, q.per_page);
   }));
   for (const zoom of [3, 8, 12, 16]) {
     timed(`/completed/clusters zoom ${zoom}`, clusterPaths(zoom).map((path) => {
@@ -240,7 +248,9 @@ async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promi
     ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
     SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, LISTING_INDEX: index,
   };
-  const { child, base } = await started(['--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
+  const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
+  const { child, base } = await started([...profile, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
   try {
     if (index === 'on') await indexAnswers(base);
     const rows: Row[] = [];

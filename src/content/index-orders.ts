@@ -34,14 +34,21 @@ export class SlotOrder {
     return this.value(a) - this.value(b) || compareIds(ids[a]!, ids[b]!);
   }
 
-  /** Where `slot` (with its current value) belongs. */
-  private position(slot: number): number {
+  /** A slot's value in this order. */
+  valueOf(slot: number): number {
+    return this.value(slot);
+  }
+
+  /** Where `slot` belongs with the value `value` (by default its current one). */
+  private position(slot: number, value = this.value(slot)): number {
     const ids = this.ids();
+    const id = ids[slot]!;
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.compare(this.order[mid], slot, ids) < 0) lo = mid + 1;
+      const other = this.order[mid];
+      if ((this.value(other) - value || compareIds(ids[other]!, id)) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -55,9 +62,9 @@ export class SlotOrder {
     this.ranked = false;
   }
 
-  /** Removes `slot`: call before its value or id change (it is found by them). */
-  remove(slot: number): void {
-    let at = this.position(slot);
+  /** Removes `slot`, found by its value when it was inserted (`value`, by default its current one). */
+  remove(slot: number, value?: number): void {
+    let at = this.position(slot, value);
     if (this.order[at] !== slot) at = this.order.subarray(0, this.length).indexOf(slot);
     if (at < 0) return;
     this.order.copyWithin(at, at + 1, this.length);

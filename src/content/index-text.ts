@@ -28,6 +28,7 @@ const REMEMBERED_BYTES = 48 * 2 ** 20;
 
 /** The slots one word occurs in, and where (IN_TITLE | IN_BODY). Unordered. */
 class Postings {
+  constructor(readonly word: string) {}
   slots = new Int32Array(4);
   fields = new Uint8Array(4);
   length = 0;
@@ -82,8 +83,9 @@ const tenthsOf = (weight: number, fields: number): number => (fields & IN_TITLE 
 
 export class TextIndex {
   private readonly words = new SearchableMap<Postings>();
-  /** Per slot: its words, and where each occurs (to take them out, and to see an unchanged text). */
-  private wordsOf: (Map<string, number> | undefined)[] = [];
+  /** Per slot: the postings of its words (to take it out again), and a hash of its text (to see an unchanged one). */
+  private wordsOf: (Postings[] | undefined)[] = [];
+  private textHash = new Float64Array(0);
   /** Term → its matches; the most recently used last. */
   private readonly remembered = new Map<string, Remembered>();
   private rememberedBytes = 0;
@@ -96,6 +98,9 @@ export class TextIndex {
 
   grow(capacity: number): void {
     this.capacity = capacity;
+    const hashes = new Float64Array(capacity);
+    hashes.set(this.textHash);
+    this.textHash = hashes;
     this.matched = new Int32Array(capacity);
     this.matchedStamp = new Uint32Array(capacity);
     this.sum = new Uint16Array(capacity);
@@ -132,33 +137,34 @@ export class TextIndex {
   }
 
   add(slot: number, title: string, body: string): void {
+    // An item saved with the same text (a reaction, a new price) changes nothing here.
+    const hash = textHashOf(title, body);
+    if (this.wordsOf[slot] && this.textHash[slot] === hash) return;
+    this.remove(slot);
     const where = new Map<string, number>();
     for (const word of indexTermsOf(title)) where.set(word, (where.get(word) ?? 0) | IN_TITLE);
     for (const word of indexTermsOf(body)) where.set(word, (where.get(word) ?? 0) | IN_BODY);
-    // An item saved with the same words (a reaction, a new price) changes nothing here.
-    const before = this.wordsOf[slot];
-    if (before && before.size === where.size && [...where].every(([word, fields]) => before.get(word) === fields)) return;
-    this.remove(slot);
+    const held: Postings[] = [];
     for (const [word, fields] of where) {
       let postings = this.words.get(word);
       if (!postings) {
-        postings = new Postings();
+        postings = new Postings(word);
         this.words.set(word, postings);
       }
       postings.add(slot, fields);
+      held.push(postings);
     }
-    this.wordsOf[slot] = where;
+    this.wordsOf[slot] = held;
+    this.textHash[slot] = hash;
     this.forgetAll();
   }
 
   remove(slot: number): void {
     const before = this.wordsOf[slot];
     if (!before) return;
-    for (const word of before.keys()) {
-      const postings = this.words.get(word);
-      if (!postings) continue;
+    for (const postings of before) {
       postings.remove(slot);
-      if (postings.length === 0) this.words.delete(word);
+      if (postings.length === 0) this.words.delete(postings.word);
     }
     this.wordsOf[slot] = undefined;
     this.forgetAll();
@@ -238,6 +244,26 @@ export class TextIndex {
       byRelevance: () => null,
     };
   }
+}
+
+/**
+ * A 53-bit hash of an item's text (two 32-bit FNV-1a hashes with different offsets, one cut to 21
+ * bits): equal texts, equal hashes; a change of text going unseen is a chance of one in 2^53.
+ */
+function textHashOf(title: string, body: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+    }
+  };
+  mix(title);
+  mix('\u0000');
+  mix(body);
+  return (a >>> 0) * 2 ** 21 + ((b >>> 0) & 0x1fffff);
 }
 
 /** Shuffles the first `count` entries (Fisher-Yates). */

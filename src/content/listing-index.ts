@@ -21,7 +21,7 @@ import { ItemSlots } from './index-slots.js';
 import { SlotOrder } from './index-orders.js';
 import { TextIndex, type TextMatches } from './index-text.js';
 import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
-import { MapOrder, cellOf, cellsOf, clusterLevel, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
+import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
 import { smallestFirst } from './smallest-k.js';
 import type { Viewport } from './viewport.js';
 
@@ -88,7 +88,8 @@ const STRIDE_PRIME = 2_147_483_647;
 /** A map area is looked up in at most this many cells. */
 const AREA_CELLS = 64;
 
-const SORT_COLUMNS: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
+/** The orders whose values can change with an item (the id order's cannot). */
+const ORDERED: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
 
 /** Where a query's candidates come from: a run of slots, and how many. */
 interface Source {
@@ -281,15 +282,28 @@ export class ListingIndex {
 
   private put(row: IndexRow): void {
     const old = this.slots.slot(row.id);
-    if (old !== undefined && this.loaded) this.detach(old);
-    else if (old !== undefined) this.text.remove(old);
+    // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
+    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueOf(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
     const slot = this.slots.write(row);
     // The title weighs more than the rest: the project names; the rest is the folded text the SQL search reads too.
     this.text.add(slot, (row.content_info ?? []).map((b) => b.project_name).join(' '), row.search_text ?? '');
     if (!this.loaded) return;
-    for (const order of Object.values(this.orders)) order.insert(slot);
-    if (this.onMap(slot)) this.map.insert(slot);
-    if (old === undefined) this.addShuffled(slot);
+    if (!before) {
+      for (const order of Object.values(this.orders)) order.insert(slot);
+      if (this.onMap(slot)) this.map.insert(slot);
+      this.addShuffled(slot);
+      return;
+    }
+    ORDERED.forEach((column, i) => {
+      const order = this.orders[column];
+      if (order.valueOf(slot) === before.values[i]) return;
+      order.remove(slot, before.values[i]);
+      order.insert(slot);
+    });
+    const onMap = this.onMap(slot);
+    const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
+    if (before.onMap && (!onMap || moved)) this.map.remove(slot);
+    if (onMap && (!before.onMap || moved)) this.map.insert(slot);
   }
 
   private drop(id: string): void {
@@ -459,10 +473,8 @@ export class ListingIndex {
   private areaSource(v: Viewport): Source | null {
     if (v.west > v.east) return null;
     const box = { minLat: v.south, maxLat: v.north, minLng: v.west, maxLng: v.east, zoom: 0 };
-    let level = 22;
-    let cells = cellsOf(box, level);
-    while (level > 0 && cells.length > AREA_CELLS) cells = cellsOf(box, --level);
-    const runs = cells.map((c) => this.map.run(level, c.x, c.y));
+    const level = coarsestBelow(box, FINEST_LEVEL, AREA_CELLS);
+    const runs = cellsOf(box, level).map((c) => this.map.run(level, c.x, c.y));
     return {
       size: runs.reduce((n, r) => n + r.to - r.from, 0),
       random: false,
@@ -529,7 +541,7 @@ export class ListingIndex {
     if (matches && matches.count === 0) return { clusters: [], total: 0 };
     const filter = new ItemFilter(this.slots, { visibility: { kind: 'published' }, filters: query.filters, hidden }, matches);
     const level = clusterLevel(box);
-    const cells = cellsOf(box, level).map((c) => ({ ...c, run: this.map.run(level, c.x, c.y) }));
+    const cells = cellsOf(box, level);
     const s = this.slots;
     const inBox = (slot: number) => {
       const lat = s.latitude[slot];
@@ -544,18 +556,19 @@ export class ListingIndex {
       // One item: its own position (a difference of running sums is off in the last digits).
       clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
     };
-    const onMapInBox = cells.reduce((n, c) => n + c.run.to - c.run.from, 0);
-    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
     if (!matches && !filter.filters && !hidden.size) {
       // Nothing but the box: each cell's count and position from the map order's runs.
       const mercator = mercatorBoxOf(box);
       for (const { x, y } of cells) {
-        const t = this.map.totalIn(mercator, inBox, level, x, y);
+        const t = this.map.totalIn(mercator, inBox, level, x, y, { count: 0, lat: 0, lng: 0, slot: -1 });
         cluster(t.count, t.lat, t.lng, t.slot);
       }
       return { clusters, total };
     }
-    for (const { run } of cells) {
+    const runs = cells.map((c) => this.map.run(level, c.x, c.y));
+    const onMapInBox = runs.reduce((n, r) => n + r.to - r.from, 0);
+    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
+    for (const run of runs) {
       let count = 0;
       let lat = 0;
       let lng = 0;
