@@ -8,9 +8,8 @@
 //   BENCH_DATABASE_URL=… BENCH_REDIS_URL=… npx tsx bench/realtime-nodes.ts
 // Knobs: BENCH_MEMBERS (100), BENCH_IDLE (100 per idle node), BENCH_RATE (200 msg/s),
 // BENCH_SECONDS (5 of traffic, 3 idle), BENCH_ADAPTERS (rooms,pubsub).
-import fs from 'node:fs';
 import { io, type Socket } from 'socket.io-client';
-import { scratchDatabase, seed, startNodes, stopNode, type NodeProcess, type RealtimeAdapter } from './socket-cluster.js';
+import { cpuSeconds, scratchDatabase, seed, startNodes, stopNode, type NodeProcess, type RealtimeAdapter } from './socket-cluster.js';
 import { sleep } from './bench-helpers.js';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100);
@@ -19,12 +18,6 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const IDLE_SECONDS = 3;
 const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'rooms,pubsub').split(',') as RealtimeAdapter[];
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
 
 async function connectAll(url: string, tokens: string[]): Promise<Socket[]> {
   const sockets: Socket[] = [];

@@ -1,8 +1,9 @@
 // What the Socket.IO benches share: a scratch database on BENCH_DATABASE_URL's server, service
-// nodes as child processes (server mode, one Redis prefix per run), seeded users with live
-// sessions and one chat room, and the fan-out run: websocket clients spread over the nodes from
-// client processes (bench/socket-clients.ts), one member sending room messages at a fixed rate,
-// every member's client timing each `message:new`.
+// nodes as child processes (server mode, one Redis prefix per run; or one embedded node on a data
+// directory of its own), seeded users with live sessions and one chat room, and the fan-out run:
+// websocket clients spread over the nodes from client processes (bench/socket-clients.ts), one
+// member sending room messages at a fixed rate, every member's client timing each `message:new`,
+// and each node's CPU seconds (from /proc) over the traffic.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,8 +11,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { sql } from 'drizzle-orm';
 import { io, type Socket } from 'socket.io-client';
 import { TokenService } from '../src/auth/tokens.js';
+import type { Queryable } from '../src/db/client.js';
+import { queryableOver } from '../src/db/queryable.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/shared/logger.js';
+import { startService } from '../service.js';
 import { freePort, sleep } from './bench-helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,6 +60,29 @@ export interface FanoutResult {
   p50: number;
   p99: number;
   connectSeconds: number;
+  /** Each node's CPU seconds (user + system) from the first send to the last delivery. */
+  trafficCpuSeconds: number[];
+  /** The system (kernel) part of `trafficCpuSeconds`. */
+  trafficSystemSeconds: number[];
+  /** The main thread's part of `trafficCpuSeconds` (user + system). */
+  trafficMainThreadSeconds: number[];
+  /** Each node's CPU seconds over an idle window just before, scaled to the traffic window's length. */
+  idleCpuSeconds: number[];
+}
+
+/**
+ * CPU seconds a process has used so far, in user and in system (kernel) mode; with `mainThread`,
+ * those of its main thread only (the event loop: Socket.IO, uWS; not PGlite's worker nor the GC's helpers).
+ */
+export function cpuTimes(pid: number, mainThread = false): { user: number; system: number } {
+  const fields = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 function rssKb(pid: number): number {
@@ -90,33 +120,44 @@ export async function scratchDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-export async function startNode(databaseUrl: string, redisPrefix: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess> {
+/** The node's environment: the bench's own, without storage settings it did not choose, plus `env`. */
+function nodeEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = { ...process.env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'REALTIME_ADAPTER']) delete inherited[name];
+  return {
+    ...inherited,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_SCALE: '1000',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    ...env,
+  };
+}
+
+async function forkNode(env: Record<string, string>): Promise<NodeProcess> {
   const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-node-'));
   const child = fork(path.join(root, 'main.ts'), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      REDIS_PREFIX: redisPrefix,
-      REALTIME_ADAPTER: adapter,
-      JWT_SECRET,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_SCALE: '1000',
-      SCHEDULER_ENABLED: 'false',
-      VIDEO_WORKERS: '0',
-    },
+    env: nodeEnv({ ...env, PORT: String(port) }),
   });
   const base = `http://127.0.0.1:${port}`;
   await waitReady(base, child);
   return { child, socketUrl: base };
+}
+
+export async function startNode(databaseUrl: string, redisPrefix: string, adapter: RealtimeAdapter = 'streams', env: Record<string, string> = {}): Promise<NodeProcess> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-node-'));
+  return forkNode({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: redisPrefix, REALTIME_ADAPTER: adapter, ...env });
+}
+
+/** One embedded node (PGlite in `dataDir`, no Redis: the in-memory adapter), seeded with `seedEmbedded`. */
+export function startEmbeddedNode(dataDir: string, env: Record<string, string> = {}): Promise<NodeProcess> {
+  return forkNode({ DATA_DIR: dataDir, ...env });
 }
 
 export async function stopNode(node: NodeProcess): Promise<void> {
@@ -127,28 +168,49 @@ export async function stopNode(node: NodeProcess): Promise<void> {
   if (node.child.exitCode === null) node.child.kill('SIGKILL');
 }
 
-/** Applies the migrations (one node start), then seeds `clients + 1` users and a room of the first `members + 1` (the sender is user 0). */
+/** Seeds `clients + 1` users with live sessions and a room of the first `members + 1` (the sender is user 0). */
+async function seedUsers(db: Queryable, clients: number, members: number): Promise<Seeded> {
+  const users = await db.rows<{ id: string; username: string }>(sql`
+    insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
+    select gen_random_uuid(), 'bench' || i, 'unused', '+8491' || lpad(i::text, 7, '0'), true, 'Bench', i::text
+    from generate_series(0, ${clients}::int) i
+    returning id, username`);
+  const ordered = users.sort((a, b) => Number(a.username.slice(5)) - Number(b.username.slice(5)));
+  const sessions = await db.rows<{ id: string; user_id: string }>(sql`
+    insert into sessions (id, user_id, refresh_token_hash, refresh_expires_at)
+    select gen_random_uuid(), id, 'unused', now() + interval '1 day' from users where username like 'bench%'
+    returning id, user_id`);
+  const sessionOf = new Map(sessions.map((s) => [s.user_id, s.id]));
+  const roomId = (await db.rows<{ id: string }>(sql`insert into chat_rooms (id, name) values (gen_random_uuid(), 'bench') returning id`))[0].id;
+  await db.rows(sql`
+    insert into chat_room_members (room_id, user_id)
+    select ${roomId}::uuid, id from users where username like 'bench%' and substring(username from 6)::int <= ${members}::int`);
+  const tokenService = await TokenService.create(null as never, JWT_SECRET, 3600);
+  const tokens = await Promise.all(ordered.map((u) => tokenService.signAccessToken({ userId: u.id, sessionId: sessionOf.get(u.id)!, username: u.username })));
+  return { tokens, roomId };
+}
+
+/** Applies the migrations (one node start), then seeds the database at `databaseUrl` (`seedUsers`). */
 export async function seed(databaseUrl: string, clients: number, members: number): Promise<Seeded> {
   await stopNode(await startNode(databaseUrl, 'bench-migrate:'));
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const users = await client.query<{ id: string; username: string }>(`
-    insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
-    select gen_random_uuid(), 'bench' || i, 'unused', '+8491' || lpad(i::text, 7, '0'), true, 'Bench', i::text
-    from generate_series(0, $1) i
-    returning id, username`, [clients]);
-  const ordered = users.rows.sort((a, b) => Number(a.username.slice(5)) - Number(b.username.slice(5)));
-  const sessions = await client.query<{ id: string; user_id: string }>(`
-    insert into sessions (id, user_id, refresh_token_hash, refresh_expires_at)
-    select gen_random_uuid(), id, 'unused', now() + interval '1 day' from users where username like 'bench%'
-    returning id, user_id`);
-  const sessionOf = new Map(sessions.rows.map((s) => [s.user_id, s.id]));
-  const roomId = (await client.query<{ id: string }>(`insert into chat_rooms (id, name) values (gen_random_uuid(), 'bench') returning id`)).rows[0].id;
-  await client.query(`insert into chat_room_members (room_id, user_id) select $1, unnest($2::uuid[])`, [roomId, ordered.slice(0, members + 1).map((u) => u.id)]);
-  await client.end();
-  const tokenService = await TokenService.create(null as never, JWT_SECRET, 3600);
-  const tokens = await Promise.all(ordered.map((u) => tokenService.signAccessToken({ userId: u.id, sessionId: sessionOf.get(u.id)!, username: u.username })));
-  return { tokens, roomId };
+  try {
+    return await seedUsers(queryableOver((text, params) => client.query(text, params)), clients, members);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Seeds an embedded node's data directory: the service starts in this process (it migrates), seeds, stops. */
+export async function seedEmbedded(dataDir: string, clients: number, members: number): Promise<Seeded> {
+  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', JWT_SECRET, SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0' });
+  const service = await startService(config, createLogger('warn'));
+  try {
+    return await seedUsers(service.app.database, clients, members);
+  } finally {
+    await service.close();
+  }
 }
 
 /** Sends `message` to a worker process and resolves with its first reply of type `answer`. */
@@ -163,6 +225,9 @@ export function ask<T>(child: ChildProcess, message: object, answer: string): Pr
     child.send(message);
   });
 }
+
+/** The idle window whose CPU is the baseline of the traffic's. */
+const IDLE_WINDOW_MS = 2_000;
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 
@@ -191,6 +256,19 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
       sender.once('connect', () => resolve());
       sender.once('connect_error', reject);
     });
+    const pids = nodes.map((n) => n.child.pid!);
+    const idleStart = Date.now();
+    const idle0 = pids.map(cpuSeconds);
+    await sleep(IDLE_WINDOW_MS);
+    const idleCpu = pids.map((pid, i) => cpuSeconds(pid) - idle0[i]);
+    const idleWindow = (Date.now() - idleStart) / 1000;
+    const busy0 = pids.map(cpuSeconds);
+    const system0 = pids.map((pid) => cpuTimes(pid).system);
+    const mainThreadSeconds = (pid: number) => {
+      const { user, system } = cpuTimes(pid, true);
+      return user + system;
+    };
+    const main0 = pids.map(mainThreadSeconds);
     const firstSend = Date.now();
     for (let i = 0; i < o.messages; i++) {
       const due = firstSend + (i * 1000) / o.rate;
@@ -208,6 +286,10 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
       lastArrival = Math.max(firstSend + 1, ...reports.map((r) => r.lastAt));
       if (latencies.length >= expected || Date.now() > deadline) break;
     }
+    const trafficCpu = pids.map((pid, i) => cpuSeconds(pid) - busy0[i]);
+    const trafficSystem = pids.map((pid, i) => cpuTimes(pid).system - system0[i]);
+    const trafficMain = pids.map((pid, i) => mainThreadSeconds(pid) - main0[i]);
+    const trafficWindow = (Date.now() - firstSend) / 1000;
     // Delivery window: from the first send to the last arrival anywhere.
     sender.close();
     const sorted = [...latencies].sort((a, b) => a - b);
@@ -221,18 +303,29 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
       connectSeconds,
+      trafficCpuSeconds: trafficCpu,
+      trafficSystemSeconds: trafficSystem,
+      trafficMainThreadSeconds: trafficMain,
+      idleCpuSeconds: idleCpu.map((c) => (c * trafficWindow) / idleWindow),
     };
   } finally {
     for (const w of workers) w.send({ type: 'close' });
   }
 }
 
-/** Starts `count` nodes sharing one fresh Redis prefix. */
-export async function startNodes(count: number, databaseUrl: string, adapter: RealtimeAdapter = 'streams'): Promise<NodeProcess[]> {
+/** Starts `count` nodes sharing one fresh Redis prefix (`env`: settings of their own). */
+export async function startNodes(count: number, databaseUrl: string, adapter: RealtimeAdapter = 'streams', env: Record<string, string> = {}): Promise<NodeProcess[]> {
   const prefix = `bench-${randomBytes(4).toString('hex')}:`;
   const nodes: NodeProcess[] = [];
-  for (let i = 0; i < count; i++) nodes.push(await startNode(databaseUrl, prefix, adapter));
+  for (let i = 0; i < count; i++) nodes.push(await startNode(databaseUrl, prefix, adapter, env));
   return nodes;
+}
+
+/** The service's CPU microseconds per delivery: all of it, and above the idle baseline. */
+export function cpuPerDelivery(r: FanoutResult): { all: number; aboveIdle: number } {
+  const cpu = r.trafficCpuSeconds.reduce((a, b) => a + b, 0);
+  const idle = r.idleCpuSeconds.reduce((a, b) => a + b, 0);
+  return r.deliveries ? { all: (cpu / r.deliveries) * 1e6, aboveIdle: ((cpu - idle) / r.deliveries) * 1e6 } : { all: NaN, aboveIdle: NaN };
 }
 
 export function printFanout(title: string, r: FanoutResult): void {
@@ -242,4 +335,9 @@ export function printFanout(title: string, r: FanoutResult): void {
   console.log(`deliveries                ${r.deliveries} of ${r.expected}`);
   console.log(`deliveries per second     ${Math.round(r.deliveriesPerSecond)}`);
   console.log(`delivery latency          p50 ${r.p50} ms, p99 ${r.p99} ms`);
+  const perDelivery = cpuPerDelivery(r);
+  const system = r.trafficSystemSeconds.reduce((a, b) => a + b, 0);
+  const main = r.trafficMainThreadSeconds.reduce((a, b) => a + b, 0);
+  console.log(`service CPU, traffic       ${r.trafficCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s, ${system.toFixed(2)} s of it system, ${main.toFixed(2)} s on the main thread (idle baseline ${r.idleCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s)`);
+  console.log(`service CPU per delivery  ${perDelivery.all.toFixed(2)} µs (${perDelivery.aboveIdle.toFixed(2)} µs above idle)`);
 }

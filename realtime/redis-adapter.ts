@@ -147,8 +147,8 @@ function sharded(connections: Connections, prefix: string): RedisAdapter {
   return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
 }
 
-function rooms(redisUrl: string, prefix: string, log: Logger): RedisAdapter {
-  const cluster = new RoomsCluster(redisUrl, prefix, log);
+function rooms(redisUrl: string, prefix: string, log: Logger, outboxMaxEvents: number): RedisAdapter {
+  const cluster = new RoomsCluster(redisUrl, prefix, log, outboxMaxEvents);
   return {
     factory: createRoomsAdapter(cluster),
     recovers: true,
@@ -158,8 +158,9 @@ function rooms(redisUrl: string, prefix: string, log: Logger): RedisAdapter {
   };
 }
 
-export function redisAdapter(kind: RedisAdapterKind, redisUrl: string, prefix: string, log: Logger): RedisAdapter {
-  if (kind === 'rooms') return rooms(redisUrl, prefix, log);
+/** `outboxMaxEvents`: the rooms adapter's outbox bound (REALTIME_OUTBOX_MAX_EVENTS). */
+export function redisAdapter(kind: RedisAdapterKind, redisUrl: string, prefix: string, log: Logger, outboxMaxEvents: number): RedisAdapter {
+  if (kind === 'rooms') return rooms(redisUrl, prefix, log, outboxMaxEvents);
   const connections = new Connections(redisUrl, log);
   if (kind === 'pubsub') return pubsub(connections, prefix);
   if (kind === 'sharded') return sharded(connections, prefix);

@@ -21,11 +21,15 @@
 // this node dispatches meanwhile with a newer id are appended, so each arrives once.
 //
 // Redis outages (CONTRACT §14): local sockets are served at once; what should cross nodes waits in
-// an outbox (at most OUTBOX_MAX_EVENTS or OUTBOX_MAX_AGE_MS, oldest dropped first, logged and
-// counted) and is published, in order, when Redis is back. A node whose subscriptions dropped
-// reads, once re-subscribed, what its rooms got meanwhile from their streams (so the order in
-// which the nodes come back does not matter). If the outbox had to drop events, the sockets of
-// the rooms concerned are disconnected on the other nodes, so their clients re-sync.
+// an outbox (at most REALTIME_OUTBOX_MAX_EVENTS or OUTBOX_MAX_AGE_MS, oldest dropped first,
+// logged and counted) and is published, in order, when Redis is back. A node whose subscriptions
+// dropped reads, once re-subscribed, what its rooms got meanwhile from their streams (so the order
+// in which the nodes come back does not matter). If the outbox had to drop events, a *gap* entry
+// is written to the streams of the rooms concerned and published like an event: the other nodes
+// disconnect their sockets of those rooms (when they hear it, or when they catch up from the
+// streams: a node whose subscriber came back after the publish still sees it), so their clients
+// re-sync, and a session restored later from an offset before the gap starts fresh instead of
+// recovering with events missing.
 //
 // Socket.IO's adapter internals this relies on (the ClusterAdapter contract of socket.io-adapter
 // 2.5, pinned in package.json) are used here only.
@@ -49,7 +53,6 @@ import { RECOVERY_WINDOW_MS } from './recovery-window.js';
 export const STREAM_CAP = 1_000;
 const TRIM_BATCH = 64;
 const STREAM_TTL_MS = RECOVERY_WINDOW_MS + 30_000;
-export const OUTBOX_MAX_EVENTS = 10_000;
 export const OUTBOX_MAX_AGE_MS = 60_000;
 /** Rooms remembered for the disconnect after an overflow; past it, the whole namespace. */
 const DROPPED_ROOMS_MAX = 1_000;
@@ -106,6 +109,8 @@ return out
 `;
 
 type Broadcast = Extract<ClusterMessage, { type: MessageType.BROADCAST }>;
+/** A gap entry: the sockets of `opts.rooms` (all when empty) may have missed events (an outbox overflowed). */
+type Gap = Extract<ClusterMessage, { type: MessageType.DISCONNECT_SOCKETS }>;
 type EncodedOptions = Broadcast['data']['opts'];
 type EventPacket = { type: number; id?: number; data: unknown[]; nsp?: string };
 
@@ -166,6 +171,8 @@ export interface RoomsAdapterStats {
   dropped: number;
   /** Room channels this node is subscribed to now, every namespace together. */
   subscribedRooms: number;
+  /** Whether the publishing connection is up (false: broadcasts for the other nodes go to the outbox). */
+  connected: boolean;
 }
 
 /**
@@ -184,7 +191,7 @@ export class RoomsCluster {
   private closing = false;
   private down = false;
   readonly epochCandidate = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
-  readonly stats: RoomsAdapterStats = { received: 0, published: 0, queued: 0, dropped: 0, subscribedRooms: 0 };
+  readonly stats: RoomsAdapterStats = { received: 0, published: 0, queued: 0, dropped: 0, subscribedRooms: 0, connected: false };
   /** Rooms (per namespace) whose events the outbox dropped; '' stands for the whole namespace. */
   private readonly droppedRooms = new Map<string, Set<string>>();
 
@@ -192,13 +199,19 @@ export class RoomsCluster {
     url: string,
     readonly prefix: string,
     readonly log: Logger,
+    /** REALTIME_OUTBOX_MAX_EVENTS. */
+    private readonly outboxMaxEvents: number,
   ) {
     this.pub = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'socket.io-rooms-pub' });
     this.sub = new Redis(url, { maxRetriesPerRequest: null, connectionName: 'socket.io-rooms-sub' });
     this.pub.defineCommand('roomsPublish', { lua: PUBLISH_SCRIPT });
     this.pub.defineCommand('roomsRead', { lua: READ_SCRIPT });
     for (const client of [this.pub, this.sub]) client.on('error', (err: Error) => this.warn(err));
+    this.pub.on('close', () => {
+      this.stats.connected = false;
+    });
     this.pub.on('ready', () => {
+      this.stats.connected = true;
       if (this.down) this.log.info('realtime Redis back');
       this.down = false;
       void this.flush();
@@ -282,6 +295,11 @@ export class RoomsCluster {
     );
   }
 
+  /** Stores and publishes at once, without the outbox: rejects while Redis is away (a gap entry, `announceGap`). */
+  storeNow(keys: string[], channel: string, json: string): Promise<string> {
+    return this.run({ nsp: '', keys, channel, json, echo: false, rooms: [], at: Date.now() });
+  }
+
   private run(item: Pending): Promise<string> {
     return this.pub.roomsPublish(item.keys.length, ...item.keys, item.channel, (item.echo ? 'e' : '-') + item.json, STREAM_CAP, STREAM_TTL_MS, this.epochCandidate, TRIM_BATCH);
   }
@@ -289,7 +307,7 @@ export class RoomsCluster {
   private enqueue(item: Pending): void {
     this.outbox.push(item);
     const now = Date.now();
-    while (this.outbox.length > OUTBOX_MAX_EVENTS || (this.outbox.length > 0 && now - this.outbox[0].at > OUTBOX_MAX_AGE_MS)) {
+    while (this.outbox.length > this.outboxMaxEvents || (this.outbox.length > 0 && now - this.outbox[0].at > OUTBOX_MAX_AGE_MS)) {
       const dropped = this.outbox.shift()!;
       this.stats.dropped++;
       if (this.stats.dropped === 1 || this.stats.dropped % 1000 === 0) {
@@ -321,9 +339,15 @@ export class RoomsCluster {
       if (this.outbox.length === 0 && this.droppedRooms.size > 0) {
         for (const adapter of this.adapters) {
           const rooms = this.droppedRooms.get(adapter.nsp.name);
-          if (rooms) adapter.disconnectElsewhere(rooms.has('') ? [] : [...rooms]);
+          if (!rooms) continue;
+          try {
+            await adapter.announceGap(rooms.has('') ? [] : [...rooms]);
+          } catch {
+            return; // Redis went away again: announced on the next flush
+          }
+          this.droppedRooms.delete(adapter.nsp.name);
         }
-        this.log.warn({ namespaces: [...this.droppedRooms.keys()] }, 'realtime outbox overflowed during the outage: sockets of the rooms concerned disconnected on the other nodes');
+        this.log.warn('realtime outbox overflowed during the outage: sockets of the rooms concerned disconnected on the other nodes');
         this.droppedRooms.clear();
       }
     } finally {
@@ -539,9 +563,17 @@ export class RoomsAdapter extends ClusterAdapter {
     return this.cluster.pub.call('PUBSUB', 'SHARDNUMSUB', this.channel).then((reply) => (Array.isArray(reply) ? Number(reply[1]) : 1));
   }
 
-  /** After an outbox overflow: the other nodes drop the sockets of `rooms` (all when empty), so their clients re-sync. */
-  disconnectElsewhere(rooms: string[]): void {
-    this.publish({ type: MessageType.DISCONNECT_SOCKETS, data: { opts: { rooms, except: [], flags: {} }, close: true } });
+  /**
+   * After an outbox overflow: a gap entry for `rooms` (all the namespace when empty), stored in
+   * their streams and published to every node. The other nodes disconnect their sockets of those
+   * rooms, so their clients re-sync (heard live in `onPayload`, or read by `catchUp` when a node's
+   * subscriber came back after this publish), and a session restored from an offset before it
+   * starts fresh (`restoreSession`). Rejects while Redis is away (the next flush tries again).
+   */
+  async announceGap(rooms: string[]): Promise<void> {
+    const gap: Gap = { uid: this.uid, nsp: this.nsp.name, type: MessageType.DISCONNECT_SOCKETS, data: { opts: { rooms, except: [], flags: {} }, close: true } };
+    const streams = rooms.length === 0 ? [this.streamKey(null)] : rooms.map((room) => this.streamKey(room));
+    await this.cluster.storeNow([this.seqKey(), this.epochKey(), ...streams], this.channel, JSON.stringify(gap));
   }
 
   // ---- receiving ----
@@ -572,12 +604,19 @@ export class RoomsAdapter extends ClusterAdapter {
       return;
     }
     if (message.nsp !== this.nsp.name) return;
+    const offset = payload.subarray(0, split).toString();
+    const parsed = parseOffset(offset);
+    if (message.type === MessageType.DISCONNECT_SOCKETS && parsed) {
+      // A gap entry: acted on once, whether heard here or read by a catch-up first.
+      this.markReceived(parsed.seq, parsed.epoch);
+      if (this.caughtUp?.epoch === parsed.epoch && this.caughtUp.ids.has(parsed.seq)) return;
+      if (message.uid !== this.uid) this.onMessage(message);
+      return;
+    }
     if (message.type !== MessageType.BROADCAST || message.data.requestId !== undefined) {
       if (message.uid !== this.uid) this.onMessage(message);
       return;
     }
-    const offset = payload.subarray(0, split).toString();
-    const parsed = parseOffset(offset);
     if (parsed) this.markReceived(parsed.seq, parsed.epoch);
     if (message.uid === this.uid && !echo) return; // delivered here when it was published
     if (!parsed) {
@@ -624,8 +663,15 @@ export class RoomsAdapter extends ClusterAdapter {
           // What this node published was delivered here already, unless it waited for its echo.
           if (stored.message.uid !== this.uid || stored.echo) this.dispatchStored(stored);
         }
-        this.caughtUp = { epoch: read.epoch, max: read.entries.at(-1)?.seq ?? 0, ids };
-        this.markReceived(read.entries.at(-1)?.seq ?? 0, read.epoch);
+        // Gaps announced while this node was not listening: its sockets of those rooms go too.
+        for (const gap of read.gaps) {
+          ids.add(gap.seq);
+          if (gap.message.uid !== this.uid) this.onMessage(gap.message);
+        }
+        let max = 0;
+        for (const id of ids) if (id > max) max = id;
+        this.caughtUp = { epoch: read.epoch, max, ids };
+        this.markReceived(max, read.epoch);
       }
     } catch (err) {
       this.cluster.log.warn({ err: (err as Error).message, namespace: this.nsp.name }, 'realtime catch-up after a Redis reconnect failed');
@@ -659,12 +705,16 @@ export class RoomsAdapter extends ClusterAdapter {
    * order, one each, with the namespace's counter and epoch; all of the current epoch's when
    * `from` is of another one. `trimmed` when entries after `from` were cut away.
    */
-  private async readStreams(rooms: Iterable<Room | null>, from: { seq: number; epoch: string } | null): Promise<{ seq: number; epoch: string; trimmed: boolean; entries: Stored[] }> {
+  private async readStreams(
+    rooms: Iterable<Room | null>,
+    from: { seq: number; epoch: string } | null,
+  ): Promise<{ seq: number; epoch: string; trimmed: boolean; entries: Stored[]; gaps: { seq: number; message: Gap }[] }> {
     const keys = [this.seqKey(), this.epochKey(), ...[...rooms].map((r) => this.streamKey(r))];
     let reply = await this.cluster.pub.roomsRead(keys.length, ...keys, from ? `${from.seq}-0` : '0-0');
     if (from && from.seq > 0 && String(reply[1]) !== from.epoch) reply = await this.cluster.pub.roomsRead(keys.length, ...keys, '0-0');
     const epoch = String(reply[1]);
     const byId = new Map<number, Stored>();
+    const gaps = new Map<number, { seq: number; message: Gap }>();
     for (let i = 3; i + 1 < reply.length; i += 2) {
       const id = Number(String(reply[i]).split('-')[0]);
       if (byId.has(id)) continue;
@@ -672,11 +722,13 @@ export class RoomsAdapter extends ClusterAdapter {
         const raw = String(reply[i + 1]);
         const message: ClusterMessage = JSON.parse(raw.slice(1));
         if (message.type === MessageType.BROADCAST) byId.set(id, { seq: id, offset: `${id}-0.${epoch}`, message, echo: raw[0] === 'e' });
+        else if (message.type === MessageType.DISCONNECT_SOCKETS) gaps.set(id, { seq: id, message });
       } catch {
         // not a broadcast of ours
       }
     }
-    return { seq: Number(reply[0]), epoch, trimmed: Number(reply[2]) === 1, entries: [...byId.values()].sort((x, y) => x.seq - y.seq) };
+    const inOrder = <T extends { seq: number }>(values: Iterable<T>) => [...values].sort((x, y) => x.seq - y.seq);
+    return { seq: Number(reply[0]), epoch, trimmed: Number(reply[2]) === 1, entries: inOrder(byId.values()), gaps: inOrder(gaps.values()) };
   }
 
   // ---- recovery ----
@@ -729,6 +781,8 @@ export class RoomsAdapter extends ClusterAdapter {
       setTimeout(() => this.unpin(rooms), PIN_RELEASE_MS).unref();
       const read = await this.readStreams([null, ...session.rooms], from);
       if (read.trimmed || read.epoch !== from.epoch || from.seq > read.seq) return Promise.reject(new Error('offset no longer available'));
+      // Events of its rooms were dropped after its offset (an outbox overflow): no exact recovery.
+      if (read.gaps.some((gap) => reaches(session.rooms, gap.message.data.opts))) return Promise.reject(new Error('events missing after this offset'));
       const missed = read.entries.filter((e) => reaches(session.rooms, e.message.data.opts));
       const later = recorded.filter((e) => e.seq > read.seq && reaches(session.rooms, e.message.data.opts)).sort((a, b) => a.seq - b.seq);
       const seen = new Set<number>();

@@ -46,7 +46,7 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
 function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
-  const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log) : null;
+  const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log, config.REALTIME_OUTBOX_MAX_EVENTS) : null;
   // Recovery where the adapter keeps what a dropped client missed: this node's memory (no Redis)
   // or the Redis stream (any node). The pub/sub adapters keep nothing, so they go without.
   let adapter: AdapterFactory;
@@ -107,6 +107,6 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
-  attachToUws(built.io, uws);
+  attachToUws(built.io, uws, { nativePublish: app.config.REALTIME_NATIVE_PUBLISH === 'on' });
   return realtimeHandle(app, built, () => closeServer(built.io));
 }

@@ -58,6 +58,22 @@ export function newestStoredPacketId(adapter: Adapter): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** What encodes a Socket.IO packet into the frames Engine.IO writes (socket.io-parser's Encoder). */
+export interface PacketEncoder {
+  encode(packet: object): (string | Buffer)[];
+}
+
+function isPacketEncoder(value: unknown): value is PacketEncoder {
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'encode') === 'function';
+}
+
+/** The adapter's packet encoder (`encoder`, private in socket.io-adapter's types): uws-binding.ts encodes a room broadcast once with it. */
+export function adapterEncoder(adapter: Adapter): PacketEncoder {
+  const encoder: unknown = Reflect.get(adapter, 'encoder');
+  if (!isPacketEncoder(encoder)) throw new Error('socket.io-adapter: Adapter.encoder is gone (uws-binding.ts needs it)');
+  return encoder;
+}
+
 /** A method of an adapter by name, bound, when it has one (metrics wrap the cluster adapters' publishing methods). */
 export function adapterMethod(adapter: Adapter, name: string): AnyFunction | undefined {
   const method: unknown = Reflect.get(adapter, name);

@@ -22,10 +22,23 @@
 // itself, do after awaits) to its rooms' topics on its websocket, whether or not the client has
 // gone meanwhile. The dispatchers below keep only the room bookkeeping for a socket whose
 // websocket is closed (or not open yet), and the recovered-socket subscription checks the same.
+//
+// Fourth, the room broadcast itself (CPU per delivery, issue 22). socket.io's patched broadcast
+// publishes a one-room broadcast once to the room's uWS topic, but then walks every member of the
+// room to find the long-polling ones (which topics do not reach): per delivery, that walk cost
+// more than the publish. Here each namespace keeps the set of its sockets on long-polling (usually
+// none or few), so a broadcast is encoded once, published once to the room's topic (uWS copies it
+// to every subscribed websocket natively), and written only to the polling sockets of the room.
+// Recovery allows it: the offset a stored event carries is appended by the adapter to the packet
+// once per broadcast (SessionAwareAdapter, the rooms adapter), so it is the same for every
+// receiver. A broadcast with `except` rooms, or to several rooms, goes socket by socket as before
+// (uWS topics cannot leave sockets out). REALTIME_NATIVE_PUBLISH=off writes every broadcast
+// socket by socket (no uWS topics at all): a way out should uWS pub/sub misbehave, and the
+// reference the fan-out bench measures against.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Namespace, Server, Socket } from 'socket.io';
-import { Adapter } from 'socket.io-adapter';
-import { namespaceSocket, prependConnectionListener, uwsSocketOf } from './socketio-internals.js';
+import { Adapter, type BroadcastOptions } from 'socket.io-adapter';
+import { adapterEncoder, namespaceSocket, prependConnectionListener, uwsSocketOf } from './socketio-internals.js';
 
 type Patchable = Pick<Adapter, 'addAll' | 'del' | 'broadcast'>;
 
@@ -78,20 +91,75 @@ function subscribeRecovered(nsp: Namespace, socket: Socket): void {
   else socket.conn.once('upgrade', subscribe);
 }
 
-function watchRecoveries(nsp: Namespace): void {
+/** Each namespace's sockets on long-polling: uWS topics do not reach them, so a broadcast writes to them itself. */
+const pollingSockets = new WeakMap<Namespace, Set<Socket>>();
+
+/**
+ * Notes a socket that connects on long-polling until it upgrades (socket.io's addAll subscribes
+ * it to its rooms' topics in the same 'upgrade' event) or goes. Connected sockets are the only
+ * ones a broadcast reaches, and this runs first when one connects.
+ */
+function trackPolling(nsp: Namespace, socket: Socket): void {
+  if (socket.conn.transport.name === 'websocket') return;
+  let polling = pollingSockets.get(nsp);
+  if (!polling) pollingSockets.set(nsp, (polling = new Set()));
+  const set = polling;
+  set.add(socket);
+  const forget = () => set.delete(socket);
+  socket.conn.once('upgrade', forget);
+  socket.once('disconnect', forget);
+}
+
+/** A one-room (or namespace-wide) broadcast without exceptions: encoded once, one uWS publish, then the polling sockets. */
+function nativeBroadcast(app: TemplatedApp): Adapter['broadcast'] {
+  return function (this: Adapter, packet: { nsp?: string }, opts: BroadcastOptions): void {
+    if (opts.rooms.size > 1 || (opts.except?.size ?? 0) > 0) return originals.broadcast.call(this, packet, opts);
+    packet.nsp = this.nsp.name;
+    const frames = adapterEncoder(this).encode(packet);
+    const room = opts.rooms.size === 1 ? [...opts.rooms][0] : undefined;
+    const topic = room === undefined ? this.nsp.name : `${this.nsp.name}${TOPIC_SEPARATOR}${room}`;
+    // "4" is an Engine.IO message; binary attachments follow as frames of their own.
+    for (const frame of frames) {
+      if (typeof frame === 'string') app.publish(topic, '4' + frame, false);
+      else app.publish(topic, frame, true);
+    }
+    const polling = pollingSockets.get(this.nsp);
+    if (!polling?.size) return;
+    const members = room === undefined ? null : this.rooms.get(room);
+    if (room !== undefined && !members) return;
+    const flags = opts.flags ?? {};
+    for (const socket of polling) {
+      if (members && !members.has(socket.id)) continue;
+      const conn = socket.conn;
+      // As socket.io's own write: only to an open connection; a volatile event only when it can go now.
+      if (conn.readyState !== 'open' || conn.transport.name === 'websocket') continue;
+      if (flags.volatile && !conn.transport.writable) continue;
+      for (const frame of frames) conn.write(frame, { compress: flags.compress });
+    }
+  };
+}
+
+function watchNamespace(nsp: Namespace): void {
   const onConnection = (socket: Socket) => {
+    trackPolling(nsp, socket);
     if (socket.recovered) subscribeRecovered(nsp, socket);
   };
   // First in line, so pushes made by other connection handlers already reach this socket.
   prependConnectionListener(nsp, onConnection);
 }
 
-export function attachToUws(io: Server, app: TemplatedApp): void {
+/**
+ * Serves Socket.IO on the uWS app. `nativePublish` (REALTIME_NATIVE_PUBLISH): room broadcasts go
+ * through uWS topics (above); without it every broadcast is written socket by socket.
+ */
+export function attachToUws(io: Server, app: TemplatedApp, options: { nativePublish: boolean }): void {
   io.attachApp(app);
-  bound.set(io, { addAll: proto.addAll, del: proto.del, broadcast: proto.broadcast });
+  if (options.nativePublish) {
+    bound.set(io, { addAll: proto.addAll, del: proto.del, broadcast: nativeBroadcast(app) });
+    io._nsps.forEach(watchNamespace);
+    io.on('new_namespace', watchNamespace);
+  }
   installDispatchers();
-  io._nsps.forEach(watchRecoveries);
-  io.on('new_namespace', watchRecoveries);
 }
 
 /** Closes the server (which restores the prototype) and puts the dispatchers back for the others. */

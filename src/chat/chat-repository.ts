@@ -137,6 +137,20 @@ export class ChatRepository extends Repository {
       order by m.joined_at, u.id`);
   }
 
+  /**
+   * Whether a member of the room blocks `userId` or is blocked by them (CONTRACT §21). Asked from
+   * the user's blocks (few) into the room's membership (primary key), so its cost does not grow
+   * with the room: loading a 1,000-member room for every message was most of a message's CPU.
+   */
+  async blockWithinRoom(roomId: string, userId: string): Promise<boolean> {
+    const [row] = await this.db.rows<{ blocked: boolean }>(sql`
+      select exists(
+        select 1 from blocks b join chat_room_members m on m.room_id = ${roomId} and m.user_id = b.blocked_id where b.blocker_id = ${userId}
+        union all
+        select 1 from blocks b join chat_room_members m on m.room_id = ${roomId} and m.user_id = b.blocker_id where b.blocked_id = ${userId}) as blocked`);
+    return row?.blocked === true;
+  }
+
   async roomIdsOf(userId: string, limit: number): Promise<string[]> {
     const rows = await this.db.rows<{ room_id: string }>(sql`
       select room_id from chat_room_members where user_id = ${userId} limit ${limit}`);

@@ -131,8 +131,7 @@ export class ChatService {
     if (!msg && !attachments.length) throw emptyMessage();
     await this.assertMember(caller, input.roomId);
     // CONTRACT §21: nothing is sent to a room shared with someone blocked either way.
-    const members = (await this.repository.membersOf([input.roomId])).map((m) => m.user_id);
-    if ((await this.blocks.amongEitherWay(caller.userId, members)).size) throw blockedRefusal();
+    if (await this.repository.blockWithinRoom(input.roomId, caller.userId)) throw blockedRefusal();
     const row = await this.repository.insertMessage({ id: newId(), roomId: input.roomId, senderId: caller.userId, msg, attachments });
     const message = toMessageView(this.app.config, row);
     this.app.events.publish('chat.message', { roomId: input.roomId, message });

@@ -40,6 +40,11 @@ describe('loadConfig', () => {
     expect(c.TRUST_PROXY).toBe(true);
   });
 
+  it('reads the realtime fan-out settings, with their defaults', () => {
+    expect(loadConfig({})).toMatchObject({ REALTIME_NATIVE_PUBLISH: 'on', REALTIME_OUTBOX_MAX_EVENTS: 10_000 });
+    expect(loadConfig({ REALTIME_NATIVE_PUBLISH: 'off', REALTIME_OUTBOX_MAX_EVENTS: '5' })).toMatchObject({ REALTIME_NATIVE_PUBLISH: 'off', REALTIME_OUTBOX_MAX_EVENTS: 5 });
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).PORT).toBe(3000);
   });
@@ -55,6 +60,10 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['TRUST_PROXY', 'maybe'],
     ['PUBLIC_BASE_URL', 'not a url'],
+    ['REALTIME_NATIVE_PUBLISH', 'yes'],
+    ['REALTIME_OUTBOX_MAX_EVENTS', '0'],
+    ['REALTIME_OUTBOX_MAX_EVENTS', '2000000'],
+    ['REALTIME_OUTBOX_MAX_EVENTS', 'many'],
   ])('refuses %s=%s with one line naming it', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.message).toContain(name);

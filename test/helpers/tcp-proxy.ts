@@ -22,6 +22,7 @@ export class TcpProxy {
   private holding = false;
   private holdPattern: string | null = null;
   private readonly settledWaiters: (() => void)[] = [];
+  private listenedOn = 0;
 
   private constructor(
     private readonly targetHost: string,
@@ -30,11 +31,20 @@ export class TcpProxy {
     this.listener = net.createServer((client) => this.accept(client));
   }
 
-  /** A proxy on a free local port forwarding to host:port. */
-  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  /** A proxy on a free local port (or `listenPort`: one reopened after `close`) forwarding to host:port. */
+  static async start(targetHost: string, targetPort: number, listenPort = 0): Promise<TcpProxy> {
     const proxy = new TcpProxy(targetHost, targetPort);
-    await new Promise<void>((resolve) => proxy.listener.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      proxy.listener.once('error', reject);
+      proxy.listener.listen(listenPort, '127.0.0.1', resolve);
+    });
+    proxy.listenedOn = (proxy.listener.address() as net.AddressInfo).port;
     return proxy;
+  }
+
+  /** A new proxy on this one's port to the same server (after `close`: the link is back). */
+  reopen(): Promise<TcpProxy> {
+    return TcpProxy.start(this.targetHost, this.targetPort, this.listenedOn);
   }
 
   /** A proxy in front of the server a URL names (postgres://…, redis://…; `defaultPort` when it names none). */
@@ -51,7 +61,7 @@ export class TcpProxy {
   }
 
   get port(): number {
-    return (this.listener.address() as net.AddressInfo).port;
+    return this.listenedOn;
   }
 
   /** Whether the link is held now. */
