@@ -1,8 +1,11 @@
 // The listing answers as clients ask for them most: the first pages of `GET /all`, `GET /completed`
-// and the caller's `GET /feeds`, serialised once and kept in the read model's page cache until an
-// event that could change them (a new, changed or deleted item, a reaction, a comment, a follow,
-// a user's new name: src/read-model/read-model.ts) clears it. Deeper pages, cursors and the
-// rest go to the database every time.
+// and every page of the caller's `GET /feeds`, serialised once and kept in the read model's page
+// cache until an event that could change them (a new, changed or deleted item, a reaction, a
+// comment, a follow, a user's new name: src/read-model/read-model.ts) clears it. A feed page after
+// the first is named by its cursor, which fixes the feed's snapshot time: the same cursor lists
+// the same items until one of those events, so it is kept like the first page (several devices
+// and clients of one user page through the same cursors while the first page is cached).
+// Deeper pages of `/all` and `/completed` go to the database (or the listing index) every time.
 //
 // Blocks (CONTRACT §21): a cached page is shared by every caller of its key, so the items of the
 // users a caller blocked are left out after the cache, per caller: each page is kept with the
@@ -72,14 +75,14 @@ export class ListingAnswers {
     return this.listings.clusters(q, await this.blocks.hiddenFrom(caller?.userId));
   }
 
-  /** The caller's feed; its first page (no cursor) from the page cache. */
+  /** A page of the caller's feed, the first (no cursor) or the one after `cursor`, from the page cache. */
   feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<unknown> {
     const read = async (): Promise<ReadPage> => {
       const { answer, uploaderIds } = await this.feed.pageWithUploaders(caller, perPage, cursor, lang);
       return { answer, itemsKey: 'items', uploaderIds };
     };
-    if (cursor) return this.filtered(caller, read);
-    return this.cached(caller, `feed|${caller.userId}|${perPage}|${lang}`, read);
+    // A cursor this service did not issue fails in `read` (400) and leaves nothing in the cache.
+    return this.cached(caller, `feed|${caller.userId}|${perPage}|${lang}|${cursor ?? ''}`, read);
   }
 
   private async cached(caller: Caller | null, key: string, read: () => Promise<ReadPage>): Promise<JsonText> {
