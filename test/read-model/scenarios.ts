@@ -15,9 +15,9 @@ import { closeAll, connect, refusal } from '../realtime/socket-client.js';
 import { sessionTimeoutJob } from '../../jobs/session-timeout.js';
 import { on, type Cluster, type NodeRef } from './cluster.js';
 import { buildWorld, type World } from './world.js';
-import { finishProcessing } from './publishing.js';
+import { finishProcessing, publishItem } from './publishing.js';
 import {
-  activeSessionIds, comments, feedIds, feedWalk, HOME, itemViews, profile, profileData, projectName, type View,
+  activeSessionIds, comments, feedIds, feedPagesAt, feedWalk, feedWalkWithCursors, HOME, itemViews, profile, profileData, projectName, type View,
 } from './views.js';
 
 /** How many times each read is made before the change. */
@@ -409,6 +409,30 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await warm(listed(false));
       expectStatus(await reader.api.delete(`/auth/api/v1/users/${world.other.userId}/block`), 200, 'unblock');
       await onEveryNode(listed(true));
+    });
+
+    it('should show a like and a deletion in the pages of cursors issued before them, on the next read', async () => {
+      const primary = cluster().primary;
+      // The follower follows owner: these lead the feed, newest first, each on a page after the first.
+      const liked = await publishItem(primary, world.owner);
+      const removed = await publishItem(primary, world.owner);
+      const pageOne = await publishItem(primary, world.owner);
+      const held = new Map<string, string[]>();
+      await warm(async (node) => {
+        const { items, cursors } = await feedWalkWithCursors(node, world.follower);
+        expect(items[0].id, node.name).toBe(pageOne);
+        held.set(node.name, cursors);
+        const again = await feedPagesAt(node, world.follower, cursors);
+        expect(again.find((i) => i.id === liked)?.reaction_count, node.name).toBe(0);
+        expect(again.map((i) => i.id), node.name).toContain(removed);
+      });
+      expectStatus(await world.viewer.api.post(`/api/v1/content/${liked}/reactions`), 200, 'like');
+      expectStatus(await world.owner.api.delete(`/api/v1/content/${removed}`), 200, 'delete');
+      await onEveryNode(async (node) => {
+        const again = await feedPagesAt(node, world.follower, held.get(node.name)!);
+        expect(again.find((i) => i.id === liked)?.reaction_count, `${node.name}: the liked item`).toBe(1);
+        expect(again.map((i) => i.id), `${node.name}: the deleted item`).not.toContain(removed);
+      });
     });
 
     it('should refuse a cursor this service did not issue with 400, every time', async () => {

@@ -66,16 +66,30 @@ export async function itemViews(node: NodeRef, id: string, viewer: TestUser): Pr
 
 /** Every item of `viewer`'s feed, read one a page, following each next_cursor to the end. */
 export async function feedWalk(node: NodeRef, viewer: TestUser): Promise<any[]> {
+  return (await feedWalkWithCursors(node, viewer)).items;
+}
+
+/** The feed read one item a page, with the cursor of each page after the first (as a client holds them). */
+export async function feedWalkWithCursors(node: NodeRef, viewer: TestUser): Promise<{ items: any[]; cursors: string[] }> {
   const items: any[] = [];
+  const cursors: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < MAX_FEED_PAGES; page++) {
     const path: string = cursor ? `${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}` : FEED_ONE_PER_PAGE;
     const data = ok(await on(node, viewer).get(path), `/feeds page ${page + 1}`);
     items.push(...data.items);
-    if (!data.has_more) return items;
-    cursor = data.next_cursor;
+    if (!data.has_more) return { items, cursors };
+    cursor = data.next_cursor as string;
+    cursors.push(cursor);
   }
   throw new Error(`the feed has more than ${MAX_FEED_PAGES} pages`);
+}
+
+/** The items of the feed pages after `cursors` (one item a page), read again. */
+export async function feedPagesAt(node: NodeRef, viewer: TestUser, cursors: string[]): Promise<any[]> {
+  const items: any[] = [];
+  for (const cursor of cursors) items.push(...ok(await on(node, viewer).get(`${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}`), '/feeds by cursor').items);
+  return items;
 }
 
 /** The project name of a view's item in its language (the detail keys blocks by language, listings list them). */
