@@ -133,6 +133,11 @@ interface Target {
   paths: string[];
   /** The bearer token of each path (same order), where it is not the viewer's. */
   tokens?: string[];
+  /**
+   * Each path once, handed out in turn across the connections (no warm-up, no probe: nothing is
+   * read before): what a node answers to requests it has not seen. Non-2xx answers are counted.
+   */
+  once?: boolean;
 }
 
 const ALL_BASE = '/content/api/v1/all?search=can%20ho&unit_price=VND&amenities=pool';
@@ -171,20 +176,33 @@ function listingTargets(feedCursors: string[]): Target[] {
 }
 
 /**
- * The reads no single request repeats: other users' profiles (each of 64 requests a viewer and an
- * uploader, in turn) and pages 2-10 of every viewer's feed, each as its own viewer.
+ * The reads no single request repeats, as their viewers: other users' profiles (64 pairs of a
+ * viewer and an uploader in turn; and once, every viewer and uploader pair) and pages 2-10 of every
+ * viewer's feed (in turn; and once, each page read once after the page cache was emptied).
  */
-async function manyUserTargets(base: string, seeded: Seeded): Promise<Target[]> {
+async function manyUserTargets(base: string, seeded: Seeded, headers: Record<string, string>): Promise<Target[]> {
   const { viewerTokens: tokens, uploaderIds } = seeded;
   const pairs = Array.from({ length: 64 }, (_, i) => ({ token: tokens[i % tokens.length], userId: uploaderIds[(i * 37) % uploaderIds.length] }));
+  const everyPair = uploaderIds.flatMap((userId) => tokens.map((token) => ({ token, userId })));
   const deep: { path: string; token: string }[] = [];
   for (const token of tokens) {
     const cursors = await feedCursors(base, { authorization: `Bearer ${token}` }, 10);
     for (const c of cursors.slice(1)) deep.push({ path: `/content/api/v1/feeds?cursor=${encodeURIComponent(c)}`, token });
   }
+  // Reading the cursors kept pages 1-9 of every feed: a like and its undoing clear the page
+  // cache, as any change of a listed item does, so the pages read once are read from the database.
+  const item = `${base}/api/v1/content/${seeded.itemIds[0]}/reactions`;
+  for (const method of ['POST', 'DELETE']) {
+    const res = await fetch(item, { method, headers });
+    if (!res.ok) throw new Error(`${method} ${item} answered ${res.status}`);
+  }
+  const profilePath = (userId: string) => `/auth/api/v1/user/me?user_id=${userId}`;
+  const feedLabel = `GET /feeds pages 2-10 of ${tokens.length} viewers`;
   return [
-    { key: 'profiles-others', label: `GET /user/me?user_id= (${tokens.length} viewers x ${pairs.length} profiles in turn)`, paths: pairs.map((p) => `/auth/api/v1/user/me?user_id=${p.userId}`), tokens: pairs.map((p) => p.token) },
-    { key: 'feed-deep-many', label: `GET /feeds pages 2-10 of ${tokens.length} viewers in turn`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token) },
+    { key: 'profiles-others', label: `GET /user/me?user_id=, ${tokens.length} viewers x ${uploaderIds.length} users, each pair once`, paths: everyPair.map((p) => profilePath(p.userId)), tokens: everyPair.map((p) => p.token), once: true },
+    { key: 'profiles-others', label: `GET /user/me?user_id=, ${pairs.length} pairs in turn`, paths: pairs.map((p) => profilePath(p.userId)), tokens: pairs.map((p) => p.token) },
+    { key: 'feed-deep-many', label: `${feedLabel}, each page once`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token), once: true },
+    { key: 'feed-deep-many', label: `${feedLabel} in turn`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token) },
   ];
 }
 
@@ -230,6 +248,7 @@ async function probe(base: string, target: Target, headers: Record<string, strin
 
 async function load(base: string, target: Target, headers: Record<string, string>, labelPrefix: string): Promise<Figures> {
   const label = `${labelPrefix}${target.label}`;
+  if (target.once) return loadOnce(base, target, headers, label);
   const failure = await probe(base, target, headers);
   if (failure) {
     console.warn(`not measured: ${label}: ${failure}`);
@@ -240,6 +259,22 @@ async function load(base: string, target: Target, headers: Record<string, string
   const r = await autocannon({ ...options, duration: seconds });
   const figures = {
     key: target.key, label, requestsPerSecond: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
+    non2xx: r.non2xx, errors: r.errors + r.timeouts,
+  };
+  console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+  return figures;
+}
+
+/** Each of the target's paths once, one after another over all connections. */
+async function loadOnce(base: string, target: Target, headers: Record<string, string>, label: string): Promise<Figures> {
+  let next = 0;
+  const setupRequest = (req: autocannon.Request): autocannon.Request => {
+    const i = next++ % target.paths.length;
+    return { ...req, method: 'GET', path: target.paths[i], headers: headersOf(target, i, headers) };
+  };
+  const r = await autocannon({ url: base, connections: Math.min(connections, target.paths.length), amount: target.paths.length, requests: [{ setupRequest }] });
+  const figures = {
+    key: target.key, label, requestsPerSecond: Math.round(r.requests.total / Math.max(r.duration, 0.001)), p50: r.latency.p50, p99: r.latency.p99,
     non2xx: r.non2xx, errors: r.errors + r.timeouts,
   };
   console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
@@ -301,7 +336,7 @@ async function measureService(storage: BenchStorage, seeded: Seeded, readCache: 
     if (readCache === 'off') serviceAnswers = await answersOf(base, seeded, headers);
     const pages = cursors ?? (await feedCursors(base, headers));
     const prefix = readCache === 'on' ? 'service: ' : 'service, READ_CACHE=off: ';
-    const many = wanted('profiles-others') || wanted('feed-deep-many') ? await manyUserTargets(base, seeded) : [];
+    const many = wanted('profiles-others') || wanted('feed-deep-many') ? await manyUserTargets(base, seeded, headers) : [];
     const figures: Figures[] = [];
     for (const t of [...hotTargets(seeded), ...listingTargets(pages), ...many].filter((t) => wanted(t.key))) figures.push(await load(base, t, headers, prefix));
     return { figures, cursors: pages };
