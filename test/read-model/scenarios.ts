@@ -411,27 +411,36 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await onEveryNode(listed(true));
     });
 
-    it('should show a like and a deletion in the pages of cursors issued before them, on the next read', async () => {
+    it('should show a like, a deletion, a removal and a suspension in the pages of cursors issued before them, on the next read', async () => {
       const primary = cluster().primary;
-      // The follower follows owner: these lead the feed, newest first, each on a page after the first.
+      // The follower follows owner and (from here) suspended: their items lead the feed, newest first.
+      const suspended = await registerAndLogin(primary);
+      await follow(world.follower, suspended);
+      const held = await publishItem(primary, suspended);
       const liked = await publishItem(primary, world.owner);
+      const deleted = await publishItem(primary, world.owner);
       const removed = await publishItem(primary, world.owner);
       const pageOne = await publishItem(primary, world.owner);
-      const held = new Map<string, string[]>();
+      const cursorsOf = new Map<string, string[]>();
       await warm(async (node) => {
         const { items, cursors } = await feedWalkWithCursors(node, world.follower);
         expect(items[0].id, node.name).toBe(pageOne);
-        held.set(node.name, cursors);
+        cursorsOf.set(node.name, cursors);
         const again = await feedPagesAt(node, world.follower, cursors);
         expect(again.find((i) => i.id === liked)?.reaction_count, node.name).toBe(0);
-        expect(again.map((i) => i.id), node.name).toContain(removed);
+        expect(again.map((i) => i.id), node.name).toEqual(expect.arrayContaining([deleted, removed, held]));
       });
       expectStatus(await world.viewer.api.post(`/api/v1/content/${liked}/reactions`), 200, 'like');
-      expectStatus(await world.owner.api.delete(`/api/v1/content/${removed}`), 200, 'delete');
+      expectStatus(await world.owner.api.delete(`/api/v1/content/${deleted}`), 200, 'delete');
+      expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/content/${removed}/resolve`, { action: 'remove', note: 'fake listing' }), 200, 'remove');
+      expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/user/${suspended.userId}/resolve`, { action: 'suspend_user' }), 200, 'suspend');
       await onEveryNode(async (node) => {
-        const again = await feedPagesAt(node, world.follower, held.get(node.name)!);
+        const again = await feedPagesAt(node, world.follower, cursorsOf.get(node.name)!);
         expect(again.find((i) => i.id === liked)?.reaction_count, `${node.name}: the liked item`).toBe(1);
-        expect(again.map((i) => i.id), `${node.name}: the deleted item`).not.toContain(removed);
+        const ids = again.map((i) => i.id);
+        expect(ids, `${node.name}: the deleted item`).not.toContain(deleted);
+        expect(ids, `${node.name}: the removed item`).not.toContain(removed);
+        expect(ids, `${node.name}: the suspended uploader's item`).not.toContain(held);
       });
     });
 
