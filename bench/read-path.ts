@@ -178,17 +178,21 @@ function listingTargets(feedCursors: string[]): Target[] {
 /**
  * The reads no single request repeats, as their viewers: other users' profiles (64 pairs of a
  * viewer and an uploader in turn; and once, every viewer and uploader pair) and pages 2-10 of every
- * viewer's feed (in turn; and once, each page read once after the page cache was emptied).
+ * viewer's feed (in turn; and once, each page read once after the page cache was emptied, every
+ * viewer's page 2 first, then every viewer's page 3, and so on).
  */
 async function manyUserTargets(base: string, seeded: Seeded, headers: Record<string, string>): Promise<Target[]> {
   const { viewerTokens: tokens, uploaderIds } = seeded;
   const pairs = Array.from({ length: 64 }, (_, i) => ({ token: tokens[i % tokens.length], userId: uploaderIds[(i * 37) % uploaderIds.length] }));
   const everyPair = uploaderIds.flatMap((userId) => tokens.map((token) => ({ token, userId })));
-  const deep: { path: string; token: string }[] = [];
+  // Page by page across the viewers (every viewer's page 2, then every viewer's page 3, …): many
+  // users scrolling at the same time.
+  const walks: { path: string; token: string }[][] = [];
   for (const token of tokens) {
     const cursors = await feedCursors(base, { authorization: `Bearer ${token}` }, 10);
-    for (const c of cursors.slice(1)) deep.push({ path: `/content/api/v1/feeds?cursor=${encodeURIComponent(c)}`, token });
+    walks.push(cursors.slice(1).map((c) => ({ path: `/content/api/v1/feeds?cursor=${encodeURIComponent(c)}`, token })));
   }
+  const deep = Array.from({ length: Math.max(0, ...walks.map((w) => w.length)) }, (_, page) => walks.flatMap((w) => w[page] ?? [])).flat();
   // Reading the cursors kept pages 1-9 of every feed: a like and its undoing clear the page
   // cache, as any change of a listed item does, so the pages read once are read from the database.
   const item = `${base}/api/v1/content/${seeded.itemIds[0]}/reactions`;
