@@ -138,6 +138,11 @@ interface Target {
    * read before): what a node answers to requests it has not seen. Non-2xx answers are counted.
    */
   once?: boolean;
+  /**
+   * With `once`: the paths as walks (one viewer's pages in order, as a client can only ask for a
+   * page once it has the one before): each connection reads one walk to its end, then the next.
+   */
+  walks?: { path: string; token: string }[][];
 }
 
 const ALL_BASE = '/content/api/v1/all?search=can%20ho&unit_price=VND&amenities=pool';
@@ -178,21 +183,19 @@ function listingTargets(feedCursors: string[]): Target[] {
 /**
  * The reads no single request repeats, as their viewers: other users' profiles (64 pairs of a
  * viewer and an uploader in turn; and once, every viewer and uploader pair) and pages 2-10 of every
- * viewer's feed (in turn; and once, each page read once after the page cache was emptied, every
- * viewer's page 2 first, then every viewer's page 3, and so on).
+ * viewer's feed (in turn; and once, each page read once after the page cache was emptied, each
+ * connection paging through one viewer's feed in order, then the next viewer's).
  */
 async function manyUserTargets(base: string, seeded: Seeded, headers: Record<string, string>): Promise<Target[]> {
   const { viewerTokens: tokens, uploaderIds } = seeded;
   const pairs = Array.from({ length: 64 }, (_, i) => ({ token: tokens[i % tokens.length], userId: uploaderIds[(i * 37) % uploaderIds.length] }));
   const everyPair = uploaderIds.flatMap((userId) => tokens.map((token) => ({ token, userId })));
-  // Page by page across the viewers (every viewer's page 2, then every viewer's page 3, …): many
-  // users scrolling at the same time.
   const walks: { path: string; token: string }[][] = [];
   for (const token of tokens) {
     const cursors = await feedCursors(base, { authorization: `Bearer ${token}` }, 10);
     walks.push(cursors.slice(1).map((c) => ({ path: `/content/api/v1/feeds?cursor=${encodeURIComponent(c)}`, token })));
   }
-  const deep = Array.from({ length: Math.max(0, ...walks.map((w) => w.length)) }, (_, page) => walks.flatMap((w) => w[page] ?? [])).flat();
+  const deep = walks.flat();
   // Reading the cursors kept pages 1-9 of every feed: a like and its undoing clear the page
   // cache, as any change of a listed item does, so the pages read once are read from the database.
   const item = `${base}/api/v1/content/${seeded.itemIds[0]}/reactions`;
@@ -205,7 +208,7 @@ async function manyUserTargets(base: string, seeded: Seeded, headers: Record<str
   return [
     { key: 'profiles-others', label: `GET /user/me?user_id=, ${tokens.length} viewers x ${uploaderIds.length} users, each pair once`, paths: everyPair.map((p) => profilePath(p.userId)), tokens: everyPair.map((p) => p.token), once: true },
     { key: 'profiles-others', label: `GET /user/me?user_id=, ${pairs.length} pairs in turn`, paths: pairs.map((p) => profilePath(p.userId)), tokens: pairs.map((p) => p.token) },
-    { key: 'feed-deep-many', label: `${feedLabel}, each page once`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token), once: true },
+    { key: 'feed-deep-many', label: `${feedLabel}, each page once (each connection pages through one viewer's feed, then the next)`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token), once: true, walks: walks.filter((w) => w.length > 0) },
     { key: 'feed-deep-many', label: `${feedLabel} in turn`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token) },
   ];
 }
@@ -272,7 +275,18 @@ async function load(base: string, target: Target, headers: Record<string, string
 /** Each of the target's paths once, one after another over all connections. */
 async function loadOnce(base: string, target: Target, headers: Record<string, string>, label: string): Promise<Figures> {
   let next = 0;
-  const setupRequest = (req: autocannon.Request): autocannon.Request => {
+  let nextWalk = 0;
+  const setupRequest = (req: autocannon.Request, context: { walk?: number; step?: number }): autocannon.Request => {
+    const { walks } = target;
+    if (walks?.length) {
+      // This connection's walk, or the next one once it is read to its end.
+      if (context.walk === undefined || (context.step ?? 0) >= walks[context.walk].length) {
+        context.walk = nextWalk++ % walks.length;
+        context.step = 0;
+      }
+      const { path: walkPath, token } = walks[context.walk][context.step!++];
+      return { ...req, method: 'GET', path: walkPath, headers: { ...headers, authorization: `Bearer ${token}` } };
+    }
     const i = next++ % target.paths.length;
     return { ...req, method: 'GET', path: target.paths[i], headers: headersOf(target, i, headers) };
   };

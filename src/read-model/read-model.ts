@@ -106,14 +106,16 @@ export class ReadModel {
     const usable = () => config.READ_CACHE === 'on' && relay.trusted();
     this.trusted = usable;
     // Sizes: a few hundred bytes a session or a profile; an item with its answers and a page vary
-    // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes.
+    // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes. Pages: every
+    // scrolling user keeps a few feed pages (listing-answers.ts), so the count allows 10,000 small
+    // ones (a feed page of 10 items is a few KB) and the bytes are the bound that matters.
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.publicProfiles = new ReadCache('public_profiles', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length }, usable);
     // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
     this.followings = new ReadCache('followings', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
-    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
+    this.pages = new ReadCache('pages', { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
     // weighs more, so the cache is bounded by its size too.
     this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
