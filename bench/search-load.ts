@@ -7,11 +7,12 @@
 // BENCH_WARMUP_SECONDS, 1), BENCH_CONNECTIONS (64), BENCH_DATABASE_URL (server mode: a scratch
 // database on it, dropped after; default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix),
-// BENCH_LOAD (on; off: only seed and measure the index's memory).
+// BENCH_LOAD (on; off: only seed and measure the index's memory and in-process query time),
+// BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
-//    loading every listed item;
+//    loading every listed item; then times the index's own answers in this process;
 // 2. starts the service as a child (production, LOG_LEVEL=warn), waits until /metrics says the
 //    index answers, and loads: `/all` with 2,000 different queries in turn (a word or two from
 //    the seeded vocabulary, sometimes with a typo, a price range, an area range, one of seven
@@ -34,6 +35,8 @@ import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
+import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
+import { viewportAround } from '../src/content/viewport.js';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
 const env = z
@@ -46,6 +49,7 @@ const env = z
     BENCH_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/postgres'),
     BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
     BENCH_LOAD: z.enum(['on', 'off']).default('on'),
+    BENCH_ROUNDS: z.coerce.number().int().min(2).max(100).default(3),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -78,9 +82,54 @@ async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ b
     const loadMs = Date.now() - started;
     const after = heapUsed();
     const listed = index.size();
+    timeInProcess(index);
     return { bytesPerItem: gc ? Math.round((after - before) / Math.max(1, listed)) : null, listed, loadMs };
   } finally {
     await service.close();
+  }
+}
+
+/**
+ * The index's own time per query, in this process (no HTTP, no serialising): each of the 2,000
+ * varied `/all` queries and the map clusters, BENCH_ROUNDS rounds (3); the first round warms what
+ * the index remembers (terms' matches, ranks). Prints the CPU time per query of the later rounds
+ * (process CPU, so other processes on the machine do not count) and their wall-time p50 and p99.
+ */
+function timeInProcess(index: ListingIndex): void {
+  const visibility = { kind: 'published' as const };
+  const timed = (label: string, run: (() => void)[]) => {
+    const times: number[] = [];
+    let cpu = process.cpuUsage();
+    for (let round = 0; round < env.BENCH_ROUNDS; round++) {
+      if (round === 1) cpu = process.cpuUsage();
+      for (const query of run) {
+        const t = performance.now();
+        query();
+        if (round > 0) times.push(performance.now() - t);
+      }
+    }
+    const used = process.cpuUsage(cpu);
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(3);
+    const perQuery = ((used.user + used.system) / 1000 / Math.max(1, times.length)).toFixed(3);
+    console.log(`  in process: ${label}: CPU ${perQuery} ms per query; wall p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`);
+  };
+  timed('/all, 2,000 different queries', variedAll().map((path) => {
+    const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
+    return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
+  }));
+  timed('/completed, 40 viewports and pages', variedCompleted().map((path) => {
+    const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
+    return () => index.page({ visibility, filters: {}, viewport }, { column: 'created_at', direction: 'desc' }, q.page, q.per_page);
+  }));
+  for (const zoom of [3, 8, 12, 16]) {
+    timed(`/completed/clusters zoom ${zoom}`, clusterPaths(zoom).map((path) => {
+      const q = clustersQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+      const box = { minLat: q.min_lat, maxLat: q.max_lat, minLng: q.min_lng, maxLng: q.max_lng, zoom: q.zoom };
+      return () => index.clusters({ visibility, search: q.search, filters: q }, box, new Set());
+    }));
   }
 }
 

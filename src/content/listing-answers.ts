@@ -15,6 +15,8 @@
 // cache) the items of blocked uploaders are dropped from the answer. Such a page is shorter than
 // `per_page` (no over-fetch: page numbers and cursors stay those of everyone's pages); `total`
 // still counts them. Deeper pages are filtered the same way. docs/moderation.md, "Blocks".
+// While the listing index answers, `/all` and `/completed` for a caller with blocks skip the cache
+// instead: the index leaves the blocked uploaders out of the pages, `total` and facets (full pages).
 import { can, type Caller } from '../auth/caller.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
@@ -52,11 +54,15 @@ export class ListingAnswers {
     private readonly blocks: BlockService,
   ) {}
 
-  listAll(caller: Caller | null, q: ListAllQuery): Promise<unknown> {
+  async listAll(caller: Caller | null, q: ListAllQuery): Promise<unknown> {
+    const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
-      const answer = await this.listings.listAll(caller, q);
+      const answer = await this.listings.listAll(caller, q, blocked ?? undefined);
       return { answer, itemsKey: 'item', uploaderIds: uploadersOf(answer.item) };
     };
+    // A page read without a caller's blocked uploaders is theirs alone: never cached (and still
+    // filtered after, as the index may stop answering before the read).
+    if (blocked) return this.filtered(caller, read);
     if (q.page > CACHED_PAGES) return this.filtered(caller, read);
     // Who sees what (listings.ts): everyone the published items, a user also their own, an
     // administrator every live item; and only `read:contact` holders see phone numbers.
@@ -65,12 +71,14 @@ export class ListingAnswers {
     return this.cached(caller, key, read);
   }
 
-  listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<unknown> {
+  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<unknown> {
+    const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
-      const answer = await this.listings.listCompleted(caller, q, lang);
+      const answer = await this.listings.listCompleted(caller, q, lang, blocked ?? undefined);
       return { answer, itemsKey: 'items', uploaderIds: uploadersOf(answer.items) };
     };
-    if (q.page > CACHED_PAGES) return this.filtered(caller, read);
+    // A page read without a caller's blocked uploaders is theirs alone: never cached.
+    if (blocked || q.page > CACHED_PAGES) return this.filtered(caller, read);
     const key = `completed|${viewerOf(caller).canReadContact}|${lang}|${JSON.stringify(q)}`;
     return this.cached(caller, key, read);
   }
@@ -102,6 +110,13 @@ export class ListingAnswers {
       page = asked.page;
     }
     return withoutHidden(page, await hidden);
+  }
+
+  /** The caller's blocked uploaders when they have some and the listing index answers (it leaves them out itself); else null. */
+  private async blockedFromIndex(caller: Caller | null): Promise<ReadonlySet<string> | null> {
+    if (!caller || !this.listings.fromIndex()) return null;
+    const hidden = await this.blocks.hiddenFrom(caller.userId);
+    return hidden.size ? hidden : null;
   }
 
   private async cached(caller: Caller | null, key: string, read: () => Promise<ReadPage>): Promise<JsonText> {

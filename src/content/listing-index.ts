@@ -1,123 +1,31 @@
 // The per-node listing index (CONTRACT §23, docs/search.md): every listed item (listedConditions,
-// the one rule the SQL listings use too) held in memory with its row, kept in order by each sort
-// column, its words in a radix tree (MiniSearch's SearchableMap), so any `/all` or `/completed` query, a facet count or a
-// map cluster is answered without PostgreSQL. PostgreSQL stays the truth: the index is loaded
-// from it in pages at start, and every change of a listed item, on any node, reloads that item
-// (the read model's item changes). While it loads, while a reload is under way, while this node
-// may miss another's changes, or with LISTING_INDEX=off, `ready()` is false and the listings ask
-// PostgreSQL as before.
-import SearchableMap from 'minisearch/SearchableMap';
+// the one rule the SQL listings use too) held in memory, so any `/all` or `/completed` query, a
+// facet count or a map cluster is answered without PostgreSQL. PostgreSQL stays the truth: the
+// index is loaded from it in pages at start, and every change of a listed item, on any node,
+// reloads that item (the read model's item changes). While it loads, while a reload is under way,
+// while this node may miss another's changes, or with LISTING_INDEX=off, `ready()` is false and
+// the listings ask PostgreSQL as before.
+//
+// How a query is answered (docs/search.md, "How a query runs"): the items sit in numbered slots
+// with typed arrays per field (index-slots.ts), in one order per sort column (index-orders.ts),
+// their words in a text index (index-text.ts), the published ones with a position in map order
+// (index-map.ts). A page either sorts its few candidates by rank (the smallest of: the search's
+// matches, the items in a price, area or date range, the items in a map area) or walks the
+// column's order until the page is full; `total` is exact up to COUNT_EXACT matches and above it
+// estimated from a random sample of the items.
 import type { Logger } from '../shared/logger.js';
 import type { ContentRow } from './content-repository.js';
-import type { ContentListingRepository, IndexRow, ListingFilters, ListingVisibility, SortColumn } from './listing-repository.js';
-import { indexTermsOf, prefixAllowed, queryTermsOf, typoAllowed, withinOneEdit } from './search-text.js';
+import type { ContentListingRepository, IndexRow, SortColumn } from './listing-repository.js';
+import { queryTermsOf } from './search-text.js';
+import { ItemSlots } from './index-slots.js';
+import { SlotOrder } from './index-orders.js';
+import { TextIndex, type TextMatches } from './index-text.js';
+import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
+import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
+import { smallestFirst } from './smallest-k.js';
 import type { Viewport } from './viewport.js';
 
-/** An item as the index keeps it: the row the answers are made from, and what queries compare. */
-interface Item {
-  id: string;
-  row: ContentRow;
-  uploaderId: string;
-  published: boolean;
-  createdUs: number;
-  updatedUs: number;
-  price: number;
-  area: number;
-  pricePerArea: number;
-  reactionCount: number;
-  unitPrice: string;
-  unitArea: string;
-  langs: readonly string[];
-  amenities: ReadonlySet<string>;
-  apartmentTypes: readonly string[];
-  projectStatuses: readonly string[];
-  latitude: number | null;
-  longitude: number | null;
-}
-
-interface TextDocument {
-  id: string;
-  title: string;
-  body: string;
-}
-
-// How much a query term's match weighs in relevance: in a title, ×TITLE_BOOST; a whole word 1, the
-// beginning of a word PREFIX_WEIGHT, a word one typo away TYPO_WEIGHT. So a title word comes before
-// a description word, and a whole word before part of one (CONTRACT §23).
-const IN_TITLE = 1;
-const IN_BODY = 2;
-const TITLE_BOOST = 4;
-const PREFIX_WEIGHT = 0.5;
-const TYPO_WEIGHT = 0.3;
-
-/**
- * The words of every item, in a radix tree (MiniSearch's SearchableMap: exact, prefix and
- * edit-distance lookups of words), each with the items it occurs in and where (title, body).
- */
-class TermIndex {
-  private readonly words = new SearchableMap<Map<string, number>>();
-  private readonly wordsOf = new Map<string, string[]>();
-
-  add(doc: TextDocument): void {
-    this.remove(doc.id);
-    const where = new Map<string, number>();
-    for (const word of indexTermsOf(doc.title)) where.set(word, (where.get(word) ?? 0) | IN_TITLE);
-    for (const word of indexTermsOf(doc.body)) where.set(word, (where.get(word) ?? 0) | IN_BODY);
-    for (const [word, fields] of where) this.words.fetch(word, () => new Map()).set(doc.id, fields);
-    this.wordsOf.set(doc.id, [...where.keys()]);
-  }
-
-  remove(id: string): void {
-    for (const word of this.wordsOf.get(id) ?? []) {
-      const postings = this.words.get(word);
-      postings?.delete(id);
-      if (postings && postings.size === 0) this.words.delete(word);
-    }
-    this.wordsOf.delete(id);
-  }
-
-  /** The items matching every term, with their relevance (the sum of each term's best match). */
-  search(terms: string[]): Map<string, number> {
-    let matched: Map<string, number> | null = null;
-    for (const term of terms) {
-      const scores = new Map<string, number>();
-      const previous: Map<string, number> | null = matched;
-      const consider = (postings: Map<string, number>, weight: number) => {
-        const score = (fields: number) => weight * (fields & IN_TITLE ? TITLE_BOOST : 1);
-        const keep = (id: string, fields: number) => {
-          const s = score(fields);
-          if (s > (scores.get(id) ?? 0)) scores.set(id, s);
-        };
-        if (previous && previous.size < postings.size) {
-          for (const id of previous.keys()) {
-            const fields = postings.get(id);
-            if (fields !== undefined) keep(id, fields);
-          }
-        } else {
-          for (const [id, fields] of postings) if (!previous || previous.has(id)) keep(id, fields);
-        }
-      };
-      const exact = this.words.get(term);
-      if (exact) consider(exact, 1);
-      if (prefixAllowed(term)) {
-        for (const [word, postings] of this.words.atPrefix(term)) if (word !== term) consider(postings, PREFIX_WEIGHT);
-      }
-      if (typoAllowed(term)) {
-        // Levenshtein 2 reaches a swap of two letters too; the one-edit rule is checked here.
-        for (const [word, [postings]] of this.words.fuzzyGet(term, 2)) {
-          if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) consider(postings, TYPO_WEIGHT);
-        }
-      }
-      if (previous) for (const [id, s] of scores) scores.set(id, s + (previous.get(id) ?? 0));
-      matched = scores;
-      if (matched.size === 0) break;
-    }
-    return matched ?? new Map();
-  }
-}
-
-export const FACETS = ['amenities', 'apartment_type', 'project_status', 'price'] as const;
-export type FacetName = (typeof FACETS)[number];
+export { FACETS, type FacetName } from './index-filter.js';
 
 export interface PriceBucket {
   from: number | null;
@@ -138,12 +46,9 @@ export interface IndexSort {
   direction: 'asc' | 'desc';
 }
 
-/** What a query selects: who asks, the search, the filters, and optionally an area. */
-export interface IndexQuery {
-  visibility: ListingVisibility;
+/** What a query selects: who asks, the search, the filters, optionally an area and the uploaders left out. */
+export interface IndexQuery extends FilterQuery {
   search?: string;
-  filters: ListingFilters;
-  viewport?: Viewport | null;
 }
 
 export interface IndexPage {
@@ -151,185 +56,6 @@ export interface IndexPage {
   hasMore: boolean;
   total: number;
 }
-
-/** A map box (no antimeridian crossing: min_lng ≤ max_lng) and a zoom. */
-export interface ClusterBox {
-  minLat: number;
-  minLng: number;
-  maxLat: number;
-  maxLng: number;
-  zoom: number;
-}
-
-export interface Cluster {
-  latitude: number;
-  longitude: number;
-  count: number;
-  id?: string;
-}
-
-const SORT_VALUES: Record<SortColumn, (item: Item) => number> = {
-  created_at: (i) => i.createdUs,
-  updated_at: (i) => i.updatedUs,
-  price: (i) => i.price,
-  area: (i) => i.area,
-  price_per_area: (i) => i.pricePerArea,
-  reaction_count: (i) => i.reactionCount,
-};
-const SORT_COLUMNS = Object.keys(SORT_VALUES) as SortColumn[];
-
-/** PostgreSQL's uuid order is the order of their lower-case text. */
-const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Items in ascending (value, id) order of one column, kept sorted as items come and go. */
-class SortedItems {
-  items: Item[] = [];
-  constructor(private readonly value: (item: Item) => number) {}
-
-  compare(a: Item, b: Item): number {
-    return this.value(a) - this.value(b) || compareIds(a.id, b.id);
-  }
-
-  private position(item: Item): number {
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compare(this.items[mid], item) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  insert(item: Item): void {
-    this.items.splice(this.position(item), 0, item);
-  }
-
-  /** Removes the very object `item` (found by the values it was inserted with). */
-  remove(item: Item): void {
-    const at = this.position(item);
-    if (this.items[at] === item) this.items.splice(at, 1);
-    else {
-      const found = this.items.indexOf(item);
-      if (found >= 0) this.items.splice(found, 1);
-    }
-  }
-
-  rebuild(all: Iterable<Item>): void {
-    this.items = [...all].sort((a, b) => this.compare(a, b));
-  }
-}
-
-function itemOf(row: IndexRow): Item {
-  // Only what a response shows stays in the row: the index's own columns are read once here.
-  const { created_us, updated_us, langs, facet_apartment_types, facet_project_statuses, search_text, ...content } = row;
-  void search_text;
-  return {
-    id: row.id,
-    row: content,
-    uploaderId: row.uploader_id,
-    published: row.status === 'completed',
-    createdUs: Number(created_us),
-    updatedUs: Number(updated_us),
-    price: Number(row.price),
-    area: Number(row.area),
-    pricePerArea: Number(row.price_per_area),
-    reactionCount: Number(row.reaction_count),
-    unitPrice: row.unit_price,
-    unitArea: row.unit_area,
-    langs: langs ?? [],
-    amenities: new Set(row.amenities ?? []),
-    apartmentTypes: facet_apartment_types ?? [],
-    projectStatuses: facet_project_statuses ?? [],
-    latitude: row.latitude === null ? null : Number(row.latitude),
-    longitude: row.longitude === null ? null : Number(row.longitude),
-  };
-}
-
-function textOf(row: IndexRow): TextDocument {
-  return {
-    id: row.id,
-    title: (row.content_info ?? []).map((b) => b.project_name).join(' '),
-    // The folded text the SQL search reads too: every language block's fields, tags, amenities.
-    body: row.search_text ?? '',
-  };
-}
-
-/**
- * Who sees an item, as visibilityCondition says in SQL: everyone the published ones, a user also
- * their own in any state, holders of update:any_content every listed item.
- */
-function visibleTo(item: Item, visibility: ListingVisibility): boolean {
-  switch (visibility.kind) {
-    case 'published':
-      return item.published;
-    case 'published-or-own':
-      return item.published || item.uploaderId === visibility.userId;
-    case 'every':
-      return true;
-  }
-}
-
-interface Check {
-  /** The facet this filter belongs to (a facet's counts ignore its own filter). */
-  facet: FacetName | null;
-  test: (item: Item) => boolean;
-}
-
-/** The filters of `/all`, as filterConditions writes them in SQL. */
-function checksOf(f: ListingFilters, viewport: Viewport | null | undefined): Check[] {
-  const checks: Check[] = [];
-  const add = (facet: FacetName | null, test: (item: Item) => boolean) => checks.push({ facet, test });
-  if (f.lang) {
-    const lang = f.lang;
-    add(null, (i) => i.langs.includes(lang));
-  }
-  const { price_from: priceFrom, price_to: priceTo, area_from: areaFrom, area_to: areaTo } = f;
-  if (priceFrom !== undefined) add('price', (i) => i.price >= priceFrom);
-  if (priceTo !== undefined) add('price', (i) => i.price <= priceTo);
-  if (areaFrom !== undefined) add(null, (i) => i.area >= areaFrom);
-  if (areaTo !== undefined) add(null, (i) => i.area <= areaTo);
-  if (f.unit_price) {
-    const unit = f.unit_price;
-    add(null, (i) => i.unitPrice === unit);
-  }
-  if (f.unit_area) {
-    const unit = f.unit_area;
-    add(null, (i) => i.unitArea === unit);
-  }
-  // amenities: the item has every one listed; apartment_type / project_status: any one listed.
-  if (f.amenities?.length) {
-    const wanted = f.amenities;
-    add('amenities', (i) => wanted.every((a) => i.amenities.has(a)));
-  }
-  if (f.apartment_type?.length) {
-    const wanted = new Set(f.apartment_type.map((v) => v.toLowerCase()));
-    add('apartment_type', (i) => i.apartmentTypes.some((v) => wanted.has(v)));
-  }
-  if (f.project_status?.length) {
-    const wanted = new Set(f.project_status.map((v) => v.toLowerCase()));
-    add('project_status', (i) => i.projectStatuses.some((v) => wanted.has(v)));
-  }
-  if (f.created_at_start_date) {
-    const from = f.created_at_start_date.getTime() * 1000;
-    add(null, (i) => i.createdUs >= from);
-  }
-  if (f.created_at_end_date) {
-    const to = f.created_at_end_date.getTime() * 1000;
-    add(null, (i) => i.createdUs <= to);
-  }
-  if (viewport) {
-    const v = viewport;
-    add(null, (i) => i.latitude !== null && i.longitude !== null && i.latitude >= v.south && i.latitude <= v.north
-      && (v.west <= v.east ? i.longitude >= v.west && i.longitude <= v.east : i.longitude >= v.west || i.longitude <= v.east));
-  }
-  return checks;
-}
-
-const passes = (item: Item, checks: Check[]): boolean => {
-  for (const check of checks) if (!check.test(item)) return false;
-  return true;
-};
 
 /**
  * The price buckets of the price facet: 1, 2 and 5 times each power of ten (`[1, 2)`, `[2, 5)`,
@@ -348,66 +74,45 @@ export function priceBucketOf(price: number): { from: number; to: number } {
   return { from: 5 * power, to: 10 * power };
 }
 
-// ---- map clusters: a grid in web-mercator space whose cells halve zoom by zoom ----
-
-/** At most this many clusters or points in one answer (CONTRACT §23). */
-export const MAX_CLUSTERS = 300;
-/** Cells per tile side: at zoom z the grid has 2^(z+2) cells across the world (64 px cells on 256 px tiles). */
-const CELL_LEVELS_PER_ZOOM = 2;
-const MAX_MERCATOR_LAT = 85.05112878;
-
-const mercatorX = (lng: number): number => (lng + 180) / 360;
-function mercatorY(lat: number): number {
-  const clamped = Math.max(-MAX_MERCATOR_LAT, Math.min(MAX_MERCATOR_LAT, lat));
-  const sin = Math.sin((clamped * Math.PI) / 180);
-  return 0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI);
-}
-const cellOf = (value: number, cells: number): number => Math.min(cells - 1, Math.max(0, Math.floor(value * cells)));
-
-/**
- * The grid level of a box at a zoom: zoom + 2 levels (64 px cells), coarser when the box would
- * span more than MAX_CLUSTERS cells. Cells of level L + 1 lie inside those of level L, and a
- * larger zoom never gives a coarser level for the same box, so zoom z + 1's clusters split zoom
- * z's.
- */
-export function clusterLevel(box: ClusterBox): number {
-  let level = box.zoom + CELL_LEVELS_PER_ZOOM;
-  const spanned = (l: number) => {
-    const cells = 2 ** l;
-    const wide = cellOf(mercatorX(box.maxLng), cells) - cellOf(mercatorX(box.minLng), cells) + 1;
-    const high = cellOf(mercatorY(box.minLat), cells) - cellOf(mercatorY(box.maxLat), cells) + 1;
-    return wide * high;
-  };
-  while (level > 0 && spanned(level) > MAX_CLUSTERS) level--;
-  return level;
-}
-
-/** The clusters of points at a grid level: one per cell, at the mean position of its items; `id` on a single item. */
-export function clusterPoints(points: Iterable<{ id: string; latitude: number; longitude: number }>, level: number): Cluster[] {
-  const cells = 2 ** level;
-  const byCell = new Map<number, { lat: number; lng: number; count: number; id: string; y: number; x: number }>();
-  for (const p of points) {
-    const x = cellOf(mercatorX(p.longitude), cells);
-    const y = cellOf(mercatorY(p.latitude), cells);
-    const key = y * cells + x;
-    const cell = byCell.get(key);
-    if (cell) {
-      cell.lat += p.latitude;
-      cell.lng += p.longitude;
-      cell.count++;
-    } else byCell.set(key, { lat: p.latitude, lng: p.longitude, count: 1, id: p.id, y, x });
-  }
-  return [...byCell.values()]
-    .sort((a, b) => a.y - b.y || a.x - b.x)
-    .map((c) => (c.count === 1 ? { latitude: c.lat, longitude: c.lng, count: 1, id: c.id } : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count }));
-}
-
 const LOAD_PAGE = 2_000;
+/** `total` is counted exactly up to this many matches; above, estimated (CONTRACT §23: within 10 %). */
+export const COUNT_EXACT = 10_000;
+/** Matches read before a total is estimated from the share of its source that passed (about 3 % off, one standard deviation). */
+const COUNT_SAMPLE = 1_000;
+/** An estimate is answered only this far above COUNT_EXACT (about eight standard deviations of a COUNT_SAMPLE sample). */
+const ESTIMATE_MARGIN = 1.25;
+/** A page sorts its candidates when there are at most this many (or a sixteenth of the items); else it walks the order. */
+const SORTED_CANDIDATES = 4_096;
+/** A prime (2^31 - 1) above any number of items: a stride of it modulo a source's size visits each slot once. */
+const STRIDE_PRIME = 2_147_483_647;
+/** A map area is looked up in at most this many cells. */
+const AREA_CELLS = 64;
+
+/** The orders whose values can change with an item (the id order's cannot). */
+const ORDERED: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
+
+/** Where a query's candidates come from: a run of slots, and how many. */
+interface Source {
+  size: number;
+  /** In a random order: any first part of it is a fair sample (for the estimate of a large total). */
+  random: boolean;
+  /** Its slots: `array[from .. from + size)` (made on demand: an area's runs are copied). */
+  slots(): { array: Int32Array; from: number };
+}
 
 export class ListingIndex {
-  private readonly items = new Map<string, Item>();
-  private readonly sorted = new Map<SortColumn, SortedItems>(SORT_COLUMNS.map((c) => [c, new SortedItems(SORT_VALUES[c])]));
-  private text = new TermIndex();
+  private slots!: ItemSlots;
+  private orders!: Record<SortColumn | 'id', SlotOrder>;
+  private text!: TextIndex;
+  private map!: MapOrder;
+  /** Every held slot in a random order (for the sampled estimate of a large total), and each slot's place in it. */
+  private shuffled = new Int32Array(0);
+  private shuffledAt = new Int32Array(0);
+  private shuffledLength = 0;
+  /** Scratch for a page's candidates and their sort keys. */
+  private candidateSlots = new Int32Array(0);
+  private candidateKeys = new Float64Array(0);
+
   private loaded = false;
   /** Bumped by every full (re)load: a load that is no longer the latest stops. */
   private generation = 0;
@@ -424,7 +129,46 @@ export class ListingIndex {
     private readonly enabled: boolean,
     private readonly hears: () => boolean,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.reset();
+  }
+
+  /** Empty structures (before a full load). */
+  private reset(): void {
+    const slots = new ItemSlots((capacity) => this.grow(capacity));
+    this.slots = slots;
+    const ids = () => slots.ids;
+    const order = (value: (slot: number) => number) => new SlotOrder(value, ids);
+    this.orders = {
+      created_at: order((s) => slots.createdUs[s]),
+      updated_at: order((s) => slots.updatedUs[s]),
+      price: order((s) => slots.price[s]),
+      area: order((s) => slots.area[s]),
+      price_per_area: order((s) => slots.pricePerArea[s]),
+      reaction_count: order((s) => slots.reactionCount[s]),
+      // Ties of relevance go by id.
+      id: order(() => 0),
+    };
+    this.text = new TextIndex();
+    this.map = new MapOrder(() => slots.latitude, () => slots.longitude);
+    this.shuffled = new Int32Array(0);
+    this.shuffledAt = new Int32Array(0);
+    this.shuffledLength = 0;
+  }
+
+  private grow(capacity: number): void {
+    for (const order of Object.values(this.orders ?? {})) order.grow(capacity);
+    this.text?.grow(capacity);
+    this.map?.grow(capacity);
+    const shuffled = new Int32Array(capacity);
+    shuffled.set(this.shuffled);
+    this.shuffled = shuffled;
+    const at = new Int32Array(capacity);
+    at.set(this.shuffledAt);
+    this.shuffledAt = at;
+    this.candidateSlots = new Int32Array(capacity);
+    this.candidateKeys = new Float64Array(capacity);
+  }
 
   /** Whether queries may be answered from here now. */
   ready(): boolean {
@@ -433,7 +177,7 @@ export class ListingIndex {
 
   /** Items held (for /metrics and the docs' memory figures). */
   size(): number {
-    return this.items.size;
+    return this.slots.size();
   }
 
   /** Starts loading (resolves when loaded; a failed load is logged and leaves the index off until the next change of everything). */
@@ -447,8 +191,7 @@ export class ListingIndex {
     if (!this.enabled) return Promise.resolve();
     const generation = ++this.generation;
     this.loaded = false;
-    this.items.clear();
-    this.loadTexts.clear();
+    this.reset();
     const load = this.load(generation).catch((error: unknown) => {
       if (generation === this.generation) this.log.error({ err: error }, 'listing index: load failed; listings read PostgreSQL');
     });
@@ -462,25 +205,19 @@ export class ListingIndex {
       const startedAt = this.sequence;
       const rows = await this.repository.indexPage(after, LOAD_PAGE);
       if (generation !== this.generation) return;
-      for (const row of rows) {
-        if (!this.unchangedSince(row.id, row.uploader_id, startedAt)) continue;
-        this.items.set(row.id, itemOf(row));
-        this.loadTexts.set(row.id, textOf(row));
-      }
+      for (const row of rows) if (this.unchangedSince(row.id, row.uploader_id, startedAt)) this.put(row);
       if (rows.length < LOAD_PAGE) break;
       after = rows[rows.length - 1].id;
     }
     if (generation !== this.generation) return;
-    this.text = new TermIndex();
-    for (const [id, doc] of this.loadTexts) if (this.items.has(id)) this.text.add(doc);
-    this.loadTexts.clear();
-    for (const list of this.sorted.values()) list.rebuild(this.items.values());
+    // The orders, the map and the sample order are built once, at the end.
+    const held = [...this.slots.held()];
+    for (const order of Object.values(this.orders)) order.rebuild(held);
+    this.map.rebuild(held.filter((slot) => this.onMap(slot)));
+    for (const slot of held) this.addShuffled(slot);
     this.loaded = true;
-    this.log.info({ items: this.items.size }, 'listing index loaded');
+    this.log.info({ items: this.slots.size() }, 'listing index loaded');
   }
-
-  /** The text of the items read while loading (by the load and by item reloads); indexed when the load ends. */
-  private readonly loadTexts = new Map<string, TextDocument>();
 
   private unchangedSince(id: string, uploaderId: string, sequence: number): boolean {
     return (this.changedAt.get(id) ?? 0) <= sequence && (this.changedUploaderAt.get(uploaderId) ?? 0) <= sequence;
@@ -505,12 +242,11 @@ export class ListingIndex {
         if (this.unchangedSince(row.id, row.uploader_id, sequence)) this.put(row);
       }
       // What is no longer listed goes.
-      const gone = change.kind === 'item'
-        ? [change.contentId]
-        : [...this.items.values()].filter((i) => i.uploaderId === change.userId).map((i) => i.id);
+      const gone = change.kind === 'item' ? [change.contentId] : this.idsOfUploader(change.userId);
       for (const id of gone) {
-        const item = this.items.get(id);
-        if (!fresh.has(id) && item && this.unchangedSince(id, item.uploaderId, sequence)) this.drop(id);
+        const slot = this.slots.slot(id);
+        const uploaderId = slot === undefined ? undefined : this.slots.rows[slot]?.uploader_id;
+        if (!fresh.has(id) && uploaderId !== undefined && this.unchangedSince(id, uploaderId, sequence)) this.drop(id);
       }
     } catch (error) {
       // The item may be stale now: nothing is answered from here until everything is read again.
@@ -525,160 +261,354 @@ export class ListingIndex {
     }
   }
 
+  private idsOfUploader(userId: string): string[] {
+    const code = this.slots.uploaders.find(userId);
+    const ids: string[] = [];
+    for (const slot of this.slots.held()) if (this.slots.uploader[slot] === code) ids.push(this.slots.ids[slot]!);
+    return ids;
+  }
+
+  /** Whether a slot's item belongs on the map: published, with a position. */
+  private onMap(slot: number): boolean {
+    return this.slots.published[slot] === 1 && !Number.isNaN(this.slots.latitude[slot]);
+  }
+
+  /** Takes a slot out of the orders, the map and the words (before its values change). */
+  private detach(slot: number): void {
+    for (const order of Object.values(this.orders)) order.remove(slot);
+    if (this.onMap(slot)) this.map.remove(slot);
+    this.text.remove(slot);
+  }
+
   private put(row: IndexRow): void {
-    const item = itemOf(row);
-    const old = this.items.get(item.id);
-    this.items.set(item.id, item);
-    if (!this.loaded) {
-      this.loadTexts.set(item.id, textOf(row));
+    const old = this.slots.slot(row.id);
+    // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
+    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueOf(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
+    const slot = this.slots.write(row);
+    // The title weighs more than the rest: the project names; the rest is the folded text the SQL search reads too.
+    this.text.add(slot, (row.content_info ?? []).map((b) => b.project_name).join(' '), row.search_text ?? '');
+    if (!this.loaded) return;
+    if (!before) {
+      for (const order of Object.values(this.orders)) order.insert(slot);
+      if (this.onMap(slot)) this.map.insert(slot);
+      this.addShuffled(slot);
       return;
     }
-    for (const list of this.sorted.values()) {
-      if (old) list.remove(old);
-      list.insert(item);
-    }
-    this.text.add(textOf(row));
+    ORDERED.forEach((column, i) => {
+      const order = this.orders[column];
+      if (order.valueOf(slot) === before.values[i]) return;
+      order.remove(slot, before.values[i]);
+      order.insert(slot);
+    });
+    const onMap = this.onMap(slot);
+    const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
+    if (before.onMap && (!onMap || moved)) this.map.remove(slot);
+    if (onMap && (!before.onMap || moved)) this.map.insert(slot);
   }
 
   private drop(id: string): void {
-    const old = this.items.get(id);
-    if (!old) return;
-    this.items.delete(id);
-    if (!this.loaded) {
-      this.loadTexts.delete(id);
-      return;
-    }
-    for (const list of this.sorted.values()) list.remove(old);
-    this.text.remove(id);
+    const slot = this.slots.slot(id);
+    if (slot === undefined) return;
+    if (this.loaded) {
+      this.detach(slot);
+      this.removeShuffled(slot);
+    } else this.text.remove(slot);
+    this.slots.release(id);
+  }
+
+  private addShuffled(slot: number): void {
+    const at = this.shuffledLength++;
+    const other = Math.floor(Math.random() * (at + 1));
+    this.shuffled[at] = this.shuffled[other];
+    this.shuffledAt[this.shuffled[at]] = at;
+    this.shuffled[other] = slot;
+    this.shuffledAt[slot] = other;
+  }
+
+  private removeShuffled(slot: number): void {
+    const at = this.shuffledAt[slot];
+    const last = this.shuffled[--this.shuffledLength];
+    this.shuffled[at] = last;
+    this.shuffledAt[last] = at;
   }
 
   // ---- queries ----
 
-  /**
-   * The items matching the search, with their relevance: every term must match (as typed, its
-   * beginning, or within one edit for 5+ letters). Null: no search given.
-   */
-  private searched(search: string | undefined): Map<string, number> | null {
+  /** The items matching the search, with their relevance. Null: no search given. */
+  private searched(search: string | undefined): TextMatches | null {
     if (search === undefined || search.trim() === '') return null;
     const terms = queryTermsOf(search);
-    return terms.length === 0 ? new Map() : this.text.search(terms);
+    return terms.length === 0 ? { slots: new Int32Array(0), count: 0, marks: new Uint8Array(0), mark: 0, score: () => 0, byRelevance: () => null } : this.text.search(terms);
   }
 
-  /** The page `page` (1-based) of a listing, and the exact total. */
+  /** The page `page` (1-based) of a listing, and its total (exact up to COUNT_EXACT). */
   page(query: IndexQuery, sort: IndexSort, page: number, perPage: number): IndexPage {
-    const checks = checksOf(query.filters, query.viewport);
-    const scores = this.searched(query.search);
+    const matches = this.searched(query.search);
     const offset = (page - 1) * perPage;
-    const wanted = (item: Item | undefined): item is Item => !!item && visibleTo(item, query.visibility) && passes(item, checks);
-
-    if (sort.column === 'relevance' && scores) {
-      const matches = [...scores.keys()].map((id) => this.items.get(id)).filter(wanted);
-      const score = (i: Item) => scores.get(i.id) ?? 0;
-      matches.sort((a, b) => score(b) - score(a) || compareIds(a.id, b.id));
-      if (sort.direction === 'asc') matches.reverse();
-      return this.slice(matches, offset, perPage);
-    }
+    if (matches && matches.count === 0) return { rows: [], total: 0, hasMore: false };
+    const filter = new ItemFilter(this.slots, query, matches);
+    const source = this.smallestSource(query, matches);
+    const passes = (slot: number) => filter.passes(slot);
+    const asc = sort.direction === 'asc';
+    const relevance = sort.column === 'relevance' && matches !== null;
     const column: SortColumn = sort.column === 'relevance' ? 'created_at' : sort.column;
-    const list = this.sorted.get(column)!;
-    // A narrow search: sort its matches; otherwise walk the column's order.
-    if (scores && scores.size * 8 < this.items.size) {
-      const matches = [...scores.keys()].map((id) => this.items.get(id)).filter(wanted);
-      matches.sort((a, b) => list.compare(a, b));
-      if (sort.direction === 'desc') matches.reverse();
-      return this.slice(matches, offset, perPage);
+    const order = relevance ? this.orders.id : this.orders[column];
+    const key = relevance
+      ? (slot: number, rank: Int32Array) => (asc ? 1 : -1) * matches.score(slot) * 2 ** 32 + (asc ? -1 : 1) * rank[slot]
+      : (slot: number, rank: Int32Array) => (asc ? rank[slot] : -rank[slot]);
+    if (source.size <= Math.max(SORTED_CANDIDATES, this.slots.size() / 16)) return this.sortedPage(source, passes, key, order, offset, perPage);
+    // Many candidates. What to walk: the matches by relevance (kept for one term), or the
+    // column's order (only its part within the range, when the range is on the sort column).
+    const ranked = relevance ? matches.byRelevance(order.order, order.ranks()) : null;
+    if (relevance && !ranked) return this.sortedPage(source, passes, key, order, offset, perPage);
+    const run = ranked ? { from: 0, to: ranked.length } : (this.rangeOf(column, query) ?? { from: 0, to: order.length });
+    // A walk reads about (rows wanted) × (run length) / total items until the page is full; when
+    // few pass, sorting the source's candidates reads less.
+    const total = this.count(source, passes);
+    if ((offset + perPage + 1) * (run.to - run.from) > source.size * Math.max(1, total)) return this.sortedPage(source, passes, key, order, offset, perPage);
+    const step = relevance === asc ? -1 : 1;
+    return this.walk(ranked ?? order.order, run.from, run.to, step, passes, offset, perPage, total);
+  }
+
+  /** A page from the few candidates of a source: keyed (by rank in `order`), the first ones sorted. */
+  private sortedPage(source: Source, passes: (slot: number) => boolean, key: (slot: number, rank: Int32Array) => number, order: SlotOrder, offset: number, perPage: number): IndexPage {
+    const rank = order.ranks();
+    const { candidateSlots, candidateKeys } = this;
+    let count = 0;
+    const { array, from } = source.slots();
+    for (let i = from; i < from + source.size; i++) {
+      const slot = array[i];
+      if (!passes(slot)) continue;
+      candidateSlots[count] = slot;
+      candidateKeys[count++] = key(slot, rank);
     }
+    smallestFirst(candidateKeys, candidateSlots, count, offset + perPage + 1);
     const rows: ContentRow[] = [];
-    let total = 0;
-    const items = list.items;
-    const take = (item: Item) => {
-      if ((scores && !scores.has(item.id)) || !wanted(item)) return;
-      if (total >= offset && total < offset + perPage) rows.push(item.row);
-      total++;
-    };
-    if (sort.direction === 'asc') for (let i = 0; i < items.length; i++) take(items[i]);
-    else for (let i = items.length - 1; i >= 0; i--) take(items[i]);
-    return { rows, total, hasMore: total > offset + perPage };
+    for (let i = offset; i < Math.min(count, offset + perPage); i++) rows.push(this.slots.rows[candidateSlots[i]]!);
+    return { rows, total: count, hasMore: count > offset + perPage };
   }
 
-  private slice(matches: Item[], offset: number, perPage: number): IndexPage {
-    return {
-      rows: matches.slice(offset, offset + perPage).map((i) => i.row),
-      total: matches.length,
-      hasMore: matches.length > offset + perPage,
-    };
-  }
-
-  /** The candidates of a query before its filters: the search's matches, or every item. */
-  private candidates(scores: Map<string, number> | null): Iterable<Item> {
-    if (!scores) return this.items.values();
-    const items: Item[] = [];
-    for (const id of scores.keys()) {
-      const item = this.items.get(id);
-      if (item) items.push(item);
+  /**
+   * A page from walking `slots[from..to)` (step 1: forward, -1: backward) until the page is full
+   * and one more item passes; `total` as counted, unless the walk reached the end (then exact).
+   */
+  private walk(slots: Int32Array, from: number, to: number, step: 1 | -1, passes: (slot: number) => boolean, offset: number, perPage: number, total: number): IndexPage {
+    const wanted = offset + perPage + 1;
+    const rows: ContentRow[] = [];
+    let found = 0;
+    for (let i = step === 1 ? from : to - 1; i >= from && i < to && found < wanted; i += step) {
+      const slot = slots[i];
+      if (!passes(slot)) continue;
+      if (found >= offset && found < offset + perPage) rows.push(this.slots.rows[slot]!);
+      found++;
     }
-    return items;
+    const hasMore = found === wanted;
+    return { rows, hasMore, total: hasMore ? Math.max(wanted, total) : found };
+  }
+
+  /** The run of a column's order within the query's range on that column, if it has one. */
+  private rangeOf(column: SortColumn, query: IndexQuery): { from: number; to: number } | null {
+    const f = query.filters;
+    const us = (d: Date | undefined) => (d === undefined ? undefined : d.getTime() * 1000);
+    const [low, high] =
+      column === 'price' ? [f.price_from, f.price_to]
+      : column === 'area' ? [f.area_from, f.area_to]
+      : column === 'created_at' ? [us(f.created_at_start_date), us(f.created_at_end_date)]
+      : [undefined, undefined];
+    if (low === undefined && high === undefined) return null;
+    return this.orders[column].between(low ?? -Infinity, high ?? Infinity);
+  }
+
+  /**
+   * How many items of the source pass (CONTRACT §23: exact up to COUNT_EXACT, above it an estimate
+   * within 10 %). The source is read in a scattered order (from its start when it is in random
+   * order; otherwise by a stride coprime with its size, which visits every slot once), so what was
+   * read is a fair sample of it. Once COUNT_SAMPLE items passed, the share that passed gives an
+   * estimate within 10 % but for one time in a thousand (3 % is one standard deviation); an
+   * estimate above COUNT_EXACT by a margin no sampling error reaches is answered, anything else is
+   * counted to the end (or to COUNT_EXACT matches, where the estimate is within 1 %).
+   */
+  private count(source: Source, passes: (slot: number) => boolean): number {
+    const { array, from } = source.slots();
+    const size = source.size;
+    const stride = source.random || size < 2 ? 1 : STRIDE_PRIME % size;
+    let matched = 0;
+    let read = 0;
+    for (let at = 0; read < size; read++, at = (at + stride) % size) {
+      if (!passes(array[from + at])) continue;
+      matched++;
+      if (matched === COUNT_SAMPLE || matched === COUNT_EXACT) {
+        const estimate = Math.round((matched * size) / (read + 1));
+        if (estimate > COUNT_EXACT * ESTIMATE_MARGIN) return estimate;
+      }
+    }
+    return matched;
+  }
+
+  /** The smallest set the query's candidates can be drawn from. */
+  private smallestSource(query: IndexQuery, matches: TextMatches | null): Source {
+    const sources: Source[] = [this.everything()];
+    if (matches) {
+      sources.push({ size: matches.count, random: true, slots: () => ({ array: matches.slots, from: 0 }) });
+    }
+    for (const column of ['price', 'area', 'created_at'] as const) {
+      const run = this.rangeOf(column, query);
+      if (!run) continue;
+      const order = this.orders[column].order;
+      sources.push({ size: run.to - run.from, random: false, slots: () => ({ array: order, from: run.from }) });
+    }
+    // Only published items are on the map.
+    if (query.viewport && query.visibility.kind === 'published') {
+      const area = this.areaSource(query.viewport);
+      if (area) sources.push(area);
+    }
+    return sources.reduce((a, b) => (b.size < a.size ? b : a));
+  }
+
+  private everything(): Source {
+    return { size: this.shuffledLength, random: true, slots: () => ({ array: this.shuffled, from: 0 }) };
+  }
+
+  /** The published items in the map cells covering a viewport (null across the antimeridian). */
+  private areaSource(v: Viewport): Source | null {
+    if (v.west > v.east) return null;
+    const box = { minLat: v.south, maxLat: v.north, minLng: v.west, maxLng: v.east, zoom: 0 };
+    const level = coarsestBelow(box, FINEST_LEVEL, AREA_CELLS);
+    const runs = cellsOf(box, level).map((c) => this.map.run(level, c.x, c.y));
+    return {
+      size: runs.reduce((n, r) => n + r.to - r.from, 0),
+      random: false,
+      slots: () => {
+        const array = new Int32Array(runs.reduce((n, r) => n + r.to - r.from, 0));
+        let at = 0;
+        for (const run of runs) {
+          array.set(this.map.order.subarray(run.from, run.to), at);
+          at += run.to - run.from;
+        }
+        return { array, from: 0 };
+      },
+    };
   }
 
   /** Facet counts (CONTRACT §23): each over the matches of every other filter. */
   facets(query: IndexQuery, names: readonly FacetName[]): Facets {
-    const checks = checksOf(query.filters, query.viewport);
-    const scores = this.searched(query.search);
+    const matches = this.searched(query.search);
+    const filter = new ItemFilter(this.slots, query, matches);
     const want = new Set(names);
     const counts = {
-      amenities: new Map<string, number>(),
-      apartment_type: new Map<string, number>(),
-      project_status: new Map<string, number>(),
+      amenities: new Map<number, number>(),
+      apartment_type: new Map<number, number>(),
+      project_status: new Map<number, number>(),
       price: new Map<number, { from: number; to: number; count: number }>(),
     };
-    const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
-    for (const item of this.candidates(scores)) {
-      if (!visibleTo(item, query.visibility)) continue;
-      // The one facet whose own filter alone it fails (it still counts there), or none.
-      let failedFacet: FacetName | null = null;
-      let failures = 0;
-      for (const check of checks) {
-        if (check.test(item)) continue;
-        if (check.facet === null || (failedFacet !== null && failedFacet !== check.facet)) {
-          failures = 2;
-          break;
-        }
-        failedFacet = check.facet;
-        failures = 1;
-      }
-      if (failures > 1) continue;
-      const counted = (facet: FacetName) => want.has(facet) && (failures === 0 || failedFacet === facet);
-      if (counted('amenities')) for (const a of item.amenities) bump(counts.amenities, a);
-      if (counted('apartment_type')) for (const t of item.apartmentTypes) bump(counts.apartment_type, t);
-      if (counted('project_status')) for (const s of item.projectStatuses) bump(counts.project_status, s);
+    const bump = (map: Map<number, number>, codes: readonly number[]) => {
+      for (const code of codes) map.set(code, (map.get(code) ?? 0) + 1);
+    };
+    const s = this.slots;
+    const visit = (slot: number) => {
+      const failed = filter.failures(slot, true);
+      // Counted in a facet: items that pass everything, or fail its own filter only.
+      const counted = (facet: FacetName) => want.has(facet) && (failed === 0 || failed === FACET_BIT[facet]);
+      if (counted('amenities')) bump(counts.amenities, s.amenityCodes[slot]);
+      if (counted('apartment_type')) bump(counts.apartment_type, s.apartmentTypeCodes[slot]);
+      if (counted('project_status')) bump(counts.project_status, s.projectStatusCodes[slot]);
       if (counted('price')) {
-        const bucket = priceBucketOf(item.price);
+        const bucket = priceBucketOf(s.price[slot]);
         const kept = counts.price.get(bucket.from);
         if (kept) kept.count++;
         else counts.price.set(bucket.from, { ...bucket, count: 1 });
       }
-    }
+    };
+    if (matches) for (let i = 0; i < matches.count; i++) visit(matches.slots[i]);
+    else for (const slot of s.held()) visit(slot);
+    const named = (map: Map<number, number>, codes: { valueOf(code: number): string }) =>
+      Object.fromEntries([...map].map(([code, n]) => [codes.valueOf(code), n]));
     const facets: Facets = {};
-    if (want.has('amenities')) facets.amenities = Object.fromEntries(counts.amenities);
-    if (want.has('apartment_type')) facets.apartment_type = Object.fromEntries(counts.apartment_type);
-    if (want.has('project_status')) facets.project_status = Object.fromEntries(counts.project_status);
+    if (want.has('amenities')) facets.amenities = named(counts.amenities, s.amenities);
+    if (want.has('apartment_type')) facets.apartment_type = named(counts.apartment_type, s.apartmentTypes);
+    if (want.has('project_status')) facets.project_status = named(counts.project_status, s.projectStatuses);
     if (want.has('price')) facets.price = [...counts.price.values()].sort((a, b) => a.from - b.from);
     return facets;
   }
 
   /**
-   * The published items in the box matching the query, clustered for the zoom; total: all of
-   * them. Items of `hidden` uploaders (the caller's blocks) are left out.
+   * The published items in the box matching the query, clustered for the zoom (one cluster per
+   * grid cell, at the mean position of its items; `id` on a single item); total: all of them.
+   * Items of `hidden` uploaders (the caller's blocks) are left out.
    */
   clusters(query: IndexQuery, box: ClusterBox, hidden: ReadonlySet<string>): { clusters: Cluster[]; total: number } {
-    const checks = checksOf(query.filters, { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng });
-    const scores = this.searched(query.search);
-    const points: { id: string; latitude: number; longitude: number }[] = [];
-    for (const item of this.candidates(scores)) {
-      if (item.published && !hidden.has(item.uploaderId) && passes(item, checks) && item.latitude !== null && item.longitude !== null) {
-        points.push({ id: item.id, latitude: item.latitude, longitude: item.longitude });
+    const matches = this.searched(query.search);
+    if (matches && matches.count === 0) return { clusters: [], total: 0 };
+    const filter = new ItemFilter(this.slots, { visibility: { kind: 'published' }, filters: query.filters, hidden }, matches);
+    const level = clusterLevel(box);
+    const cells = cellsOf(box, level).map((c) => ({ ...c, run: this.map.run(level, c.x, c.y) }));
+    const s = this.slots;
+    const inBox = (slot: number) => {
+      const lat = s.latitude[slot];
+      const lng = s.longitude[slot];
+      return lat >= box.minLat && lat <= box.maxLat && lng >= box.minLng && lng <= box.maxLng;
+    };
+    const clusters: Cluster[] = [];
+    let total = 0;
+    const cluster = (count: number, lat: number, lng: number, single: number) => {
+      if (count === 0) return;
+      total += count;
+      // One item: its own position (a difference of running sums is off in the last digits).
+      clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
+    };
+    const onMapInBox = cells.reduce((n, c) => n + c.run.to - c.run.from, 0);
+    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
+    if (!matches && !filter.filters && !hidden.size) {
+      // Nothing but the box: each cell's count and position from the map order's runs.
+      const mercator = mercatorBoxOf(box);
+      for (const { x, y } of cells) {
+        const t = this.map.totalIn(mercator, inBox, level, x, y);
+        cluster(t.count, t.lat, t.lng, t.slot);
       }
+      return { clusters, total };
     }
-    return { clusters: clusterPoints(points, clusterLevel(box)), total: points.length };
+    for (const { run } of cells) {
+      let count = 0;
+      let lat = 0;
+      let lng = 0;
+      let single = -1;
+      for (let i = run.from; i < run.to; i++) {
+        const slot = this.map.order[i];
+        if (!inBox(slot) || !filter.passes(slot)) continue;
+        count++;
+        lat += s.latitude[slot];
+        lng += s.longitude[slot];
+        single = slot;
+      }
+      cluster(count, lat, lng, single);
+    }
+    return { clusters, total };
+  }
+
+  /** Clusters of a search's few matches: each match's cell worked out, then grouped. */
+  private clustersOfMatches(matches: TextMatches, filter: ItemFilter, box: ClusterBox, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
+    const s = this.slots;
+    const cells = 2 ** level;
+    const byCell = new Map<number, { lat: number; lng: number; count: number; slot: number; y: number; x: number }>();
+    let total = 0;
+    for (let i = 0; i < matches.count; i++) {
+      const slot = matches.slots[i];
+      if (!this.onMap(slot) || !inBox(slot) || !filter.passes(slot)) continue;
+      const x = cellOf(mercatorX(s.longitude[slot]), cells);
+      const y = cellOf(mercatorY(s.latitude[slot]), cells);
+      const key = y * cells + x;
+      const cell = byCell.get(key);
+      total++;
+      if (cell) {
+        cell.lat += s.latitude[slot];
+        cell.lng += s.longitude[slot];
+        cell.count++;
+      } else byCell.set(key, { lat: s.latitude[slot], lng: s.longitude[slot], count: 1, slot, y, x });
+    }
+    const clusters = [...byCell.values()]
+      .sort((a, b) => a.y - b.y || a.x - b.x)
+      .map((c) => (c.count === 1 ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! } : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count }));
+    return { clusters, total };
   }
 
   /** Resolves once the current load (if any) is over. */

@@ -14,7 +14,8 @@ import {
   type SortBoundary,
 } from './listing-repository.js';
 import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
-import { clusterLevel, type Cluster, type Facets, type IndexQuery, type ListingIndex } from './listing-index.js';
+import type { Facets, IndexQuery, ListingIndex } from './listing-index.js';
+import { clusterLevel, type Cluster } from './index-map.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
@@ -116,14 +117,23 @@ export class ContentListings {
     this.totals.clear();
   }
 
-  async listAll(caller: Caller | null, q: ListAllQuery): Promise<{ item: ReturnType<ContentSerialiser['listingItem']>[]; hasMore: boolean; total: number; facets?: Facets }> {
+  /** Whether listings are answered from the listing index now (it can leave a caller's blocked uploaders out of pages and totals). */
+  fromIndex(): boolean {
+    return this.index.ready();
+  }
+
+  /**
+   * `hidden`: uploaders left out (a caller's blocks, CONTRACT §21), from the pages, `total` and
+   * facets alike when the index answers; PostgreSQL's answers leave them to the caller.
+   */
+  async listAll(caller: Caller | null, q: ListAllQuery, hidden?: ReadonlySet<string>): Promise<{ item: ReturnType<ContentSerialiser['listingItem']>[]; hasMore: boolean; total: number; facets?: Facets }> {
     const visibility = visibilityFor(caller);
     const viewer = viewerOf(caller);
     const direction = q.sort === 'asc' ? 'asc' : 'desc';
     // Relevance needs a search; without one it is the default order (newest first).
     const column = q.column === 'relevance' && !q.search?.trim() ? 'created_at' : q.column;
     if (this.index.ready()) {
-      const query: IndexQuery = { visibility, search: q.search, filters: q };
+      const query: IndexQuery = { visibility, search: q.search, filters: q, hidden };
       const found = this.index.page(query, { column, direction }, q.page, q.per_page);
       return {
         item: found.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
@@ -160,11 +170,11 @@ export class ContentListings {
   }
 
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */
-  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language) {
+  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language, hidden?: ReadonlySet<string>) {
     const viewport = q.latitude !== undefined && q.longitude !== undefined ? viewportAround(q.latitude, q.longitude, q.zoom_level) : null;
     const viewer = viewerOf(caller);
     if (this.index.ready()) {
-      const found = this.index.page({ visibility: { kind: 'published' }, search: q.search, filters: {}, viewport }, COMPLETED_SORT, q.page, q.per_page);
+      const found = this.index.page({ visibility: { kind: 'published' }, search: q.search, filters: {}, viewport, hidden }, COMPLETED_SORT, q.page, q.per_page);
       return {
         items: found.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
         total: found.total,

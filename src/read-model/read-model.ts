@@ -187,6 +187,14 @@ export class ReadModel {
     };
   }
 
+  /**
+   * Writes behind the service (a bulk import, a manual UPDATE of many items) announced: every
+   * node forgets its listing pages and reads its listing index again (docs/search.md).
+   */
+  listingsRewritten(): Promise<void> {
+    return this.changed({ kind: 'listings' });
+  }
+
   /** Resolves once this node hears the others (or after `timeoutMs`; until then its caches answer nothing). */
   ready(timeoutMs: number): Promise<void> {
     return this.relay.ready(timeoutMs);

@@ -1,0 +1,284 @@
+// The words of the listing index's items (CONTRACT §23, docs/search.md): a radix tree of words
+// (MiniSearch's SearchableMap: exact, prefix and edit-distance lookups), each word with the slots
+// of the items it occurs in and where (title, body).
+//
+// A query term's matches (every item one of the words it reaches occurs in, with its best match)
+// are worked out once and remembered until a word comes or goes: popular words are asked again
+// and again, and a common word can occur in most items. A search of several terms goes through
+// the matches of its rarest term and looks the others up by slot. Matches are kept in a random
+// order, so any first part of them is a fair sample (for the estimate of a large total).
+import SearchableMap from 'minisearch/SearchableMap';
+import { indexTermsOf, prefixAllowed, typoAllowed, withinOneEdit } from './search-text.js';
+
+const IN_TITLE = 1;
+const IN_BODY = 2;
+
+// How much a query term's match weighs in relevance, in tenths: a whole word 10, the beginning of
+// a word 5, a word one typo away 3; in a title four times as much. So a title word comes before a
+// description word, and a whole word before part of one (CONTRACT §23). At most 40 per term.
+const WHOLE = 10;
+const PREFIX = 5;
+const TYPO = 3;
+const TITLE_BOOST = 4;
+
+/** Terms whose matches are remembered: at most this many, and at most REMEMBERED_BYTES in all. */
+const REMEMBERED_SEARCHES = 256;
+/** Each costs a byte per slot plus 4 bytes per match (docs/search.md, "Memory"). */
+const REMEMBERED_BYTES = 48 * 2 ** 20;
+
+/** The slots one word occurs in, and where (IN_TITLE | IN_BODY). Unordered. */
+class Postings {
+  constructor(readonly word: string) {}
+  slots = new Int32Array(4);
+  fields = new Uint8Array(4);
+  length = 0;
+
+  add(slot: number, fields: number): void {
+    if (this.length === this.slots.length) {
+      const slots = new Int32Array(this.length * 2);
+      slots.set(this.slots);
+      this.slots = slots;
+      const f = new Uint8Array(this.length * 2);
+      f.set(this.fields);
+      this.fields = f;
+    }
+    this.slots[this.length] = slot;
+    this.fields[this.length++] = fields;
+  }
+
+  remove(slot: number): void {
+    const at = this.slots.subarray(0, this.length).indexOf(slot);
+    if (at < 0) return;
+    this.length--;
+    this.slots[at] = this.slots[this.length];
+    this.fields[at] = this.fields[this.length];
+  }
+}
+
+/** A term's matches: their slots (random order) and, by slot, its best match in tenths (0: none). */
+interface Remembered {
+  slots: Int32Array;
+  tenths: Uint8Array;
+  /** The slots by relevance (most first, ties by id), worked out when first asked. */
+  byRelevance?: Int32Array;
+}
+
+/** The items a search matched, in a random order. Valid until the next search of the same index. */
+export interface TextMatches {
+  slots: Int32Array;
+  count: number;
+  /**
+   * Which slots matched: those whose entry in `marks` is `mark`, or any non-zero one when `mark`
+   * is 0 (read in the filter's loop, without a call per item).
+   */
+  marks: Uint8Array | Uint32Array;
+  mark: number;
+  /** Relevance in tenths (the sum of each term's best match). */
+  score(slot: number): number;
+  /** The matches most relevant first (ties by id), when the index keeps that order (one term). */
+  byRelevance(idOrder: Int32Array, idRank: Int32Array): Int32Array | null;
+}
+
+const tenthsOf = (weight: number, fields: number): number => (fields & IN_TITLE ? weight * TITLE_BOOST : weight);
+
+export class TextIndex {
+  private readonly words = new SearchableMap<Postings>();
+  /** Per slot: the postings of its words (to take it out again), and a hash of its text (to see an unchanged one). */
+  private wordsOf: (Postings[] | undefined)[] = [];
+  private textHash = new Float64Array(0);
+  /** Term → its matches; the most recently used last. */
+  private readonly remembered = new Map<string, Remembered>();
+  private rememberedBytes = 0;
+  private capacity = 0;
+  // Scratch of a search: the slots it finds; for several terms, which slots matched (by stamp) and their sums.
+  private matched = new Int32Array(0);
+  private matchedStamp = new Uint32Array(0);
+  private sum = new Uint16Array(0);
+  private stamp = 0;
+
+  grow(capacity: number): void {
+    this.capacity = capacity;
+    const hashes = new Float64Array(capacity);
+    hashes.set(this.textHash);
+    this.textHash = hashes;
+    this.matched = new Int32Array(capacity);
+    this.matchedStamp = new Uint32Array(capacity);
+    this.sum = new Uint16Array(capacity);
+    this.stamp = 0;
+    this.forgetAll();
+  }
+
+  private forgetAll(): void {
+    this.remembered.clear();
+    this.rememberedBytes = 0;
+  }
+
+  private recall(key: string): Remembered | undefined {
+    const known = this.remembered.get(key);
+    if (known) {
+      this.remembered.delete(key);
+      this.remembered.set(key, known);
+    }
+    return known;
+  }
+
+  private remember(key: string, tenths: Uint8Array, count: number): Remembered {
+    const slots = this.matched.slice(0, count);
+    const bytes = tenths.byteLength + slots.byteLength;
+    while (this.remembered.size > 0 && (this.remembered.size >= REMEMBERED_SEARCHES || this.rememberedBytes + bytes > REMEMBERED_BYTES)) {
+      const [oldest, old] = this.remembered.entries().next().value!;
+      this.remembered.delete(oldest);
+      this.rememberedBytes -= old.tenths.byteLength + old.slots.byteLength;
+    }
+    const found = { slots, tenths };
+    this.remembered.set(key, found);
+    this.rememberedBytes += bytes;
+    return found;
+  }
+
+  add(slot: number, title: string, body: string): void {
+    // An item saved with the same text (a reaction, a new price) changes nothing here.
+    const hash = textHashOf(title, body);
+    if (this.wordsOf[slot] && this.textHash[slot] === hash) return;
+    this.remove(slot);
+    const where = new Map<string, number>();
+    for (const word of indexTermsOf(title)) where.set(word, (where.get(word) ?? 0) | IN_TITLE);
+    for (const word of indexTermsOf(body)) where.set(word, (where.get(word) ?? 0) | IN_BODY);
+    const held: Postings[] = [];
+    for (const [word, fields] of where) {
+      let postings = this.words.get(word);
+      if (!postings) {
+        postings = new Postings(word);
+        this.words.set(word, postings);
+      }
+      postings.add(slot, fields);
+      held.push(postings);
+    }
+    this.wordsOf[slot] = held;
+    this.textHash[slot] = hash;
+    this.forgetAll();
+  }
+
+  remove(slot: number): void {
+    const before = this.wordsOf[slot];
+    if (!before) return;
+    for (const postings of before) {
+      postings.remove(slot);
+      if (postings.length === 0) this.words.delete(postings.word);
+    }
+    this.wordsOf[slot] = undefined;
+    this.forgetAll();
+  }
+
+  /** A term's matches: the words it reaches (as typed, as a beginning, within one edit) and their items. */
+  private matchesOf(term: string): Remembered {
+    const known = this.recall(term);
+    if (known) return known;
+    const tenths = new Uint8Array(this.capacity);
+    const found = this.matched;
+    let count = 0;
+    const take = (postings: Postings, weight: number) => {
+      for (let i = 0; i < postings.length; i++) {
+        const slot = postings.slots[i];
+        const score = tenthsOf(weight, postings.fields[i]);
+        if (tenths[slot] === 0) found[count++] = slot;
+        if (score > tenths[slot]) tenths[slot] = score;
+      }
+    };
+    const exact = this.words.get(term);
+    if (exact) take(exact, WHOLE);
+    if (prefixAllowed(term)) {
+      for (const [word, postings] of this.words.atPrefix(term)) if (word !== term) take(postings, PREFIX);
+    }
+    if (typoAllowed(term)) {
+      // Levenshtein 2 reaches a swap of two letters too; the one-edit rule is checked here.
+      for (const [word, [postings]] of this.words.fuzzyGet(term, 2)) {
+        if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) take(postings, TYPO);
+      }
+    }
+    shuffle(found, count);
+    return this.remember(term, tenths, count);
+  }
+
+  /** The items matching every term, with their relevance (the sum of each term's best match). */
+  search(terms: string[]): TextMatches {
+    const [rarest, ...others] = terms.map((t) => this.matchesOf(t)).sort((a, b) => a.slots.length - b.slots.length);
+    if (others.length === 0) {
+      return {
+        slots: rarest.slots,
+        count: rarest.slots.length,
+        marks: rarest.tenths,
+        mark: 0,
+        score: (slot) => rarest.tenths[slot],
+        byRelevance: (idOrder, idRank) => (rarest.byRelevance ??= relevanceOrder(rarest, idOrder, idRank)),
+      };
+    }
+    // Several terms (not remembered: their combinations are many): the rarest term's matches that
+    // every other term matches too, marked in scratch arrays by this search's stamp. They stay in
+    // the rarest term's random order.
+    if (++this.stamp === 0xffffffff) {
+      this.matchedStamp.fill(0);
+      this.stamp = 1;
+    }
+    const stamp = this.stamp;
+    const { matchedStamp, sum, matched } = this;
+    let count = 0;
+    for (const slot of rarest.slots) {
+      let total = rarest.tenths[slot];
+      for (const other of others) {
+        const t = other.tenths[slot];
+        total = t === 0 ? 0 : total + t;
+        if (total === 0) break;
+      }
+      if (total === 0) continue;
+      matched[count++] = slot;
+      matchedStamp[slot] = stamp;
+      sum[slot] = total;
+    }
+    return {
+      slots: matched,
+      count,
+      marks: matchedStamp,
+      mark: stamp,
+      score: (slot) => sum[slot],
+      byRelevance: () => null,
+    };
+  }
+}
+
+/**
+ * A 53-bit hash of an item's text (two 32-bit FNV-1a hashes with different offsets, one cut to 21
+ * bits): equal texts, equal hashes; a change of text going unseen is a chance of one in 2^53.
+ */
+function textHashOf(title: string, body: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+    }
+  };
+  mix(title);
+  mix('\u0000');
+  mix(body);
+  return (a >>> 0) * 2 ** 21 + ((b >>> 0) & 0x1fffff);
+}
+
+/** Shuffles the first `count` entries (Fisher-Yates). */
+function shuffle(slots: Int32Array, count: number): void {
+  for (let i = count - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    const slot = slots[i];
+    slots[i] = slots[j];
+    slots[j] = slot;
+  }
+}
+
+/** A term's matches most relevant first, ties by id: `idOrder` the slots by id, `idRank` each slot's place in it. */
+function relevanceOrder(matches: Remembered, idOrder: Int32Array, idRank: Int32Array): Int32Array {
+  // One number per match, sorted natively: fewer tenths sort later; the low 32 bits are the id rank.
+  const keys = Float64Array.from(matches.slots, (slot) => (255 - matches.tenths[slot]) * 2 ** 32 + idRank[slot]).sort();
+  return Int32Array.from(keys, (key) => idOrder[key % 2 ** 32]);
+}
