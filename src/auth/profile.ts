@@ -12,6 +12,7 @@ import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedFollowings, CachedProfile, CachedPublicProfile } from '../read-model/read-model.js';
 import type { FollowRepository } from '../follows/follow-repository.js';
+import { SharedReads } from '../read-model/shared-reads.js';
 import type { UserProfile } from './response-schemas.js';
 
 /** Whom a viewer follows is kept only up to this many; a viewer who follows more is asked of the database each time. */
@@ -28,6 +29,9 @@ export interface ProfileCaches {
 }
 
 export class ProfileService {
+  private readonly publicReads = new SharedReads<CachedPublicProfile>();
+  private readonly followingReads = new SharedReads<ReadonlySet<string> | null>();
+
   constructor(
     private readonly app: AppContext,
     private readonly users: UserRepository,
@@ -60,10 +64,12 @@ export class ProfileService {
     const cached = this.caches.public.get(userId);
     if (cached) return cached;
     const epoch = this.caches.public.epoch();
-    const seen = await this.getProfile(null, userId);
-    const answers = { following: JsonText.of({ ...seen, is_following: true }), notFollowing: JsonText.of({ ...seen, is_following: false }) };
-    this.caches.public.set(userId, answers, epoch);
-    return answers;
+    return this.publicReads.read(userId, epoch, async () => {
+      const seen = await this.getProfile(null, userId);
+      const answers = { following: JsonText.of({ ...seen, is_following: true }), notFollowing: JsonText.of({ ...seen, is_following: false }) };
+      this.caches.public.set(userId, answers, epoch);
+      return answers;
+    });
   }
 
   /** Whom the viewer follows, or null when they follow more than is kept. */
@@ -71,11 +77,13 @@ export class ProfileService {
     const cached = this.caches.followings.get(viewerId);
     if (cached) return cached.ids;
     const epoch = this.caches.followings.epoch();
-    const ids = await this.follows.followingIds(viewerId, MAX_KEPT_FOLLOWINGS + 1);
-    if (ids.length > MAX_KEPT_FOLLOWINGS) return null;
-    const kept = { ids: new Set(ids) };
-    this.caches.followings.set(viewerId, kept, epoch);
-    return kept.ids;
+    return this.followingReads.read(viewerId, epoch, async () => {
+      const ids = await this.follows.followingIds(viewerId, MAX_KEPT_FOLLOWINGS + 1);
+      if (ids.length > MAX_KEPT_FOLLOWINGS) return null;
+      const kept = { ids: new Set(ids) };
+      this.caches.followings.set(viewerId, kept, epoch);
+      return kept.ids;
+    });
   }
 
   /**

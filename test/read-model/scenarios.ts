@@ -373,6 +373,23 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await onEveryNode(seen(false));
     });
 
+    it('should answer concurrent readers of a profile alike, and every reader after a rename the new name', async () => {
+      const primary = cluster().primary;
+      const seen = await registerAndLogin(primary, { given_name: 'Cora', family_name: 'Crowd' });
+      const readers = await Promise.all(Array.from({ length: 6 }, () => registerAndLogin(primary)));
+      await follow(readers[0], seen);
+      // Every reader at once, on each node (the first time: nothing kept yet), twice.
+      const named = (name: string) => async (node: NodeRef) => {
+        const answers = await Promise.all(readers.map((r) => profileData(node, r, seen.userId)));
+        expect(answers.map((a) => a.name), node.name).toEqual(readers.map(() => name));
+        expect(answers.map((a) => a.is_following), node.name).toEqual(readers.map((_, i) => i === 0));
+        expect(answers.map((a) => a.follower_number), node.name).toEqual(readers.map(() => 1));
+      };
+      await warm(named('Cora Crowd'));
+      expectStatus(await seen.api.put('/auth/api/v1/user/me', { given_name: 'Clara' }), 200, 'rename');
+      await onEveryNode(named('Clara Crowd'));
+    });
+
     it('should show new roles to others on the next read', async () => {
       const user = await registerAndLogin(cluster().primary);
       const roles = (names: string[]) => async (node: NodeRef) =>
