@@ -8,7 +8,8 @@
 // database on it, dropped after; default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix),
 // BENCH_LOAD (on; off: only seed and measure the index's memory and in-process query time),
-// BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up).
+// BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up), BENCH_PROFILE_DIR
+// (a CPU profile of the service while it answers from its index).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -50,6 +51,7 @@ const env = z
     BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
     BENCH_LOAD: z.enum(['on', 'off']).default('on'),
     BENCH_ROUNDS: z.coerce.number().int().min(2).max(100).default(3),
+    BENCH_PROFILE_DIR: z.string().optional(),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -246,7 +248,9 @@ async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promi
     ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
     SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, LISTING_INDEX: index,
   };
-  const { child, base } = await started(['--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
+  const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
+  const { child, base } = await started([...profile, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
   try {
     if (index === 'on') await indexAnswers(base);
     const rows: Row[] = [];

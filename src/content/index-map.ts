@@ -77,7 +77,14 @@ function cellCode(x: number, y: number): number {
 
 /** A cell across a box's edge with at most this many items is checked item by item. */
 const ONE_BY_ONE = 128;
-const CHILDREN = [[0, 0], [1, 0], [0, 1], [1, 1]] as const;
+
+/** What a cell holds in a box: how many items, the sums of their positions, one of them (-1: none). */
+export interface CellTotal {
+  count: number;
+  lat: number;
+  lng: number;
+  slot: number;
+}
 
 /** A run [from, to) of the order. */
 interface Run {
@@ -174,39 +181,39 @@ export class MapOrder {
    * four children (down to a few items, which are checked one by one), so an answer costs about
    * the cells along the box's edge, not its items.
    */
-  totalIn(box: MercatorBox, inBox: (slot: number) => boolean, level: number, x: number, y: number): { count: number; lat: number; lng: number; slot: number } {
+  totalIn(box: MercatorBox, inBox: (slot: number) => boolean, level: number, x: number, y: number, into: CellTotal): CellTotal {
     const relation = relationOf(box, level, x, y);
-    const run = this.run(level, x, y);
-    if (relation === 'outside' || run.from === run.to) return { count: 0, lat: 0, lng: 0, slot: -1 };
+    if (relation === 'outside') return into;
+    const scale = 4 ** (FINEST_LEVEL - level);
+    const start = cellCode(x, y) * scale;
+    const from = this.lowerBound(start, -1);
+    const to = this.lowerBound(start + scale, -1);
+    if (from === to) return into;
     if (relation === 'inside') {
-      const sums = this.sums(run);
-      return { count: run.to - run.from, lat: sums.lat, lng: sums.lng, slot: this.order[run.from] };
+      this.sums({ from, to }, into);
+      into.count += to - from;
+      into.slot = this.order[from];
+      return into;
     }
-    if (run.to - run.from <= ONE_BY_ONE || level >= FINEST_LEVEL) {
-      const total = { count: 0, lat: 0, lng: 0, slot: -1 };
-      for (let i = run.from; i < run.to; i++) {
+    if (to - from <= ONE_BY_ONE || level >= FINEST_LEVEL) {
+      const lat = this.latitude();
+      const lng = this.longitude();
+      for (let i = from; i < to; i++) {
         const slot = this.order[i];
         if (!inBox(slot)) continue;
-        total.count++;
-        total.lat += this.latitude()[slot];
-        total.lng += this.longitude()[slot];
-        total.slot = slot;
+        into.count++;
+        into.lat += lat[slot];
+        into.lng += lng[slot];
+        into.slot = slot;
       }
-      return total;
+      return into;
     }
-    const total = { count: 0, lat: 0, lng: 0, slot: -1 };
-    for (const [dx, dy] of CHILDREN) {
-      const child = this.totalIn(box, inBox, level + 1, 2 * x + dx, 2 * y + dy);
-      total.count += child.count;
-      total.lat += child.lat;
-      total.lng += child.lng;
-      if (child.slot >= 0) total.slot = child.slot;
-    }
-    return total;
+    for (let child = 0; child < 4; child++) this.totalIn(box, inBox, level + 1, 2 * x + (child & 1), 2 * y + (child >> 1), into);
+    return into;
   }
 
-  /** Sum of the latitudes and longitudes of the items in a run. */
-  sums(run: Run): { lat: number; lng: number } {
+  /** Adds the sums of the latitudes and longitudes of the items in a run to `into`. */
+  sums(run: Run, into: { lat: number; lng: number }): void {
     if (!this.summed) {
       const lat = this.latitude();
       const lng = this.longitude();
@@ -217,7 +224,8 @@ export class MapOrder {
       }
       this.summed = true;
     }
-    return { lat: this.sumLat[run.to] - this.sumLat[run.from], lng: this.sumLng[run.to] - this.sumLng[run.from] };
+    into.lat += this.sumLat[run.to] - this.sumLat[run.from];
+    into.lng += this.sumLng[run.to] - this.sumLng[run.from];
   }
 }
 
@@ -244,7 +252,10 @@ const MARGIN = 1e-9;
 
 export function relationOf(box: MercatorBox, level: number, x: number, y: number): Relation {
   const cells = 2 ** level;
-  const [left, right, top, bottom] = [x / cells, (x + 1) / cells, y / cells, (y + 1) / cells];
+  const left = x / cells;
+  const right = (x + 1) / cells;
+  const top = y / cells;
+  const bottom = (y + 1) / cells;
   if (right < box.west - MARGIN || left > box.east + MARGIN || bottom < box.north - MARGIN || top > box.south + MARGIN) return 'outside';
   if (left > box.west + MARGIN && right < box.east - MARGIN && top > box.north + MARGIN && bottom < box.south - MARGIN) return 'inside';
   return 'edge';

@@ -541,7 +541,7 @@ export class ListingIndex {
     if (matches && matches.count === 0) return { clusters: [], total: 0 };
     const filter = new ItemFilter(this.slots, { visibility: { kind: 'published' }, filters: query.filters, hidden }, matches);
     const level = clusterLevel(box);
-    const cells = cellsOf(box, level).map((c) => ({ ...c, run: this.map.run(level, c.x, c.y) }));
+    const cells = cellsOf(box, level);
     const s = this.slots;
     const inBox = (slot: number) => {
       const lat = s.latitude[slot];
@@ -556,18 +556,19 @@ export class ListingIndex {
       // One item: its own position (a difference of running sums is off in the last digits).
       clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
     };
-    const onMapInBox = cells.reduce((n, c) => n + c.run.to - c.run.from, 0);
-    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
     if (!matches && !filter.filters && !hidden.size) {
       // Nothing but the box: each cell's count and position from the map order's runs.
       const mercator = mercatorBoxOf(box);
       for (const { x, y } of cells) {
-        const t = this.map.totalIn(mercator, inBox, level, x, y);
+        const t = this.map.totalIn(mercator, inBox, level, x, y, { count: 0, lat: 0, lng: 0, slot: -1 });
         cluster(t.count, t.lat, t.lng, t.slot);
       }
       return { clusters, total };
     }
-    for (const { run } of cells) {
+    const runs = cells.map((c) => this.map.run(level, c.x, c.y));
+    const onMapInBox = runs.reduce((n, r) => n + r.to - r.from, 0);
+    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
+    for (const run of runs) {
       let count = 0;
       let lat = 0;
       let lng = 0;

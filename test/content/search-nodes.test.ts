@@ -1,5 +1,5 @@
-// The listing index of another node (CONTRACT §23): a publish, an edit and a delete made on node
-// A show in the very next search on node B (its own process, its own index, answering from it)
+// The listing index of another node (CONTRACT §23): a publish, an edit, a delete and a hold made
+// on node A show in the very next search on node B (its own process, its own index, answering from it)
 // and on A. Server mode only (two nodes on one PostgreSQL and one Redis).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
@@ -50,5 +50,18 @@ describe.skipIf(!enabled)('the listing index on two nodes', () => {
     expect((await owner.api.delete(`/api/v1/content/${id}`)).status).toBe(200);
     for (const node of cluster.readers) expect(await searchFor(on(node, null), word), node.name).toEqual([]);
     await remoteIndexReady(cluster.readers[0].url); // still answering from its index
+  });
+
+  it('should drop an item held after reports (CONTRACT §21) from the next search on the other node', async () => {
+    const id = await publish(cluster.primary, owner, fullBody({ content_info: [{ lang: 'en', project_name: `Cornflower ${word}`, description: 'x', address: 'y' }] }));
+    for (const node of cluster.readers) expect(await searchFor(on(node, null), `${word} cornflower`), node.name).toEqual([id]);
+    // The default hold threshold: five reporters with verified phones.
+    const reporters = await Promise.all(Array.from({ length: 5 }, () => registerAndLogin(cluster.primary)));
+    for (const reporter of reporters) {
+      const res = await reporter.api.post('/sns/api/v1/reports', { target_type: 'content', target_id: id, reason: 'scam' });
+      expect(res.status, res.text).toBe(201);
+    }
+    for (const node of cluster.readers) expect(await searchFor(on(node, null), `${word} cornflower`), node.name).toEqual([]);
+    await remoteIndexReady(cluster.readers[0].url);
   });
 });
