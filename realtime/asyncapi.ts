@@ -1,7 +1,7 @@
-// The AsyncAPI 3 document of the Socket.IO API, made from realtime/contract.ts: one channel per
-// namespace, one `receive` operation per client event (its ack as the operation's reply) and one
-// `send` operation per server event, with payload schemas from the zod schemas the server
-// validates with. Served at GET /api/v1/asyncapi.json (http/docs-pages.ts).
+// The AsyncAPI 3 document of the Socket.IO API, made from realtime/contract.ts (a view of the
+// namespace declarations, realtime/namespaces/*.ts): one channel per namespace, one `receive`
+// operation per client event (its ack as the operation's reply) and one `send` operation per
+// server event, with payload schemas from the zod schemas the server validates with. Served at GET /api/v1/asyncapi.json (http/docs-pages.ts).
 import { z } from 'zod';
 import { realtimeContract, type NamespaceContract } from './contract.js';
 
@@ -97,7 +97,7 @@ export function buildAsyncApiDocument(publicBaseUrl: string): Record<string, unk
   const base = new URL(publicBaseUrl);
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
-  for (const [namespace, contract] of Object.entries(realtimeContract) as [string, NamespaceContract][]) {
+  for (const [namespace, contract] of Object.entries(realtimeContract)) {
     const parts = namespaceParts(namespace, contract);
     channels[parts.channel] = parts.channelObject;
     Object.assign(operations, parts.operations);

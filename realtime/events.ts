@@ -1,17 +1,17 @@
-// The client-facing event maps of every Socket.IO namespace (CONTRACT §7), typed for the server
-// (and usable by typed clients). Payloads from clients are `unknown` here on purpose: each
-// handler validates them with zod before use.
+// The typed event maps of the Socket.IO server, derived from the namespace declarations
+// (realtime/namespaces/*.ts, realtime/namespace.ts): each pushed event's payload type is the
+// `z.output` of its declared schema, each client event's ack the output of its ack schema.
+// Payloads from clients are `unknown` here on purpose: each handler's payload is parsed with its
+// schema before the handler runs. Nothing here is declared by hand but the ack envelope and what
+// the handshake leaves on a socket.
+import type { z } from 'zod';
 import type { Namespace, Server, Socket } from 'socket.io';
 import type { Caller } from '../src/auth/caller.js';
 import type { ErrorDetails } from '../src/shared/errors.js';
-import type { CommentView } from '../src/comments/comment-view.js';
-import type { MessageView } from '../src/chat/message-view.js';
-import type { MessageDeletedView, MessageReactionView, ReadView, TypingView } from '../src/chat/event-views.js';
-import type { PresenceView } from '../src/presence/presence-view.js';
-import type { DomainEvents } from '../src/events.js';
-import type { NotificationView } from '../src/notifications/types.js';
-import type { AreaWatch, ContentStats, FeedItem } from '../src/content/live-schemas.js';
-import type { PublishedItem } from '../src/content/live-feed.js';
+import type { AreaWatch } from '../src/content/live-schemas.js';
+import type { namespaces } from './namespaces/index.js';
+import type { commonPushes } from './namespace.js';
+import type { FeedInterServerEvents } from './namespaces/feed.js';
 
 export interface AckError {
   ok: false;
@@ -22,64 +22,35 @@ export interface AckError {
 export type AckResult<T = undefined> = ([T] extends [undefined] ? { ok: true } : { ok: true; data: T }) | AckError;
 export type Ack<T = undefined> = (result: AckResult<T>) => void;
 
-export interface ChatClientEvents {
-  'room:join': (payload: unknown, ack?: Ack) => void;
-  'room:leave': (payload: unknown, ack?: Ack) => void;
-  'message:send': (payload: unknown, ack?: Ack<MessageView>) => void;
-  'typing:start': (payload: unknown, ack?: Ack) => void;
-  'typing:stop': (payload: unknown, ack?: Ack) => void;
-  'room:read': (payload: unknown, ack?: Ack<ReadView>) => void;
-}
-export interface ChatServerEvents {
-  'message:new': (message: MessageView) => void;
-  'message:updated': (message: MessageView) => void;
-  'message:deleted': (deleted: MessageDeletedView) => void;
-  'message:reaction': (reactions: MessageReactionView) => void;
-  read: (read: ReadView) => void;
-  typing: (typing: TypingView) => void;
-  presence: (presence: PresenceView) => void;
-}
+type PayloadOf<P> = P extends { payload: infer S extends z.ZodType } ? z.output<S> : never;
+type AckDataOf<E> = E extends { ack: infer A } ? (A extends z.ZodType ? z.output<A> : undefined) : never;
 
-export interface CommentsClientEvents {
-  'content:subscribe': (payload: unknown, ack?: Ack) => void;
-  'content:unsubscribe': (payload: unknown, ack?: Ack) => void;
-}
-export interface CommentsServerEvents {
-  'comment:new': (comment: CommentView) => void;
-}
+type PushMap<P> = { [K in keyof P & string]: (payload: PayloadOf<P[K]>) => void };
 
-export interface NotificationsServerEvents {
-  'follow:new': (follow: DomainEvents['follow.created']) => void;
-  'comment:reply': (comment: CommentView) => void;
-  'notification:new': (notification: NotificationView) => void;
-}
+/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/recovery.ts). */
+export type CommonServerEvents = PushMap<typeof commonPushes>;
 
-export interface ProcessingServerEvents {
-  'video:progress': (p: { contentId: string; stage: string; percent: number }) => void;
-  'video:completed': (p: { contentId: string; video: DomainEvents['video.completed']['video'] }) => void;
-  'video:failed': (p: { contentId: string; error_code: string; message: string }) => void;
-  'upload:progress': (p: { contentId: string; offset: number; length: number }) => void;
-}
+/** What a namespace's server emits: its pushes, and the common ones. */
+export type ServerEventsOf<D extends { pushes: object }> = PushMap<D['pushes']> & CommonServerEvents;
 
-export interface FeedClientEvents {
-  'content:watch': (payload: unknown, ack?: Ack) => void;
-  'area:watch': (payload: unknown, ack?: Ack) => void;
-}
-export interface FeedServerEvents {
-  'feed:new': (item: FeedItem) => void;
-  'content:stats': (stats: ContentStats) => void;
-  'listing:new': (item: FeedItem) => void;
-}
-/** Between nodes (serverSideEmit): each node delivers the live feed to its own sockets. */
-export interface FeedInterServerEvents {
-  'feed:published': (item: PublishedItem) => void;
-  'feed:counts-changed': (contentId: string) => void;
-}
+/** What a namespace's clients emit, each with an optional ack callback. */
+export type ClientEventsOf<D extends { events: object }> = {
+  [K in keyof D['events'] & string]: (payload: unknown, ack?: Ack<AckDataOf<D['events'][K]>>) => void;
+};
 
-/** On every namespace: a freshly connected socket's first recovery offset (realtime/recovery.ts). */
-export interface RecoveryServerEvents {
-  'recovery:ready': (offset: string) => void;
-}
+type Declaration = (typeof namespaces)[number];
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** Distributes over the declarations (a naked type parameter), one map each. */
+type EachClient<D> = D extends { events: object } ? ClientEventsOf<D> : never;
+type EachServer<D> = D extends { pushes: object } ? ServerEventsOf<D> : never;
+
+/**
+ * One Socket.IO server carries every namespace, so its event maps are the intersection of theirs
+ * (a Server's namespaces share its types); each namespace's code emits and handles only its own.
+ */
+export type ClientEvents = UnionToIntersection<EachClient<Declaration>>;
+export type ServerEvents = UnionToIntersection<EachServer<Declaration>>;
+type InterServerEvents = FeedInterServerEvents;
 
 /** What the handshake leaves on every socket. */
 export interface SocketData {
@@ -88,30 +59,6 @@ export interface SocketData {
   feedArea?: AreaWatch;
 }
 
-/**
- * One Socket.IO server carries every namespace, so its event maps are the union of theirs (a
- * Server's namespaces share its types); each namespace module emits and handles only its own.
- */
-export type ClientEvents = ChatClientEvents & CommentsClientEvents & FeedClientEvents;
-export type ServerEvents = ChatServerEvents & CommentsServerEvents & NotificationsServerEvents & ProcessingServerEvents & FeedServerEvents & RecoveryServerEvents;
-type InterServerEvents = FeedInterServerEvents;
-
 export type RealtimeServer = Server<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
 export type RealtimeNamespace = Namespace<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
 export type RealtimeSocket = Socket<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
-
-/** Room names, one place so emitters and joiners agree. */
-export const rooms = {
-  user: (userId: string) => `user:${userId}`,
-  session: (sessionId: string) => `session:${sessionId}`,
-  chat: (roomId: string) => `room:${roomId}`,
-  content: (contentId: string) => `content:${contentId}`,
-  /** /feed: the followers of an uploader. */
-  author: (userId: string) => `author:${userId}`,
-  /** /feed: the watchers of an item's counts. */
-  watch: (contentId: string) => `watch:${contentId}`,
-  /** /feed: the sockets that read items in one language. */
-  language: (lang: string) => `lang:${lang}`,
-};
-
-export const NAMESPACES = ['/', '/chat', '/comments', '/notifications', '/processing', '/feed'] as const;

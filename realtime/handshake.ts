@@ -12,7 +12,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller, CallerResolver } from '../src/auth/caller.js';
 import { unauthorized } from '../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
-import { rooms, type RealtimeSocket } from './events.js';
+import type { RealtimeSocket } from './events.js';
+import { rooms } from './rooms.js';
 import { refuse, type HandshakeStep } from './socket-edge.js';
 
 const MAX_TOKEN_LENGTH = 4096;

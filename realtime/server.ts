@@ -21,13 +21,10 @@ import { ConnectionLimit } from './connection-limit.js';
 import { NamespaceEdge } from './socket-edge.js';
 import { handOverSockets } from './handover.js';
 import { attachToUws, closeServer } from './uws-binding.js';
-import { NAMESPACES, rooms, type RealtimeServer } from './events.js';
+import type { RealtimeServer } from './events.js';
+import { rooms } from './rooms.js';
 import { socketRateLimit } from './socket-rate-limit.js';
-import { registerChatNamespace } from './namespaces/chat.js';
-import { registerCommentsNamespace } from './namespaces/comments.js';
-import { registerNotificationsNamespace } from './namespaces/notifications.js';
-import { registerProcessingNamespace } from './namespaces/processing.js';
-import { registerFeedNamespace } from './namespaces/feed.js';
+import { NAMESPACES, namespaces } from './namespaces/index.js';
 
 export interface Realtime {
   io: Server;
@@ -77,15 +74,10 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
       return [name, edge] as const;
     }),
   );
-  const edge = (name: (typeof NAMESPACES)[number]) => edges.get(name)!;
 
-  const { chat, comments } = services;
   const stops = [
-    registerChatNamespace(edge('/chat'), app, chat, services.presence, services.blocks),
-    registerCommentsNamespace(edge('/comments'), app, comments, services.blocks),
-    registerNotificationsNamespace(edge('/notifications'), app, services),
-    registerProcessingNamespace(edge('/processing'), app),
-    registerFeedNamespace(edge('/feed'), app, services.liveFeed, services.blocks),
+    // Each declared namespace on its edge: its handshake step, client events and pushes.
+    ...namespaces.map((declared) => declared.mount(edges.get(declared.name)!, { app, services })),
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.

@@ -9,6 +9,9 @@ import type { CommentView } from './comments/comment-view.js';
 import type { VideoSummary } from './media/video-summary.js';
 import type { NotificationView } from './notifications/types.js';
 import type { EventBus } from './shared/events.js';
+import type { FollowCreated } from './follows/follow-event.js';
+import type { PublishedItem } from './content/live-feed.js';
+import type { ContentStats } from './content/live-schemas.js';
 
 export interface DomainEvents {
   /**
@@ -17,12 +20,8 @@ export interface DomainEvents {
    * of it from there (`here: false`).
    */
   'session.revoked': { userId: string; sessionId: string; here: boolean };
-  'follow.created': {
-    follower_id: string;
-    following_id: string;
-    created_at: string;
-    follower: { name: string; avatar: string | null };
-  };
+  /** The same object `follow:new` pushes (src/follows/follow-event.ts). */
+  'follow.created': FollowCreated;
   /** `blockerId` blocked (`blocked: true`) or unblocked `blockedId` (CONTRACT §21). */
   'block.changed': { blockerId: string; blockedId: string; blocked: boolean };
   /** An unfollow: the live feed stops sending the follower that user's publishes. */
@@ -61,6 +60,10 @@ export interface DomainEvents {
   'user.changed': { userId: string };
   /** The permissions a role holds (or the roles that exist) changed. */
   'role.permissions.changed': Record<string, never>;
+  /** An item went live (its video is processed), in every language (src/content/live-publishes.ts). */
+  'content.published': PublishedItem;
+  /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live-counts.ts). */
+  'content.stats': ContentStats;
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
 }

@@ -61,6 +61,9 @@ import { ContentListings } from './content/listings.js';
 import { ListingIndex } from './content/listing-index.js';
 import { ListingAnswers } from './content/listing-answers.js';
 import { ContentLiveFeed } from './content/live-feed.js';
+import { LiveCounts } from './content/live-counts.js';
+import { LivePublishes } from './content/live-publishes.js';
+import { LiveAudience } from './live/audience.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
 import { SavedSearchService } from './saved-searches/service.js';
 import { ContentSerialiser } from './content/serialise.js';
@@ -211,6 +214,12 @@ export interface Services {
   /** The listings' answers, first pages from the read model. */
   listingAnswers: ListingAnswers;
   liveFeed: ContentLiveFeed;
+  /** `content:stats`: which changes count, and at most one per item per second (CONTRACT §15). */
+  liveCounts: LiveCounts;
+  /** `content.published` once an item's video is processed (the live feed's pushes). */
+  livePublishes: LivePublishes;
+  /** Who a live push reaches: blocks, notification settings (the realtime door asks before it pushes). */
+  liveAudience: LiveAudience;
   savedSearches: SavedSearchService;
   savedSearchMatcher: SavedSearchMatcher;
   mediaRemoval: MediaRemoval;
@@ -310,6 +319,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   void listingIndex.start();
   const listings = new ContentListings(repositories.listings, contentSerialiser, readModel, listingIndex);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
+  const liveFeed = new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser);
   const payments = new PaymentService(
     app.database,
     app.config,
@@ -364,7 +374,10 @@ export async function createServices(app: AppContext, repositories: Repositories
     listingIndex,
     feed,
     listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
-    liveFeed: new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser),
+    liveFeed,
+    liveCounts: new LiveCounts(app, liveFeed),
+    livePublishes: new LivePublishes(app, liveFeed),
+    liveAudience: new LiveAudience(blocks, notifications),
     savedSearches: new SavedSearchService(app, repositories.savedSearches, repositories.listings, contentSerialiser, blocks),
     savedSearchMatcher: new SavedSearchMatcher(app, repositories.savedSearchMatches, notifications),
     mediaRemoval,

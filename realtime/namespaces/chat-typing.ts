@@ -5,9 +5,10 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/shared/logger.js';
-import { rooms, type RealtimeSocket } from '../events.js';
-import type { BlockService } from '../../src/blocks/service.js';
-import { eitherWayRooms, inOrder } from '../blocked-rooms.js';
+import type { RealtimeSocket } from '../events.js';
+import { rooms } from '../rooms.js';
+import type { LiveAudience } from '../../src/live/audience.js';
+import { inOrder } from '../in-order.js';
 
 /** A start not renewed within this long ends by itself (CONTRACT §18). */
 export const TYPING_EXPIRY_MS = 6_000;
@@ -34,15 +35,15 @@ export function typingRateLimit(scale: number): (socketId: string) => Promise<vo
   };
 }
 
-export function socketTyping(socket: RealtimeSocket, blocks: BlockService, log: Logger): SocketTyping {
+export function socketTyping(socket: RealtimeSocket, live: LiveAudience, log: Logger): SocketTyping {
   const { userId } = socket.data.caller;
   const timers = new Map<string, NodeJS.Timeout>();
   const ordered = inOrder(log, 'typing');
-  // Never to the typist's own sockets, nor to anyone on either side of a block with them (CONTRACT §21).
+  // Whom the domain lets hear it: not the typist's own sockets, nor either side of a block (CONTRACT §21).
   const push = (roomId: string, typing: boolean) =>
     ordered(async () => {
-      const except = await eitherWayRooms(blocks, userId);
-      socket.to(rooms.chat(roomId)).except([rooms.user(userId), ...except]).emit('typing', { roomId, userId, typing });
+      const { withheld } = await live.apartFrom(userId);
+      socket.to(rooms.chat(roomId)).except(withheld.map(rooms.user)).emit('typing', { roomId, userId, typing });
     });
   const stop = (roomId: string) => {
     const timer = timers.get(roomId);

@@ -1,105 +1,181 @@
 // /chat: members join their rooms, send messages (the same operation as REST POST
 // /chat/messages), mark what they read, say they are typing; they receive every change in their
 // rooms (new, edited and deleted messages, reactions, read positions, typing) and the presence
-// of the people they share a room with. Each socket counts towards its user's presence.
-import type { AppContext } from '../../src/context.js';
-import type { ChatService } from '../../src/chat/service.js';
-import type { PresenceService } from '../../src/presence/service.js';
+// of the people they share a room with. Each socket counts towards its user's presence. Who may
+// have a push (blocks, CONTRACT §21) is the domain's answer (src/live/audience.ts).
 import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from '../../src/chat/schemas.js';
-import { rooms } from '../events.js';
-import type { NamespaceEdge } from '../socket-edge.js';
-import { socketTyping, typingRateLimit } from './chat-typing.js';
-import type { BlockService } from '../../src/blocks/service.js';
-import { blockerRooms, eitherWayRooms, inOrder } from '../blocked-rooms.js';
+import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema, typingViewSchema } from '../../src/chat/event-views.js';
+import { presenceViewSchema } from '../../src/presence/presence-view.js';
+import { messageViewSchema } from '../../src/chat/message-view.js';
+import { rooms } from '../rooms.js';
+import { clientEvents, defineNamespace, push, type SocketContext } from '../namespace.js';
+import { socketTyping, typingRateLimit, type SocketTyping } from './chat-typing.js';
 
-export function registerChatNamespace(edge: NamespaceEdge, app: AppContext, chat: ChatService, presence: PresenceService, blocks: BlockService): () => void {
-  const { nsp } = edge;
-  const typingLimit = typingRateLimit(app.config.RATE_LIMIT_SCALE);
+interface ChatNode {
+  /** Typing events per socket, on top of the general limit. */
+  typingLimit: (socketId: string) => Promise<void>;
+}
+
+interface ChatSocket {
+  typing: SocketTyping;
+}
+
+const event = clientEvents<ChatNode, ChatSocket>();
+
+/** Member of the room: the socket is in it (membership was checked to get there) or the database says so. */
+const memberOf = (ctx: SocketContext<ChatNode, ChatSocket>, roomId: string) =>
+  ctx.socket.rooms.has(rooms.chat(roomId)) ? Promise.resolve() : ctx.services.chat.assertMember(ctx.caller, roomId);
+
+export const chatNamespace = defineNamespace<ChatNode, ChatSocket>()({
+  name: '/chat',
+  description:
+    'Chat rooms (CONTRACT §7, §8). On connect the socket is already in every room the caller is a member of; ' +
+    'rooms made later are joined with `room:join`. A message sent here or over REST is stored once and pushed to every member on every node.',
+
+  // Each handler checks that its socket is still connected before it touches it after an await.
+  events: {
+    'room:join': event({
+      summary: 'Join a chat room the caller is a member of (403 `chat.error.not_member` otherwise).',
+      payload: joinRoomPayload,
+      ack: null,
+      async handle({ roomId }, { socket, caller, services }) {
+        await services.chat.assertMember(caller, roomId);
+        if (socket.connected) await socket.join(rooms.chat(roomId));
+      },
+    }),
+    'room:leave': event({
+      summary: 'Stop receiving the messages of a room on this socket.',
+      payload: joinRoomPayload,
+      ack: null,
+      async handle({ roomId }, { socket, state }) {
+        state.typing.stop(roomId);
+        await socket.leave(rooms.chat(roomId));
+      },
+    }),
+    'message:send': event({
+      summary: 'Send a message (the same operation as POST /sns/api/v1/chat/messages); the ack carries the stored message.',
+      payload: sendMessageBody,
+      ack: messageViewSchema,
+      async handle(payload, { caller, services, state }) {
+        const message = await services.chat.sendMessage(caller, payload);
+        state.typing.stop(payload.roomId);
+        return message;
+      },
+    }),
+    'room:read': event({
+      summary:
+        "Store the caller's last read message of a room (the same operation as POST /sns/api/v1/chat/rooms/{roomId}/read; never moves backwards); the ack carries the stored position.",
+      payload: roomReadPayload,
+      ack: readViewSchema,
+      handle: ({ roomId, messageId }, { caller, services }) => services.chat.markRead(caller, roomId, messageId),
+    }),
+    'typing:start': event({
+      summary:
+        'The caller is typing in a room (members only): the others get `typing {typing: true}`; it ends by itself unless renewed within 6 s. At most 10 typing events per 10 s per socket (429 `rate_limit.error.exceeded`).',
+      payload: typingPayload,
+      ack: null,
+      async handle({ roomId }, ctx) {
+        await ctx.node.typingLimit(ctx.socket.id);
+        await memberOf(ctx, roomId);
+        if (ctx.socket.connected) ctx.state.typing.start(roomId);
+      },
+    }),
+    'typing:stop': event({
+      summary: 'The caller stopped typing in a room: the others get `typing {typing: false}`.',
+      payload: typingPayload,
+      ack: null,
+      async handle({ roomId }, ctx) {
+        await ctx.node.typingLimit(ctx.socket.id);
+        await memberOf(ctx, roomId);
+        ctx.state.typing.stop(roomId);
+      },
+    }),
+  },
+
+  pushes: {
+    'message:new': push({
+      summary: 'A message stored in one of the rooms this socket is in (SPEC 2.9).',
+      payload: messageViewSchema,
+      on: 'chat.message',
+      audience: ({ message }, live) => live.ofActor(message.sender.userId),
+      emit: ({ roomId, message }) => ({ to: rooms.chat(roomId), data: message }),
+    }),
+    'message:updated': push({
+      summary: 'A message of the room was edited by its sender (`editedAt` set).',
+      payload: messageViewSchema,
+      on: 'chat.message.edited',
+      audience: ({ message }, live) => live.ofActor(message.sender.userId),
+      emit: ({ roomId, message }) => ({ to: rooms.chat(roomId), data: message }),
+    }),
+    'message:deleted': push({
+      summary: 'A message of the room was deleted by its sender; the history shows it as `{_id, roomId, deleted: true, createdAt}`.',
+      payload: messageDeletedViewSchema,
+      on: 'chat.message.deleted',
+      emit: (deleted) => ({ to: rooms.chat(deleted.roomId), data: deleted }),
+    }),
+    'message:reaction': push({
+      summary: 'The reactions of a message of the room changed: all of them, by emoji.',
+      payload: messageReactionViewSchema,
+      on: 'chat.reactions.changed',
+      emit: (reactions) => ({ to: rooms.chat(reactions.roomId), data: reactions }),
+    }),
+    read: push({
+      summary: "Another member's read position moved forward (never sent for the caller's own reads).",
+      payload: readViewSchema,
+      on: 'chat.read',
+      audience: (read, live) => live.othersThan(read.userId),
+      emit: (read) => ({ to: rooms.chat(read.roomId), data: read }),
+    }),
+    // Sent by the typing handlers (chat-typing.ts).
+    typing: push({
+      summary:
+        'Another member started or stopped typing in the room (also `typing: false` when a start was not renewed within 6 s, or the typist disconnected).',
+      payload: typingViewSchema,
+    }),
+    // One emit to all the user's rooms at once: a socket in several of them gets it once.
+    presence: push({
+      summary:
+        "A user who shares a room with the caller came online (their first /chat socket on any node) or went offline (their last one went, or their node stopped heartbeating); sent once even when several rooms are shared.",
+      payload: presenceViewSchema,
+      on: 'presence.changed',
+      audience: (view, live) => live.apartFrom(view.userId),
+      emit: ({ roomIds, ...view }) => (roomIds.length ? { to: roomIds.map(rooms.chat), data: view } : null),
+    }),
+  },
+
+  start({ app, services }): ChatNode {
+    services.presence.start();
+    return { typingLimit: typingRateLimit(app.config.RATE_LIMIT_SCALE) };
+  },
 
   // Already a member: joined before the connection completes, so messages arrive without
   // asking. Rooms made later are joined with `room:join`. A socket that cannot read its rooms
   // still connects (it can join them with `room:join`).
-  edge.use(async (socket) => {
+  async handshake(socket, { app, services }) {
     let ids: string[];
     try {
-      ids = await chat.roomIdsOf(socket.data.caller.userId);
+      ids = await services.chat.roomIdsOf(socket.data.caller.userId);
     } catch (err) {
       app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect');
       return;
     }
     if (ids.length && socket.conn.readyState === 'open') socket.join(ids.map(rooms.chat));
-  });
+  },
 
   // `connection` fires for new and recovered sockets alike (a recovered one skips the handshake
   // steps and keeps its rooms), so presence counts both.
-  edge.onConnection((socket, on) => {
-    const { caller } = socket.data;
-    const typing = socketTyping(socket, blocks, app.log);
-    presence.socketConnected(caller.userId);
+  connect(socket, { app, services }): ChatSocket {
+    const { userId } = socket.data.caller;
+    const typing = socketTyping(socket, services.liveAudience, app.log);
+    services.presence.socketConnected(userId);
     socket.on('disconnect', () => {
       typing.stopAll();
-      presence.socketDisconnected(caller.userId);
+      services.presence.socketDisconnected(userId);
     });
+    return { typing };
+  },
 
-    /** Member of the room: the socket is in it (membership was checked to get there) or the database says so. */
-    const assertMember = async (roomId: string) => {
-      if (!socket.rooms.has(rooms.chat(roomId))) await chat.assertMember(caller, roomId);
-    };
-
-    // Each handler checks that its socket is still connected before it touches it after an await.
-    on('room:join', joinRoomPayload, async ({ roomId }) => {
-      await chat.assertMember(caller, roomId);
-      if (socket.connected) await socket.join(rooms.chat(roomId));
-    });
-    on('room:leave', joinRoomPayload, async ({ roomId }) => {
-      typing.stop(roomId);
-      await socket.leave(rooms.chat(roomId));
-    });
-    on('message:send', sendMessageBody, async (payload) => {
-      const message = await chat.sendMessage(caller, payload);
-      typing.stop(payload.roomId);
-      return message;
-    });
-    on('room:read', roomReadPayload, async ({ roomId, messageId }) => chat.markRead(caller, roomId, messageId));
-    on('typing:start', typingPayload, async ({ roomId }) => {
-      await typingLimit(socket.id);
-      await assertMember(roomId);
-      if (socket.connected) typing.start(roomId);
-    });
-    on('typing:stop', typingPayload, async ({ roomId }) => {
-      await typingLimit(socket.id);
-      await assertMember(roomId);
-      typing.stop(roomId);
-    });
-  });
-
-  presence.start();
-  const toRoom = (roomId: string) => nsp.to(rooms.chat(roomId));
-  // One queue for the room events, so a message and its edit keep their order while the block
-  // lists are looked up: a message is not pushed to those who blocked its sender (CONTRACT §21).
-  const push = inOrder(app.log, 'chat event');
-  const stops = [
-    app.events.subscribe('chat.message', ({ roomId, message }) =>
-      push(async () => void toRoom(roomId).except(await blockerRooms(blocks, message.sender.userId)).emit('message:new', message)),
-    ),
-    app.events.subscribe('chat.message.edited', ({ roomId, message }) =>
-      push(async () => void toRoom(roomId).except(await blockerRooms(blocks, message.sender.userId)).emit('message:updated', message)),
-    ),
-    app.events.subscribe('chat.message.deleted', (deleted) => push(async () => void toRoom(deleted.roomId).emit('message:deleted', deleted))),
-    app.events.subscribe('chat.reactions.changed', (reactions) => push(async () => void toRoom(reactions.roomId).emit('message:reaction', reactions))),
-    // The other members: not the reader's own sockets, nor those who blocked the reader.
-    app.events.subscribe('chat.read', (read) =>
-      push(async () => void toRoom(read.roomId).except([rooms.user(read.userId), ...(await blockerRooms(blocks, read.userId))]).emit('read', read)),
-    ),
-    // One emit to all the user's rooms at once: a socket in several of them gets it once. Nobody
-    // on either side of a block with the user hears of their presence.
-    app.events.subscribe('presence.changed', ({ roomIds, ...view }) => {
-      if (!roomIds.length) return;
-      push(async () => void nsp.to(roomIds.map(rooms.chat)).except([rooms.user(view.userId), ...(await eitherWayRooms(blocks, view.userId))]).emit('presence', view));
-    }),
-  ];
-  return () => {
-    stops.forEach((stop) => stop());
-    void presence.stop();
-  };
-}
+  stop({ services }) {
+    void services.presence.stop();
+  },
+});

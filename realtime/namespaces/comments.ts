@@ -1,40 +1,53 @@
 // /comments: subscribe to a content item's comments and receive `comment:new` (replies carry
-// parentId) for every comment stored on it, from any node.
-import type { AppContext } from '../../src/context.js';
-import type { CommentService } from '../../src/comments/service.js';
+// parentId) for every comment stored on it, from any node; never a comment of someone the
+// subscriber's user is blocked by (CONTRACT §21; the domain's answer, src/live/audience.ts).
 import { subscribePayload } from '../../src/comments/schemas.js';
+import { commentViewSchema } from '../../src/comments/comment-view.js';
 import { tooManyRequests } from '../../src/shared/errors.js';
-import { rooms } from '../events.js';
-import type { NamespaceEdge } from '../socket-edge.js';
-import type { BlockService } from '../../src/blocks/service.js';
-import { blockerRooms, inOrder } from '../blocked-rooms.js';
+import { rooms } from '../rooms.js';
+import { clientEvents, defineNamespace, push } from '../namespace.js';
 
 /** Content items one socket may follow at once. */
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
-export function registerCommentsNamespace(edge: NamespaceEdge, app: AppContext, comments: CommentService, blocks: BlockService): () => void {
-  const { nsp } = edge;
-  const push = inOrder(app.log, 'comment:new');
-  edge.onConnection((socket, on) => {
-    on('content:subscribe', subscribePayload, async ({ contentId }) => {
-      await comments.assertContentExists(contentId, socket.data.caller);
-      if (!socket.connected) return;
-      const subscribed = [...socket.rooms].filter((r) => r.startsWith('content:')).length;
-      if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
-        throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);
-      }
-      await socket.join(rooms.content(contentId));
-    });
-    on('content:unsubscribe', subscribePayload, async ({ contentId }) => {
-      await socket.leave(rooms.content(contentId));
-    });
-  });
+const event = clientEvents();
 
-  // Not to those who blocked the author (CONTRACT §21).
-  return app.events.subscribe('comment.created', ({ comment }) =>
-    push(async () => {
-      const except = await blockerRooms(blocks, comment.author.userId);
-      nsp.to(rooms.content(comment.contentId)).except(except).emit('comment:new', comment);
+export const commentsNamespace = defineNamespace()({
+  name: '/comments',
+  description: 'Live comments of content items: subscribe to an item and receive every comment stored on it (at most 200 items per connection).',
+
+  events: {
+    'content:subscribe': event({
+      summary: 'Receive the comments of a content item (404 when it does not exist or is not visible to the caller).',
+      payload: subscribePayload,
+      ack: null,
+      async handle({ contentId }, { socket, caller, services }) {
+        await services.comments.assertContentExists(contentId, caller);
+        if (!socket.connected) return;
+        const subscribed = [...socket.rooms].filter((r) => r.startsWith(rooms.content(''))).length;
+        if (subscribed >= MAX_SUBSCRIPTIONS_PER_SOCKET && !socket.rooms.has(rooms.content(contentId))) {
+          throw tooManyRequests('comments.error.too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} content items per connection`);
+        }
+        await socket.join(rooms.content(contentId));
+      },
     }),
-  );
-}
+    'content:unsubscribe': event({
+      summary: 'Stop receiving the comments of a content item.',
+      payload: subscribePayload,
+      ack: null,
+      async handle({ contentId }, { socket }) {
+        await socket.leave(rooms.content(contentId));
+      },
+    }),
+  },
+
+  pushes: {
+    'comment:new': push({
+      summary: 'A comment stored on a subscribed content item (SPEC 2.8); replies carry `parentId`.',
+      payload: commentViewSchema,
+      on: 'comment.created',
+      audience: ({ comment }, live) => live.ofActor(comment.author.userId),
+      emit: ({ comment }) => ({ to: rooms.content(comment.contentId), data: comment }),
+    }),
+  },
+});

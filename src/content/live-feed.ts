@@ -1,6 +1,7 @@
-// The rules of the live feed (CONTRACT §15) that realtime/namespaces/feed.ts delivers: whose items
-// a socket follows, which items it may watch, the counts it is sent, and a newly published item as
-// the feed item of `GET /feeds` in each language (so each node can hand every socket its own).
+// The rules of the live feed (CONTRACT §15) that realtime/namespaces/feed.ts delivers (with
+// live-counts.ts and live-publishes.ts): whose items a socket follows, which items it may watch,
+// the counts it is sent, and a newly published item as the feed item of `GET /feeds` in each
+// language (so each node can hand every socket its own).
 import { can, type Caller } from '../auth/caller.js';
 import type { FollowRepository } from '../follows/follow-repository.js';
 import type { ContentRepository } from './content-repository.js';

@@ -1,5 +1,5 @@
 // GET /api/v1/asyncapi.json: an AsyncAPI 3 document of every namespace and event, made from
-// realtime/contract.ts. It passes the AsyncAPI parser with no error and no warning, lists every
+// realtime/contract.ts (the namespace declarations). It passes the AsyncAPI parser with no error and no warning, lists every
 // event of the contract in both directions with its ack, and what runs on a real socket (both
 // transports) satisfies the schemas it gives.
 import { Parser } from '@asyncapi/parser';
@@ -9,7 +9,8 @@ import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { connect, emitAck, nextEvent, type Transport } from '../realtime/socket-client.js';
 import { realtimeContract } from '../../realtime/contract.js';
-import { NAMESPACES } from '../../realtime/events.js';
+import { NAMESPACES } from '../../realtime/namespaces/index.js';
+import { chatNamespace } from '../../realtime/namespaces/chat.js';
 
 const booted = useTestServer();
 
@@ -109,15 +110,15 @@ describe.each<Transport>(['websocket', 'polling'])('what runs matches the contra
     const aliceSocket = await connect(booted.url, '/chat', alice.token, transport);
     const bobSocket = await connect(booted.url, '/chat', bob.token, transport);
     sockets.push(aliceSocket, bobSocket);
-    const chat = realtimeContract['/chat'];
+    const chat = chatNamespace;
     const arrived = nextEvent(bobSocket, 'message:new', (m: any) => m.roomId === roomId, 20_000);
     const ack = await emitAck(aliceSocket, 'message:send', { roomId, msg: 'hello from the contract test' });
     expect(ack.ok).toBe(true);
-    expect(chat.client['message:send'].ack.safeParse(ack.data).success).toBe(true);
+    expect(chat.events['message:send'].ack.safeParse(ack.data).success).toBe(true);
     const pushed = await arrived;
-    const parsed = chat.server['message:new'].payload.safeParse(pushed);
+    const parsed = chat.pushes['message:new'].payload.safeParse(pushed);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-    expect(Object.keys(pushed).sort()).toEqual(Object.keys(chat.server['message:new'].payload.shape).sort());
+    expect(Object.keys(pushed).sort()).toEqual(Object.keys(chat.pushes['message:new'].payload.shape).sort());
   });
 
   it('a bad payload is refused with the AckError the document describes', async () => {
