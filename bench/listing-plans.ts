@@ -177,12 +177,20 @@ async function deepPages(db: DatabaseHandle['longRunning']): Promise<Combination
 }
 
 async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string): Promise<Combination[]> {
-  const snapshot = await createRepositories(db).listings.feedSnapshot();
+  const listings = createRepositories(db).listings;
+  const snapshot = await listings.feedSnapshot();
   // The window and threshold of src/content/feed.ts.
-  return ([0, 1, 2] as const).map((bucket) => ({
-    label: `/feeds bucket ${bucket}: first page`,
-    call: (l: ContentListingRepository) => l.feedBucket({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after: null, limit: PER_PAGE + 1 }),
-  }));
+  const bucketQuery = (bucket: 0 | 1 | 2, after: { createdKey: string; id: string } | null, limit = PER_PAGE + 1) =>
+    ({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after, limit });
+  const list: Combination[] = [];
+  for (const bucket of [0, 1, 2] as const) {
+    list.push({ label: `/feeds bucket ${bucket}: first page`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, null)) });
+    // A page deeper in the bucket: after its 100th item, as a cursor says.
+    const last = (await listings.feedBucket(bucketQuery(bucket, null, 100))).at(-1);
+    const after = last ? { createdKey: last.created_key, id: last.id } : null;
+    if (after) list.push({ label: `/feeds bucket ${bucket}: after 100 items (cursor)`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, after)) });
+  }
+  return list;
 }
 
 interface PlanNode {

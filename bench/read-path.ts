@@ -1,11 +1,15 @@
 // The read path, measured black-box beside its references in the same run:
 //   npx tsx bench/read-path.ts
 //   BENCH_MODES=server BENCH_SIZES=1000 BENCH_SECONDS=5 npx tsx bench/read-path.ts
+//   BENCH_TARGETS=profiles-others,feed-deep-many BENCH_MODES=server BENCH_SIZES=10000 npx tsx bench/read-path.ts
 // Knobs: BENCH_MODES (embedded,server), BENCH_SIZES (1000,100000 items), BENCH_SECONDS (5 per
 // target, after BENCH_WARMUP_SECONDS, 2), BENCH_CONNECTIONS (64), BENCH_DATABASE_URL (server mode:
 // a scratch database on it, dropped after; default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix,
-// removed after), BENCH_PROFILE_DIR (server mode: also profile /user/me, see 4.).
+// removed after), BENCH_PROFILE_DIR (server mode: also profile /user/me, see 4.), BENCH_VIEWERS (16:
+// the users the many-user targets read as, each following 20 uploaders), BENCH_TARGETS (the keys of
+// the targets to load, default all; the plain handler and the bare hello-world run only with `me`,
+// `detail`, `feed` or `bare` among them).
 // For each mode and size:
 // 1. seeds in this process (the service started in-process: one viewer registered and logged in,
 //    then seedContent's items, reactions and follows) and stops;
@@ -13,6 +17,8 @@
 //    loads with autocannon: /user/me, the content detail (8 ids in turn), the first page of
 //    /feeds, then /feeds pages 1-20 (cursors), /all (a search and two filters: the same request,
 //    then 20 searches and pages in turn), /completed (a viewport: the same, then 20 viewports);
+//    other users' profiles (64 pairs of BENCH_VIEWERS viewers and 200 uploaders in turn) and
+//    /feeds pages 2-10 of every viewer in turn (each request with its viewer's token);
 //    then the same with READ_CACHE=off (every read from the database);
 // 3. the references: the plain handler (bench/plain-handler.ts: node:http + jose + pg with named
 //    statements, or PGlite on a thread of its own as the service runs it; the same statements) on
@@ -51,6 +57,8 @@ const env = z
     BENCH_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/postgres'),
     BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
     BENCH_PROFILE_DIR: z.string().min(1).optional(),
+    BENCH_VIEWERS: z.coerce.number().int().min(1).max(200).default(16),
+    BENCH_TARGETS: list(20).optional(),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 const { BENCH_SECONDS: seconds, BENCH_WARMUP_SECONDS: warmup, BENCH_CONNECTIONS: connections } = env;
@@ -70,9 +78,16 @@ interface Seeded {
   token: string;
   /** Published items for the detail requests. */
   itemIds: string[];
+  /** The tokens of the other viewers (BENCH_VIEWERS), each following 20 uploaders. */
+  viewerTokens: string[];
+  /** The uploaders' user ids, whose profiles the viewers read. */
+  uploaderIds: string[];
 }
 
-/** Starts the service in this process, registers and logs in a viewer, seeds `items`, stops. */
+/** Whether the target `key` is loaded in this run (BENCH_TARGETS). */
+const wanted = (key: string) => !env.BENCH_TARGETS || env.BENCH_TARGETS.includes(key);
+
+/** Starts the service in this process, registers and logs in the viewers, seeds `items`, stops. */
 async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
@@ -81,16 +96,28 @@ async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
   const service = await startService(config, createLogger('warn'));
   try {
     const base = service.url;
-    const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-    const password = 'bench-password-1';
-    await postJson(`${base}/auth/api/v1/register`, { username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'Viewer' });
-    const outbox = fs.readFileSync(config.smsOutboxFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
-    const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
-    await seedContent(service.app.database.longRunning, items, login.data.user.sub);
+    const register = async (n: number) => {
+      const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+      const password = 'bench-password-1';
+      await postJson(`${base}/auth/api/v1/register`, { username: `bench${n}x${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'Viewer' });
+      const outbox = fs.readFileSync(config.smsOutboxFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
+      const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
+      return { token: login.data.AccessToken as string, userId: login.data.user.sub as string };
+    };
+    const viewer = await register(0);
+    const others = [];
+    for (let n = 1; n <= env.BENCH_VIEWERS; n++) others.push(await register(n));
+    await seedContent(service.app.database.longRunning, items, viewer.userId);
+    // Each other viewer follows 20 uploaders of its own choosing (the counters follow by trigger).
+    for (const other of others) {
+      await service.app.database.rows(sql`
+        insert into follows (follower_id, following_id) select ${other.userId}, id from users where username like 'uploader%' order by random() limit 20`);
+    }
     const ids = await service.app.database.rows<{ id: string }>(sql`
       select id from contents where status = 'completed' and deleted_at is null order by random() limit 8`);
-    return { token: login.data.AccessToken, itemIds: ids.map((r) => r.id) };
+    const uploaders = await service.app.database.rows<{ id: string }>(sql`select id from users where username like 'uploader%' order by username`);
+    return { token: viewer.token, itemIds: ids.map((r) => r.id), viewerTokens: others.map((o) => o.token), uploaderIds: uploaders.map((r) => r.id) };
   } finally {
     await service.close();
   }
@@ -104,6 +131,18 @@ interface Target {
   label: string;
   /** Paths requested in turn by every connection. */
   paths: string[];
+  /** The bearer token of each path (same order), where it is not the viewer's. */
+  tokens?: string[];
+  /**
+   * Each path once, handed out in turn across the connections (no warm-up, no probe: nothing is
+   * read before): what a node answers to requests it has not seen. Non-2xx answers are counted.
+   */
+  once?: boolean;
+  /**
+   * With `once`: the paths as walks (one viewer's pages in order, as a client can only ask for a
+   * page once it has the one before): each connection reads one walk to its end, then the next.
+   */
+  walks?: { path: string; token: string }[][];
 }
 
 const ALL_BASE = '/content/api/v1/all?search=can%20ho&unit_price=VND&amenities=pool';
@@ -141,10 +180,43 @@ function listingTargets(feedCursors: string[]): Target[] {
   ];
 }
 
-/** The cursors of the first 20 pages of the viewer's feed ('' for the first page). */
-async function feedCursors(base: string, headers: Record<string, string>): Promise<string[]> {
+/**
+ * The reads no single request repeats, as their viewers: other users' profiles (64 pairs of a
+ * viewer and an uploader in turn; and once, every viewer and uploader pair) and pages 2-10 of every
+ * viewer's feed (in turn; and once, each page read once after the page cache was emptied, each
+ * connection paging through one viewer's feed in order, then the next viewer's).
+ */
+async function manyUserTargets(base: string, seeded: Seeded, headers: Record<string, string>): Promise<Target[]> {
+  const { viewerTokens: tokens, uploaderIds } = seeded;
+  const pairs = Array.from({ length: 64 }, (_, i) => ({ token: tokens[i % tokens.length], userId: uploaderIds[(i * 37) % uploaderIds.length] }));
+  const everyPair = uploaderIds.flatMap((userId) => tokens.map((token) => ({ token, userId })));
+  const walks: { path: string; token: string }[][] = [];
+  for (const token of tokens) {
+    const cursors = await feedCursors(base, { authorization: `Bearer ${token}` }, 10);
+    walks.push(cursors.slice(1).map((c) => ({ path: `/content/api/v1/feeds?cursor=${encodeURIComponent(c)}`, token })));
+  }
+  const deep = walks.flat();
+  // Reading the cursors kept pages 1-9 of every feed: a like and its undoing clear the page
+  // cache, as any change of a listed item does, so the pages read once are read from the database.
+  const item = `${base}/api/v1/content/${seeded.itemIds[0]}/reactions`;
+  for (const method of ['POST', 'DELETE']) {
+    const res = await fetch(item, { method, headers });
+    if (!res.ok) throw new Error(`${method} ${item} answered ${res.status}`);
+  }
+  const profilePath = (userId: string) => `/auth/api/v1/user/me?user_id=${userId}`;
+  const feedLabel = `GET /feeds pages 2-10 of ${tokens.length} viewers`;
+  return [
+    { key: 'profiles-others', label: `GET /user/me?user_id=, ${tokens.length} viewers x ${uploaderIds.length} users, each pair once`, paths: everyPair.map((p) => profilePath(p.userId)), tokens: everyPair.map((p) => p.token), once: true },
+    { key: 'profiles-others', label: `GET /user/me?user_id=, ${pairs.length} pairs in turn`, paths: pairs.map((p) => profilePath(p.userId)), tokens: pairs.map((p) => p.token) },
+    { key: 'feed-deep-many', label: `${feedLabel}, each page once (each connection pages through one viewer's feed, then the next)`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token), once: true, walks: walks.filter((w) => w.length > 0) },
+    { key: 'feed-deep-many', label: `${feedLabel} in turn`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token) },
+  ];
+}
+
+/** The cursors of the first `count` pages of the viewer's feed ('' for the first page). */
+async function feedCursors(base: string, headers: Record<string, string>, count = 20): Promise<string[]> {
   const cursors = [''];
-  while (cursors.length < 20) {
+  while (cursors.length < count) {
     const cursor = cursors.at(-1)!;
     const res = await fetch(`${base}/content/api/v1/feeds${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { headers });
     const body = (await res.json()) as { data?: { next_cursor?: string | null } };
@@ -168,10 +240,14 @@ interface Figures {
   note?: string;
 }
 
-/** Every path answers 200 with these headers, or the first failure. */
-async function probe(base: string, paths: string[], headers: Record<string, string>): Promise<string | null> {
-  for (const p of paths) {
-    const res = await fetch(base + p, { headers });
+/** The headers of the target's path `i`: the viewer's, or the token given for that path. */
+const headersOf = (target: Target, i: number, headers: Record<string, string>) =>
+  target.tokens ? { ...headers, authorization: `Bearer ${target.tokens[i]}` } : headers;
+
+/** Every path answers 200 with its headers, or the first failure. */
+async function probe(base: string, target: Target, headers: Record<string, string>): Promise<string | null> {
+  for (const [i, p] of target.paths.entries()) {
+    const res = await fetch(base + p, { headers: headersOf(target, i, headers) });
     if (res.status !== 200) return `${p} answered ${res.status}: ${(await res.text()).slice(0, 200)}`;
   }
   return null;
@@ -179,16 +255,44 @@ async function probe(base: string, paths: string[], headers: Record<string, stri
 
 async function load(base: string, target: Target, headers: Record<string, string>, labelPrefix: string): Promise<Figures> {
   const label = `${labelPrefix}${target.label}`;
-  const failure = await probe(base, target.paths, headers);
+  if (target.once) return loadOnce(base, target, headers, label);
+  const failure = await probe(base, target, headers);
   if (failure) {
     console.warn(`not measured: ${label}: ${failure}`);
     return { key: target.key, label, requestsPerSecond: null, p50: 0, p99: 0, non2xx: 0, errors: 0, note: failure };
   }
-  const options = { url: base, connections, headers, requests: target.paths.map((p) => ({ method: 'GET' as const, path: p })) };
+  const options = { url: base, connections, headers, requests: target.paths.map((p, i) => ({ method: 'GET' as const, path: p, headers: headersOf(target, i, headers) })) };
   if (warmup > 0) await autocannon({ ...options, duration: warmup });
   const r = await autocannon({ ...options, duration: seconds });
   const figures = {
     key: target.key, label, requestsPerSecond: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
+    non2xx: r.non2xx, errors: r.errors + r.timeouts,
+  };
+  console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+  return figures;
+}
+
+/** Each of the target's paths once, one after another over all connections. */
+async function loadOnce(base: string, target: Target, headers: Record<string, string>, label: string): Promise<Figures> {
+  let next = 0;
+  let nextWalk = 0;
+  const setupRequest = (req: autocannon.Request, context: { walk?: number; step?: number }): autocannon.Request => {
+    const { walks } = target;
+    if (walks?.length) {
+      // This connection's walk, or the next one once it is read to its end.
+      if (context.walk === undefined || (context.step ?? 0) >= walks[context.walk].length) {
+        context.walk = nextWalk++ % walks.length;
+        context.step = 0;
+      }
+      const { path: walkPath, token } = walks[context.walk][context.step!++];
+      return { ...req, method: 'GET', path: walkPath, headers: { ...headers, authorization: `Bearer ${token}` } };
+    }
+    const i = next++ % target.paths.length;
+    return { ...req, method: 'GET', path: target.paths[i], headers: headersOf(target, i, headers) };
+  };
+  const r = await autocannon({ url: base, connections: Math.min(connections, target.paths.length), amount: target.paths.length, requests: [{ setupRequest }] });
+  const figures = {
+    key: target.key, label, requestsPerSecond: Math.round(r.requests.total / Math.max(r.duration, 0.001)), p50: r.latency.p50, p99: r.latency.p99,
     non2xx: r.non2xx, errors: r.errors + r.timeouts,
   };
   console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
@@ -250,8 +354,9 @@ async function measureService(storage: BenchStorage, seeded: Seeded, readCache: 
     if (readCache === 'off') serviceAnswers = await answersOf(base, seeded, headers);
     const pages = cursors ?? (await feedCursors(base, headers));
     const prefix = readCache === 'on' ? 'service: ' : 'service, READ_CACHE=off: ';
+    const many = wanted('profiles-others') || wanted('feed-deep-many') ? await manyUserTargets(base, seeded, headers) : [];
     const figures: Figures[] = [];
-    for (const t of [...hotTargets(seeded), ...listingTargets(pages)]) figures.push(await load(base, t, headers, prefix));
+    for (const t of [...hotTargets(seeded), ...listingTargets(pages), ...many].filter((t) => wanted(t.key))) figures.push(await load(base, t, headers, prefix));
     return { figures, cursors: pages };
   } finally {
     await stopChild(child);
@@ -264,7 +369,7 @@ async function measurePlain(storage: BenchStorage, seeded: Seeded): Promise<Figu
     const headers = { authorization: `Bearer ${seeded.token}` };
     compareAnswers(serviceAnswers, await answersOf(base, seeded, headers));
     const figures: Figures[] = [];
-    for (const t of hotTargets(seeded)) figures.push(await load(base, t, headers, 'plain handler: '));
+    for (const t of hotTargets(seeded).filter((t) => wanted(t.key))) figures.push(await load(base, t, headers, 'plain handler: '));
     return figures;
   } finally {
     await stopChild(child);
@@ -341,11 +446,12 @@ async function runOne(mode: 'embedded' | 'server', items: number): Promise<{ tab
   try {
     const seeded = await seed(storage, items);
     const rows: Figures[] = [];
-    rows.push(await measureBare());
+    if (wanted('bare')) rows.push(await measureBare());
     const on = await measureService(storage, seeded, 'on', null);
     const off = await measureService(storage, seeded, 'off', on.cursors);
     // In embedded mode the plain handler opens the data directory the service has now closed.
-    rows.push(...(await measurePlain(storage, seeded)), ...on.figures, ...off.figures);
+    const plain = ['me', 'detail', 'feed'].some(wanted) ? await measurePlain(storage, seeded) : [];
+    rows.push(...plain, ...on.figures, ...off.figures);
     const profiles: string[] = [];
     if (env.BENCH_PROFILE_DIR && mode === 'server') {
       const dir = path.resolve(env.BENCH_PROFILE_DIR);

@@ -361,7 +361,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     sessions,
     accounts,
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
-    profiles: new ProfileService(app, repositories.users, readModel.profiles),
+    profiles: new ProfileService(app, repositories.users, repositories.follows, { own: readModel.profiles, public: readModel.publicProfiles, followings: readModel.followings }),
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
     blocks,

@@ -159,14 +159,15 @@ export class UserRepository extends Repository {
    * the columns a trigger on follows keeps in each follow's transaction (migration 0012), so no
    * profile read counts a growing table; whether the viewer follows is one primary-key probe,
    * read here rather than through FollowRepository to keep the profile, the most requested read
-   * of the service (bench/user-me.ts), at one round trip.
+   * of the service (bench/user-me.ts), at one round trip. Without a viewer (null), as the read
+   * model keeps other users' profiles, `viewer_follows` is false.
    */
-  async findProfile(id: string, viewerId: string): Promise<ProfileUserRow | undefined> {
+  async findProfile(id: string, viewerId: string | null): Promise<ProfileUserRow | undefined> {
     const [row] = await this.db.rows<ProfileUserRow>(sql`
       select id, username, email, email_verified, phone_number, phone_verified, given_name, family_name, picture, role,
              array(select role_name from user_roles where user_id = u.id order by position, role_name) as roles,
              follower_count as followers, following_count as following,
-             exists (select 1 from follows where follower_id = ${viewerId} and following_id = u.id) as viewer_follows
+             exists (select 1 from follows where follower_id = ${viewerId}::uuid and following_id = u.id) as viewer_follows
       from users u where id = ${id} and deleted_at is null`);
     return row;
   }

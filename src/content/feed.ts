@@ -59,12 +59,23 @@ export class ContentFeed {
 
   /** The page, and the uploader of each of its items in order (what the listings leave out for a blocker: listing-answers.ts). */
   async pageWithUploaders(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language) {
+    return (await this.pagesWithUploaders(caller, perPage, cursorText, lang, 1))[0];
+  }
+
+  /**
+   * Up to `count` consecutive pages from `cursorText` (the first page when absent), read with one
+   * query per bucket, each with the cursor that names it: the pages a client paging on from
+   * there asks for next (listing-answers.ts keeps them). Each is the page that cursor would read
+   * alone: the buckets and their keyset order continue across page boundaries.
+   */
+  async pagesWithUploaders(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language, count: number) {
     const cursor = cursorText ? decodeCursor(cursorText) : null;
     const snapshot = cursor?.t ?? (await this.listings.feedSnapshot());
+    const wanted = perPage * count;
 
     const rows: { row: FeedRow; bucket: number }[] = [];
     for (const bucket of BUCKETS.slice(cursor?.b ?? 0)) {
-      if (rows.length > perPage) break;
+      if (rows.length > wanted) break;
       const found = await this.listings.feedBucket({
         bucket,
         userId: caller.userId,
@@ -72,19 +83,26 @@ export class ContentFeed {
         freshWindowDays: FRESH_WINDOW_DAYS,
         popularMinReactions: POPULAR_MIN_REACTIONS,
         after: cursor && cursor.b === bucket ? { createdKey: cursor.c, id: cursor.i } : null,
-        limit: perPage + 1 - rows.length,
+        limit: wanted + 1 - rows.length,
       });
       rows.push(...found.map((row) => ({ row, bucket })));
     }
 
-    const hasMore = rows.length > perPage;
-    const pageRows = rows.slice(0, perPage);
-    const last = pageRows[pageRows.length - 1];
-    const answer = {
-      items: pageRows.map(({ row }) => this.serialiser.feedItem(row, lang)),
-      next_cursor: hasMore && last ? encodeCursor({ v: 1, t: snapshot, b: last.bucket, c: last.row.created_key, i: last.row.id }) : null,
-      has_more: hasMore,
-    };
-    return { answer, uploaderIds: pageRows.map(({ row }) => row.uploader_id) };
+    const pages: { cursor: string | undefined; answer: { items: unknown[]; next_cursor: string | null; has_more: boolean }; uploaderIds: string[] }[] = [];
+    let at = cursorText;
+    for (let start = 0; pages.length < count; start += perPage) {
+      const pageRows = rows.slice(start, start + perPage);
+      const hasMore = rows.length > start + perPage;
+      const last = pageRows[pageRows.length - 1];
+      const next = hasMore && last ? encodeCursor({ v: 1, t: snapshot, b: last.bucket, c: last.row.created_key, i: last.row.id }) : null;
+      pages.push({
+        cursor: at,
+        answer: { items: pageRows.map(({ row }) => this.serialiser.feedItem(row, lang)), next_cursor: next, has_more: hasMore },
+        uploaderIds: pageRows.map(({ row }) => row.uploader_id),
+      });
+      if (!next) break;
+      at = next;
+    }
+    return pages;
   }
 }

@@ -1,8 +1,13 @@
 // The listing answers as clients ask for them most: the first pages of `GET /all`, `GET /completed`
-// and the caller's `GET /feeds`, serialised once and kept in the read model's page cache until an
-// event that could change them (a new, changed or deleted item, a reaction, a comment, a follow,
-// a user's new name: src/read-model/read-model.ts) clears it. Deeper pages, cursors and the
-// rest go to the database every time.
+// and every page of the caller's `GET /feeds`, serialised once and kept in the read model's page
+// cache until an event that could change them (a new, changed or deleted item, a reaction, a
+// comment, a follow, a user's new name: src/read-model/read-model.ts) clears it. A feed page after
+// the first is named by its cursor, which fixes the feed's snapshot time: the same cursor lists
+// the same items until one of those events, so it is kept like the first page (several devices
+// and clients of one user page through the same cursors while the first page is cached); and a
+// page after the first read from the database brings the next two with it, for a client that
+// scrolls on.
+// Deeper pages of `/all` and `/completed` go to the database (or the listing index) every time.
 //
 // Blocks (CONTRACT §21): a cached page is shared by every caller of its key, so the items of the
 // users a caller blocked are left out after the cache, per caller: each page is kept with the
@@ -25,6 +30,9 @@ import type { Language } from './values.js';
 
 /** Pages up to this number are kept: the ones nearly every client reads. */
 const CACHED_PAGES = 3;
+
+/** A feed page after the first that is read from the database brings this many pages (itself and the next ones). */
+const FEED_READ_AHEAD = 3;
 
 /** A page as read: its answer, the key of its items array and each item's uploader, in order. */
 interface ReadPage {
@@ -80,14 +88,28 @@ export class ListingAnswers {
     return this.listings.clusters(q, await this.blocks.hiddenFrom(caller?.userId));
   }
 
-  /** The caller's feed; its first page (no cursor) from the page cache. */
-  feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<unknown> {
-    const read = async (): Promise<ReadPage> => {
-      const { answer, uploaderIds } = await this.feed.pageWithUploaders(caller, perPage, cursor, lang);
-      return { answer, itemsKey: 'items', uploaderIds };
-    };
-    if (cursor) return this.filtered(caller, read);
-    return this.cached(caller, `feed|${caller.userId}|${perPage}|${lang}`, read);
+  /**
+   * A page of the caller's feed, the first (no cursor) or the one after `cursor`, from the page
+   * cache. A page after the first that is not kept is read with the FEED_READ_AHEAD - 1 pages after
+   * it, in the same queries, and all are kept: a client scrolling on finds the next ones here.
+   */
+  async feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {
+    const key = (at: string | undefined) => `feed|${caller.userId}|${perPage}|${lang}|${at ?? ''}`;
+    const hidden = this.blocks.hiddenFrom(caller.userId);
+    let page = this.pages.get(key(cursor));
+    if (!page) {
+      const epoch = this.pages.epoch();
+      // Nothing is kept with the cache off or untrusted: then only the page asked for is read.
+      const count = cursor && this.pages.active() ? FEED_READ_AHEAD : 1;
+      // A cursor this service did not issue fails here (400) and leaves nothing in the cache.
+      const [asked, ...ahead] = (await this.feed.pagesWithUploaders(caller, perPage, cursor, lang, count)).map((fresh) => ({
+        at: fresh.cursor,
+        page: { answer: JsonText.of(fresh.answer), itemsKey: 'items', uploaderIds: fresh.uploaderIds },
+      }));
+      for (const { at, page: kept } of [asked, ...ahead]) this.pages.set(key(at), kept, epoch);
+      page = asked.page;
+    }
+    return withoutHidden(page, await hidden);
   }
 
   /** The caller's blocked uploaders when they have some and the listing index answers (it leaves them out itself); else null. */

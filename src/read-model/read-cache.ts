@@ -37,6 +37,11 @@ export class ReadCache<K extends string, V extends object> {
     return value;
   }
 
+  /** Whether the cache answers and keeps anything now (false: caching is off or not trusted). */
+  active(): boolean {
+    return this.usable();
+  }
+
   /** Taken before reading what will be `set`. */
   epoch(): number {
     return this.invalidations;

@@ -40,6 +40,20 @@ export interface CachedProfile {
 }
 
 /**
+ * A user's profile as everyone else sees it (`GET /user/me?user_id=`), serialised twice: for a
+ * viewer who follows the user and for one who does not (the only part that depends on the viewer).
+ */
+export interface CachedPublicProfile {
+  following: JsonText;
+  notFollowing: JsonText;
+}
+
+/** Whom a user follows (what `is_following` of the profiles they read says). */
+export interface CachedFollowings {
+  ids: ReadonlySet<string>;
+}
+
+/**
  * What changed of the listed items, for what keeps its own copy of them (the listing index,
  * src/content/listing-index.ts): one item, every item of one uploader, or anything.
  */
@@ -56,6 +70,8 @@ const SECOND = 1_000;
 const ITEMS_MAX_BYTES = 48 * 1024 * 1024;
 const PAGES_MAX_BYTES = 48 * 1024 * 1024;
 const BLOCKS_MAX_BYTES = 16 * 1024 * 1024;
+const PUBLIC_PROFILES_MAX_BYTES = 32 * 1024 * 1024;
+const FOLLOWINGS_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * An item's size, estimated when it is kept: its row plus the (at most two) detail answers made
@@ -66,6 +82,10 @@ const itemBytes = (item: CachedItem): number => 3 * (JSON.stringify(item.row.con
 export class ReadModel {
   readonly sessions: ReadCache<string, CachedSession>;
   readonly profiles: ReadCache<string, CachedProfile>;
+  /** Other users' profiles, by the user seen (src/auth/profile.ts). */
+  readonly publicProfiles: ReadCache<string, CachedPublicProfile>;
+  /** Whom each user follows, by follower (src/auth/profile.ts). */
+  readonly followings: ReadCache<string, CachedFollowings>;
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
   /** Each user's blocks, both ways (src/blocks/service.ts): what listings and live events leave out for them. */
@@ -86,11 +106,16 @@ export class ReadModel {
     const usable = () => config.READ_CACHE === 'on' && relay.trusted();
     this.trusted = usable;
     // Sizes: a few hundred bytes a session or a profile; an item with its answers and a page vary
-    // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes.
+    // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes. Pages: every
+    // scrolling user keeps a few feed pages (listing-answers.ts), so the count allows 10,000 small
+    // ones (a feed page of 10 items is a few KB) and the bytes are the bound that matters.
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
+    this.publicProfiles = new ReadCache('public_profiles', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length }, usable);
+    // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
+    this.followings = new ReadCache('followings', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
-    this.pages = new ReadCache('pages', { max: 2_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
+    this.pages = new ReadCache('pages', { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
     // weighs more, so the cache is bounded by its size too.
     this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
@@ -176,7 +201,7 @@ export class ReadModel {
   }
 
   stats(): ReadCacheStats[] {
-    return [this.sessions.stats(), this.profiles.stats(), this.items.stats(), this.pages.stats(), this.blocks.stats()];
+    return [this.sessions.stats(), this.profiles.stats(), this.publicProfiles.stats(), this.followings.stats(), this.items.stats(), this.pages.stats(), this.blocks.stats()];
   }
 
   close(): Promise<void> {
@@ -206,6 +231,10 @@ export class ReadModel {
         const { userId } = invalidation;
         this.sessions.deleteWhere((s) => s.userId === userId);
         this.profiles.delete(userId);
+        // A rename, a new role, a suspension or a deletion shows in what others see; the erasure's
+        // deleted follows come as one of these for each user on the other end.
+        this.publicProfiles.delete(userId);
+        this.followings.delete(userId);
         this.items.deleteWhere((item) => item.row.uploader_id === userId);
         this.pages.clear();
         // A suspension or restore (CONTRACT §21) changes which of the user's items are listed.
@@ -213,7 +242,12 @@ export class ReadModel {
         return;
       }
       case 'follow':
-        for (const userId of invalidation.userIds) this.profiles.delete(userId);
+        // Both users' counts, and the follower's list (a block's removed follows come as these too).
+        for (const userId of invalidation.userIds) {
+          this.profiles.delete(userId);
+          this.publicProfiles.delete(userId);
+          this.followings.delete(userId);
+        }
         this.pages.clear();
         return;
       case 'blocks':
@@ -238,6 +272,8 @@ export class ReadModel {
         for (const listener of this.listingListeners) listener();
         this.sessions.clear();
         this.profiles.clear();
+        this.publicProfiles.clear();
+        this.followings.clear();
         this.items.clear();
         this.pages.clear();
         this.blocks.clear();

@@ -122,6 +122,30 @@ describe('GET /content/api/v1/feeds', () => {
     expect(new Set(fresh).size).toBe(fresh.length);
   });
 
+  it('should answer, for pages read ahead with the page before them, what each cursor reads alone', async () => {
+    // Every page the node keeps is dropped by an event that may change listings (this one changes
+    // nothing else): with a drop before every request, each page is read from its own cursor.
+    const dropKeptPages = () => server.service.app.events.publishAndWait('role.permissions.changed', {});
+    const walk = async (alone: boolean) => {
+      await dropKeptPages();
+      const pages: { ids: string[]; hasMore: boolean }[] = [];
+      let cursor: string | null = null;
+      do {
+        if (alone) await dropKeptPages();
+        const res = await feed(viewer.api, `?per_page=1${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        pages.push({ ids: idsOf(res.body.data.items), hasMore: res.body.data.has_more });
+        cursor = res.body.data.next_cursor;
+        expect(pages.length).toBeLessThan(30);
+      } while (cursor);
+      return pages;
+    };
+    const readAhead = await walk(false);
+    // Past every bucket boundary (followed, popular, the rest), one item a page.
+    expect(readAhead.length).toBeGreaterThanOrEqual(5);
+    expect(await walk(true)).toEqual(readAhead);
+  });
+
   it('should leave out deleted items on later pages', async () => {
     const first = await feed(viewer.api, '?per_page=1');
     const victim = (await feed(viewer.api, '?per_page=2')).body.data.items[1].id;

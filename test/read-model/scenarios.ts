@@ -15,9 +15,9 @@ import { closeAll, connect, refusal } from '../realtime/socket-client.js';
 import { sessionTimeoutJob } from '../../jobs/session-timeout.js';
 import { on, type Cluster, type NodeRef } from './cluster.js';
 import { buildWorld, type World } from './world.js';
-import { finishProcessing } from './publishing.js';
+import { finishProcessing, publishItem } from './publishing.js';
 import {
-  activeSessionIds, comments, feedIds, HOME, itemViews, profile, profileData, projectName, type View,
+  activeSessionIds, comments, feedIds, feedPagesAt, feedWalk, feedWalkWithCursors, HOME, itemViews, profile, profileData, projectName, type View,
 } from './views.js';
 
 /** How many times each read is made before the change. */
@@ -353,6 +353,121 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await warm(following(true));
       await unfollow(world.viewer, world.followed);
       await onEveryNode(following(false));
+    });
+  });
+
+  describe("another user's profile", () => {
+    const BLOCK = (userId: string) => `/auth/api/v1/users/${userId}/block`;
+
+    it('should drop is_following and the follower from the count on the next read after a block removes the follow', async () => {
+      const primary = cluster().primary;
+      const [fan, star] = [await registerAndLogin(primary), await registerAndLogin(primary)];
+      await follow(fan, star);
+      const seen = (following: boolean) => async (node: NodeRef) => {
+        expect(await profileData(node, fan, star.userId), `${node.name}: star seen by fan`).toMatchObject({ follower_number: following ? 1 : 0, is_following: following });
+        expect(await profileData(node, star, fan.userId), `${node.name}: fan seen by star`).toMatchObject({ following_number: following ? 1 : 0, is_following: false });
+      };
+      await warm(seen(true));
+      // The one followed blocks: the follow goes both ways (CONTRACT §21), and nobody is told.
+      expectStatus(await star.api.post(BLOCK(fan.userId)), 201, 'block');
+      await onEveryNode(seen(false));
+    });
+
+    it('should answer concurrent readers of a profile alike, and every reader after a rename the new name', async () => {
+      const primary = cluster().primary;
+      const seen = await registerAndLogin(primary, { given_name: 'Cora', family_name: 'Crowd' });
+      const readers = await Promise.all(Array.from({ length: 6 }, () => registerAndLogin(primary)));
+      await follow(readers[0], seen);
+      // Every reader at once, on each node (the first time: nothing kept yet), twice.
+      const named = (name: string) => async (node: NodeRef) => {
+        const answers = await Promise.all(readers.map((r) => profileData(node, r, seen.userId)));
+        expect(answers.map((a) => a.name), node.name).toEqual(readers.map(() => name));
+        expect(answers.map((a) => a.is_following), node.name).toEqual(readers.map((_, i) => i === 0));
+        expect(answers.map((a) => a.follower_number), node.name).toEqual(readers.map(() => 1));
+      };
+      await warm(named('Cora Crowd'));
+      expectStatus(await seen.api.put('/auth/api/v1/user/me', { given_name: 'Clara' }), 200, 'rename');
+      await onEveryNode(named('Clara Crowd'));
+    });
+
+    it('should show new roles to others on the next read', async () => {
+      const user = await registerAndLogin(cluster().primary);
+      const roles = (names: string[]) => async (node: NodeRef) =>
+        expect((await profileData(node, world.follower, user.userId)).roles, `${node.name}: seen by another`).toEqual(names);
+      await warm(roles(['end_user']));
+      expectStatus(await world.admin.api.put(`${AUTHORIZATION}/users/${user.userId}/roles`, { role_names: ['end_user', 'moderator'] }), 200, 'assign');
+      await onEveryNode(roles(['end_user', 'moderator']));
+    });
+
+    it('should answer 404 for a deleted account on the next read, and 400 for a user_id that is not an id', async () => {
+      const leaving = await registerAndLogin(cluster().primary);
+      await warm(async (node) => expect((await profileData(node, world.follower, leaving.userId)).sub, node.name).toBe(leaving.userId));
+      expectStatus(await leaving.api.request('DELETE', '/auth/api/v1/user/me', { body: { password: leaving.password } }), 202, 'delete the account');
+      await onEveryNode(async (node) => {
+        expect(expectErrorEnvelope(await profile(node, world.follower, leaving.userId), 404).error_code, node.name).toBe('user.error.not_found');
+        expectStatus(await profile(node, world.follower, 'not-an-id'), 400, `${node.name}: a user_id that is not an id`);
+      });
+    });
+  });
+
+  describe('feed pages after the first', () => {
+    it("should leave out a blocked uploader's items on the next read, and show them again once unblocked", async () => {
+      const reader = await registerAndLogin(cluster().primary);
+      const id = world.items.other;
+      const listed = (yes: boolean) => async (node: NodeRef) => {
+        const ids = (await feedWalk(node, reader)).map((i: { id: string }) => i.id);
+        expect(ids.includes(id), `${node.name}: ${ids.length} items`).toBe(yes);
+        // Items of others stay (the walk does not end at the blocked uploader's item).
+        expect(ids, node.name).toContain(world.items.edit);
+      };
+      await warm(listed(true));
+      expectStatus(await reader.api.post(`/auth/api/v1/users/${world.other.userId}/block`), 201, 'block');
+      await onEveryNode(listed(false));
+      await warm(listed(false));
+      expectStatus(await reader.api.delete(`/auth/api/v1/users/${world.other.userId}/block`), 200, 'unblock');
+      await onEveryNode(listed(true));
+    });
+
+    it('should show a like, a deletion, a removal and a suspension in the pages of cursors issued before them, on the next read', async () => {
+      const primary = cluster().primary;
+      // The follower follows owner and (from here) suspended: their items lead the feed, newest first.
+      const suspended = await registerAndLogin(primary);
+      await follow(world.follower, suspended);
+      const held = await publishItem(primary, suspended);
+      const liked = await publishItem(primary, world.owner);
+      const deleted = await publishItem(primary, world.owner);
+      const removed = await publishItem(primary, world.owner);
+      const pageOne = await publishItem(primary, world.owner);
+      const cursorsOf = new Map<string, string[]>();
+      await warm(async (node) => {
+        const { items, cursors } = await feedWalkWithCursors(node, world.follower);
+        expect(items[0].id, node.name).toBe(pageOne);
+        cursorsOf.set(node.name, cursors);
+        const again = await feedPagesAt(node, world.follower, cursors);
+        expect(again.find((i) => i.id === liked)?.reaction_count, node.name).toBe(0);
+        expect(again.map((i) => i.id), node.name).toEqual(expect.arrayContaining([deleted, removed, held]));
+      });
+      expectStatus(await world.viewer.api.post(`/api/v1/content/${liked}/reactions`), 200, 'like');
+      expectStatus(await world.owner.api.delete(`/api/v1/content/${deleted}`), 200, 'delete');
+      expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/content/${removed}/resolve`, { action: 'remove', note: 'fake listing' }), 200, 'remove');
+      expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/user/${suspended.userId}/resolve`, { action: 'suspend_user' }), 200, 'suspend');
+      await onEveryNode(async (node) => {
+        const again = await feedPagesAt(node, world.follower, cursorsOf.get(node.name)!);
+        expect(again.find((i) => i.id === liked)?.reaction_count, `${node.name}: the liked item`).toBe(1);
+        const ids = again.map((i) => i.id);
+        expect(ids, `${node.name}: the deleted item`).not.toContain(deleted);
+        expect(ids, `${node.name}: the removed item`).not.toContain(removed);
+        expect(ids, `${node.name}: the suspended uploader's item`).not.toContain(held);
+      });
+    });
+
+    it('should refuse a cursor this service did not issue with 400, every time', async () => {
+      await onEveryNode(async (node) => {
+        for (const cursor of ['bm90LWEtY3Vyc29y', 'not a cursor', 'x'.repeat(513)]) {
+          const res = await on(node, world.follower).get(`${CONTENT}/feeds?cursor=${encodeURIComponent(cursor)}`);
+          expect(res.status, `${node.name}: ${cursor.slice(0, 20)}`).toBe(400);
+        }
+      });
     });
   });
 

@@ -14,6 +14,10 @@ const ALL_FIRST_PAGE = `${CONTENT}/all?per_page=20`;
 const COMPLETED_FIRST_PAGE = `${CONTENT}/completed`;
 const VIEWPORT_FIRST_PAGE = `${CONTENT}/completed?latitude=${HOME.latitude}&longitude=${HOME.longitude}&zoom_level=${HOME.zoom_level}`;
 const FEED_FIRST_PAGE = `${CONTENT}/feeds`;
+/** One item a page, so nearly every item is read from a page after the first (a cursor's). */
+const FEED_ONE_PER_PAGE = `${CONTENT}/feeds?per_page=1`;
+/** More pages than the scenarios' feeds have: a walk that does not end is a failure. */
+const MAX_FEED_PAGES = 100;
 
 export type Language = 'en' | 'vi' | 'ko';
 
@@ -46,6 +50,7 @@ export async function itemViews(node: NodeRef, id: string, viewer: TestUser): Pr
   const completedVi = ok(await signedIn.get(COMPLETED_FIRST_PAGE, { headers: { 'x-language': 'vi' } }), '/completed').items;
   const viewport = ok(await anonymous.get(VIEWPORT_FIRST_PAGE), '/completed in a viewport').items;
   const feed = ok(await signedIn.get(FEED_FIRST_PAGE), '/feeds').items;
+  const feedPages = await feedWalk(node, viewer);
   return [
     { label: 'detail (anonymous)', lang: 'en', status: detailAnonymous.status, item: detailAnonymous.status === 200 ? detailAnonymous.body.data : undefined },
     { label: 'detail (signed in)', lang: 'en', status: detailSignedIn.status, item: detailSignedIn.status === 200 ? detailSignedIn.body.data : undefined },
@@ -55,7 +60,36 @@ export async function itemViews(node: NodeRef, id: string, viewer: TestUser): Pr
     { label: '/completed (vi, signed in)', lang: 'vi', status: 200, item: find(completedVi, id) },
     { label: '/completed (viewport)', lang: 'en', status: 200, item: find(viewport, id) },
     { label: '/feeds (follower)', lang: 'en', status: 200, item: find(feed, id) },
+    { label: '/feeds (follower, one item a page, every cursor)', lang: 'en', status: 200, item: find(feedPages, id) },
   ];
+}
+
+/** Every item of `viewer`'s feed, read one a page, following each next_cursor to the end. */
+export async function feedWalk(node: NodeRef, viewer: TestUser): Promise<any[]> {
+  return (await feedWalkWithCursors(node, viewer)).items;
+}
+
+/** The feed read one item a page, with the cursor of each page after the first (as a client holds them). */
+export async function feedWalkWithCursors(node: NodeRef, viewer: TestUser): Promise<{ items: any[]; cursors: string[] }> {
+  const items: any[] = [];
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_FEED_PAGES; page++) {
+    const path: string = cursor ? `${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}` : FEED_ONE_PER_PAGE;
+    const data = ok(await on(node, viewer).get(path), `/feeds page ${page + 1}`);
+    items.push(...data.items);
+    if (!data.has_more) return { items, cursors };
+    cursor = data.next_cursor as string;
+    cursors.push(cursor);
+  }
+  throw new Error(`the feed has more than ${MAX_FEED_PAGES} pages`);
+}
+
+/** The items of the feed pages after `cursors` (one item a page), read again. */
+export async function feedPagesAt(node: NodeRef, viewer: TestUser, cursors: string[]): Promise<any[]> {
+  const items: any[] = [];
+  for (const cursor of cursors) items.push(...ok(await on(node, viewer).get(`${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}`), '/feeds by cursor').items);
+  return items;
 }
 
 /** The project name of a view's item in its language (the detail keys blocks by language, listings list them). */
