@@ -6,15 +6,19 @@
 // `pubsub` side by side. Every delivery is counted by the bench's own clients.
 //
 //   BENCH_DATABASE_URL=… BENCH_REDIS_URL=… npx tsx bench/realtime-nodes.ts
-// Knobs: BENCH_MEMBERS (100), BENCH_IDLE (100 per idle node), BENCH_RATE (200 msg/s),
-// BENCH_SECONDS (5 of traffic, 3 idle), BENCH_ADAPTERS (rooms,pubsub).
+// Knobs: BENCH_MEMBERS (100), BENCH_ROOMS (1: the busy rooms the members are spread over, the
+// sender in each; messages go to them in turn), BENCH_IDLE (100 per idle node), BENCH_RATE
+// (200 msg/s), BENCH_SECONDS (5 of traffic, 3 idle), BENCH_ADAPTERS (rooms,pubsub).
+// Issue 22's shape: BENCH_MEMBERS=1000 BENCH_ROOMS=20 BENCH_IDLE=200 BENCH_RATE=200 BENCH_SECONDS=20.
 import { io, type Socket } from 'socket.io-client';
 import { cpuSeconds, scratchDatabase, seed, startNodes, stopNode, type NodeProcess, type RealtimeAdapter } from './socket-cluster.js';
+import pg from 'pg';
 import { sleep } from './bench-helpers.js';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100);
 const IDLE = Number(process.env.BENCH_IDLE ?? 100);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+const ROOMS = Number(process.env.BENCH_ROOMS ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const IDLE_SECONDS = 3;
 const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'rooms,pubsub').split(',') as RealtimeAdapter[];
@@ -35,7 +39,32 @@ async function connectAll(url: string, tokens: string[]): Promise<Socket[]> {
   return sockets;
 }
 
-async function run(adapter: RealtimeAdapter, databaseUrl: string, tokens: string[], roomId: string) {
+/** The busy rooms: each with the sender (user 0) and its share of users 1..MEMBERS; their ids and member counts (without the sender). */
+async function busyRooms(databaseUrl: string, seededRoom: string): Promise<{ id: string; members: number }[]> {
+  if (ROOMS === 1) return [{ id: seededRoom, members: MEMBERS }];
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Only the new rooms are busy: the seeded room loses its members.
+    await client.query('delete from chat_room_members where room_id = $1', [seededRoom]);
+    const rooms: { id: string; members: number }[] = [];
+    for (let r = 0; r < ROOMS; r++) {
+      const { rows } = await client.query<{ id: string }>("insert into chat_rooms (id, name) values (gen_random_uuid(), 'busy ' || $1::text) returning id", [String(r)]);
+      const members = await client.query(
+        `insert into chat_room_members (room_id, user_id)
+         select $1::uuid, id from users where username like 'bench%'
+           and (substring(username from 6)::int = 0 or (substring(username from 6)::int between 1 and $2::int and substring(username from 6)::int % $3::int = $4::int))`,
+        [rows[0].id, MEMBERS, ROOMS, r],
+      );
+      rooms.push({ id: rows[0].id, members: (members.rowCount ?? 1) - 1 });
+    }
+    return rooms;
+  } finally {
+    await client.end();
+  }
+}
+
+async function run(adapter: RealtimeAdapter, databaseUrl: string, tokens: string[], rooms: { id: string; members: number }[]) {
   const nodes: NodeProcess[] = await startNodes(3, databaseUrl, adapter);
   const sockets: Socket[] = [];
   try {
@@ -61,11 +90,12 @@ async function run(adapter: RealtimeAdapter, databaseUrl: string, tokens: string
     for (let i = 0; i < messages; i++) {
       const due = start + (i * 1000) / RATE;
       if (due > Date.now()) await sleep(due - Date.now());
-      sender.emit('message:send', { roomId, msg: `bench ${i}` });
+      sender.emit('message:send', { roomId: rooms[i % rooms.length].id, msg: `bench ${i}` });
     }
     const busyWindow = (Date.now() - start) / 1000;
     const busy = pids.map((pid, i) => ((cpuSeconds(pid) - busy0[i]) * SECONDS) / busyWindow);
-    const expected = messages * MEMBERS;
+    let expected = 0;
+    for (let i = 0; i < messages; i++) expected += rooms[i % rooms.length].members;
     const deadline = Date.now() + 20_000;
     while (delivered < expected && Date.now() < deadline) await sleep(200);
     return { adapter, idle, busy, delivered, expected };
@@ -78,11 +108,12 @@ async function run(adapter: RealtimeAdapter, databaseUrl: string, tokens: string
 const database = await scratchDatabase();
 try {
   const seeded = await seed(database.url, MEMBERS + 2 * IDLE, MEMBERS);
-  console.log(`${MEMBERS} members of one room on A, ${IDLE} idle clients on each of B and C, ${RATE} messages/s through A for ${SECONDS} s`);
+  const rooms = await busyRooms(database.url, seeded.roomId);
+  console.log(`${MEMBERS} members of ${ROOMS} busy room(s) on A, ${IDLE} idle clients on each of B and C, ${RATE} messages/s through A for ${SECONDS} s`);
   console.log('| `REALTIME_ADAPTER` | A: CPU s, idle → traffic | B | C | B, C above idle | deliveries |');
   console.log('|---|---|---|---|---|---|');
   for (const adapter of ADAPTERS) {
-    const r = await run(adapter, database.url, seeded.tokens, seeded.roomId);
+    const r = await run(adapter, database.url, seeded.tokens, rooms);
     const f = (i: number) => `${r.idle[i].toFixed(2)} → ${r.busy[i].toFixed(2)}`;
     const above = (i: number) => `${(((r.busy[i] - r.idle[i]) / Math.max(r.idle[i], 0.01)) * 100).toFixed(0)} %`;
     console.log(`| ${adapter} | ${f(0)} | ${f(1)} | ${f(2)} | ${above(1)} / ${above(2)} | ${r.delivered.toLocaleString('en')} of ${r.expected.toLocaleString('en')} |`);
