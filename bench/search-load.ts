@@ -9,7 +9,10 @@
 // BENCH_REDIS_URL (server mode, default redis://127.0.0.1:6379/0, keys under a unique prefix),
 // BENCH_LOAD (on; off: only seed and measure the index's memory and in-process query time),
 // BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up), BENCH_PROFILE_DIR
-// (a CPU profile of the service while it answers from its index).
+// (a CPU profile of the service while it answers from its index), BENCH_ONLY (only the targets
+// whose label contains it, e.g. `different queries`), BENCH_NODE_ARGS (node flags for both
+// service children, e.g. `--max-semi-space-size=32`). Each target also prints what the service's
+// garbage collector did during it (from /metrics).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -52,6 +55,8 @@ const env = z
     BENCH_LOAD: z.enum(['on', 'off']).default('on'),
     BENCH_ROUNDS: z.coerce.number().int().min(2).max(100).default(3),
     BENCH_PROFILE_DIR: z.string().optional(),
+    BENCH_ONLY: z.string().optional(),
+    BENCH_NODE_ARGS: z.string().transform((v) => v.split(' ').filter(Boolean)).default([]),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -219,6 +224,30 @@ interface Row {
   note?: string;
 }
 
+/** The service's garbage collections so far, from /metrics: per kind, how many, their seconds, and how many took over 10 ms. */
+async function gcSoFar(base: string): Promise<Map<string, { count: number; seconds: number; over10ms: number }>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const kinds = new Map<string, { count: number; seconds: number; over10ms: number }>();
+  const of = (kind: string) => kinds.get(kind) ?? kinds.set(kind, { count: 0, seconds: 0, over10ms: 0 }).get(kind)!;
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) {
+    if (m[1] === 'count') of(m[2]).count = Number(m[3]);
+    else of(m[2]).seconds = Number(m[3]);
+  }
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_bucket\{le="0.01",kind="(\w+)"\} ([\d.e+-]+)$/gm)) of(m[1]).over10ms = -Number(m[2]);
+  for (const gc of kinds.values()) gc.over10ms += gc.count;
+  return kinds;
+}
+
+/** What the service's garbage collector did between two readings, e.g. `major 3 (0.21 s, 2 over 10 ms)`. */
+function gcBetween(before: Awaited<ReturnType<typeof gcSoFar>>, after: Awaited<ReturnType<typeof gcSoFar>>): string {
+  return [...after]
+    .map(([kind, a]) => {
+      const b = before.get(kind) ?? { count: 0, seconds: 0, over10ms: 0 };
+      return `${kind} ${a.count - b.count} (${(a.seconds - b.seconds).toFixed(2)} s, ${a.over10ms - b.over10ms} over 10 ms)`;
+    })
+    .join(', ');
+}
+
 async function load(base: string, target: Target, label: string): Promise<Row> {
   // A sample answers 200 (every path of a 2,000-query target would take minutes through PostgreSQL).
   for (const p of target.paths.filter((_, i) => i % Math.ceil(target.paths.length / 20) === 0)) {
@@ -227,9 +256,12 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
   }
   const options = { url: base, connections: env.BENCH_CONNECTIONS, requests: target.paths.map((p) => ({ method: 'GET' as const, path: p })) };
   if (env.BENCH_WARMUP_SECONDS > 0) await autocannon({ ...options, duration: env.BENCH_WARMUP_SECONDS });
+  const gcBefore = await gcSoFar(base).catch(() => null);
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
+  const gcAfter = await gcSoFar(base).catch(() => null);
   const row = { label, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined };
-  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}`);
+  const gc = gcBefore && gcAfter?.size ? `; GC: ${gcBetween(gcBefore, gcAfter)}` : '';
+  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}`);
   return row;
 }
 
@@ -250,11 +282,11 @@ async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promi
   };
   // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
   const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
-  const { child, base } = await started([...profile, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
   try {
     if (index === 'on') await indexAnswers(base);
     const rows: Row[] = [];
-    for (const t of TARGETS()) rows.push(await load(base, t, `${index === 'on' ? 'index' : 'PostgreSQL (LISTING_INDEX=off)'}: ${t.label}`));
+    for (const t of TARGETS().filter((t) => !env.BENCH_ONLY || t.label.includes(env.BENCH_ONLY))) rows.push(await load(base, t, `${index === 'on' ? 'index' : 'PostgreSQL (LISTING_INDEX=off)'}: ${t.label}`));
     return rows;
   } finally {
     await stopChild(child);
