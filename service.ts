@@ -140,7 +140,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       onAnswered: httpCounters.onAnswered,
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
-    instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL) });
+    instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL), adapterStats: () => realtime.adapterStats() });
     const jobCounters = jobMetrics(metrics.registry, app, services);
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 

@@ -254,7 +254,16 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
     const res = await fetch(base + p);
     if (res.status !== 200) return { label, rps: null, p50: 0, p99: 0, note: `${p} answered ${res.status}: ${(await res.text()).slice(0, 160)}` };
   }
-  const options = { url: base, connections: env.BENCH_CONNECTIONS, requests: target.paths.map((p) => ({ method: 'GET' as const, path: p })) };
+  const requests = target.paths.map((p) => ({ method: 'GET' as const, path: p }));
+  // Each connection is a user of its own: it goes through the queries from its own starting point,
+  // so the connections do not ask the same query at the same moment (they would, in step, from
+  // one shared list: bursts of one slow query and repeats the page cache answers).
+  let connection = 0;
+  const setupClient = (client: { setRequests(r: typeof requests): void }) => {
+    const start = Math.floor((connection++ * requests.length) / env.BENCH_CONNECTIONS) % requests.length;
+    client.setRequests([...requests.slice(start), ...requests.slice(0, start)]);
+  };
+  const options = { url: base, connections: env.BENCH_CONNECTIONS, requests, setupClient };
   if (env.BENCH_WARMUP_SECONDS > 0) await autocannon({ ...options, duration: env.BENCH_WARMUP_SECONDS });
   const gcBefore = await gcSoFar(base).catch(() => null);
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });

@@ -25,6 +25,7 @@ import type { Namespace, Server } from 'socket.io';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { LATENCY_BUCKETS } from '../metrics.js';
 import { adapterMethod, adapterProperty, replaceAdapterMethod } from './socketio-internals.js';
+import type { RoomsAdapterStats } from './rooms-adapter.js';
 
 /** Longest a scrape waits for the adapter's node count. */
 const SERVER_COUNT_TIMEOUT_MS = 2_000;
@@ -36,6 +37,8 @@ const PUBLISHING_OPERATIONS = ['broadcast', 'broadcastWithAck', 'addSockets', 'd
 export interface RealtimeMetricsOptions {
   /** A cluster adapter (Redis) is in use: adapter operations are counted. */
   clustered: boolean;
+  /** The rooms adapter's own counters (REALTIME_ADAPTER=rooms), null with another adapter. */
+  adapterStats?: () => RoomsAdapterStats | null;
 }
 
 /**
@@ -49,6 +52,27 @@ export function eventOfPacket(encoded: string): { namespace: string; event: stri
 
 export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Registry, options: RealtimeMetricsOptions): void {
   const registers = [registry];
+  const stats = options.adapterStats;
+  if (stats) {
+    // What reaches this node from the others (CONTRACT §25: a node hears only its own sockets' rooms).
+    new Counter({
+      name: 'socketio_adapter_received_total',
+      help: 'Cluster messages this node received from Redis (rooms adapter: only the channels of rooms it has sockets in, and namespace-wide ones)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(stats()?.received ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'socketio_adapter_room_subscriptions',
+      help: 'Room channels this node is subscribed to (rooms adapter)',
+      registers,
+      collect() {
+        this.set(stats()?.subscribedRooms ?? 0);
+      },
+    });
+  }
   new Gauge({
     name: 'socketio_sockets',
     help: 'Sockets connected to this node, by namespace',
