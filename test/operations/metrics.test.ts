@@ -131,8 +131,12 @@ describe('metrics after REST and socket traffic', () => {
         expect(publishes(during) - publishes(before)).toBeGreaterThanOrEqual(1);
         expect(sampleSum(during, 'socketio_adapter_nodes')).toBeGreaterThanOrEqual(1);
         expect(sampleSum(during, 'socketio_adapter_roundtrip_seconds_count', { operation: 'server_count' })).toBeGreaterThanOrEqual(1);
+        // The rooms adapter (the default): the room's channel is subscribed, and the emit came back on it.
+        expect(sampleSum(during, 'socketio_adapter_room_subscriptions')).toBeGreaterThanOrEqual(1);
+        expect((sampleSum(during, 'socketio_adapter_received_total') ?? 0) - (sampleSum(before, 'socketio_adapter_received_total') ?? 0)).toBeGreaterThanOrEqual(1);
       } else {
         expect(sampleSum(during, 'socketio_adapter_publishes_total')).toBeUndefined();
+        expect(sampleSum(during, 'socketio_adapter_received_total')).toBe(0);
       }
 
       aliceSocket.close();
