@@ -79,7 +79,7 @@ function cellCode(x: number, y: number): number {
 const ONE_BY_ONE = 128;
 
 /** What a cell holds in a box: how many items, the sums of their positions, one of them (-1: none). */
-export interface CellTotal {
+interface CellTotal {
   count: number;
   lat: number;
   lng: number;
@@ -230,7 +230,7 @@ export class MapOrder {
 }
 
 /** Where a cell lies against a box: wholly inside, wholly outside, or across its edge. */
-export type Relation = 'inside' | 'outside' | 'edge';
+type Relation = 'inside' | 'outside' | 'edge';
 
 /** The box in mercator space, for relationOf. */
 export interface MercatorBox {
@@ -250,7 +250,7 @@ export const mercatorBoxOf = (box: ClusterBox): MercatorBox => ({
 // A cell counts as inside or outside only with a margin: an item near the box's edge is checked one by one.
 const MARGIN = 1e-9;
 
-export function relationOf(box: MercatorBox, level: number, x: number, y: number): Relation {
+function relationOf(box: MercatorBox, level: number, x: number, y: number): Relation {
   const cells = 2 ** level;
   const left = x / cells;
   const right = (x + 1) / cells;

@@ -4,7 +4,7 @@
 // order or sorts its few matches by rank.
 
 /** PostgreSQL's uuid order is the order of their lower-case text. */
-export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class SlotOrder {
   /** Slots in ascending (value, id) order: the first `length` entries. */
@@ -35,7 +35,7 @@ export class SlotOrder {
   }
 
   /** A slot's value in this order. */
-  valueOf(slot: number): number {
+  valueAt(slot: number): number {
     return this.value(slot);
   }
 

@@ -21,8 +21,8 @@ export class Codes {
     return code;
   }
 
-  /** The value of a code given out. */
-  valueOf(code: number): string {
+  /** The value a code was given out for. */
+  valueAt(code: number): string {
     return this.values[code];
   }
 

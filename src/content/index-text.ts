@@ -22,7 +22,7 @@ const TYPO = 3;
 const TITLE_BOOST = 4;
 
 /** Terms whose matches are remembered: at most this many, and at most REMEMBERED_BYTES in all. */
-const REMEMBERED_SEARCHES = 256;
+const REMEMBERED_TERMS = 256;
 /** Each costs a byte per slot plus 4 bytes per match (docs/search.md, "Memory"). */
 const REMEMBERED_BYTES = 48 * 2 ** 20;
 
@@ -125,7 +125,7 @@ export class TextIndex {
   private remember(key: string, tenths: Uint8Array, count: number): Remembered {
     const slots = this.matched.slice(0, count);
     const bytes = tenths.byteLength + slots.byteLength;
-    while (this.remembered.size > 0 && (this.remembered.size >= REMEMBERED_SEARCHES || this.rememberedBytes + bytes > REMEMBERED_BYTES)) {
+    while (this.remembered.size > 0 && (this.remembered.size >= REMEMBERED_TERMS || this.rememberedBytes + bytes > REMEMBERED_BYTES)) {
       const [oldest, old] = this.remembered.entries().next().value!;
       this.remembered.delete(oldest);
       this.rememberedBytes -= old.tenths.byteLength + old.slots.byteLength;

@@ -283,7 +283,7 @@ export class ListingIndex {
   private put(row: IndexRow): void {
     const old = this.slots.slot(row.id);
     // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
-    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueOf(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
+    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueAt(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
     const slot = this.slots.write(row);
     // The title weighs more than the rest: the project names; the rest is the folded text the SQL search reads too.
     this.text.add(slot, (row.content_info ?? []).map((b) => b.project_name).join(' '), row.search_text ?? '');
@@ -296,7 +296,7 @@ export class ListingIndex {
     }
     ORDERED.forEach((column, i) => {
       const order = this.orders[column];
-      if (order.valueOf(slot) === before.values[i]) return;
+      if (order.valueAt(slot) === before.values[i]) return;
       order.remove(slot, before.values[i]);
       order.insert(slot);
     });
@@ -521,8 +521,8 @@ export class ListingIndex {
     };
     if (matches) for (let i = 0; i < matches.count; i++) visit(matches.slots[i]);
     else for (const slot of s.held()) visit(slot);
-    const named = (map: Map<number, number>, codes: { valueOf(code: number): string }) =>
-      Object.fromEntries([...map].map(([code, n]) => [codes.valueOf(code), n]));
+    const named = (map: Map<number, number>, codes: { valueAt(code: number): string }) =>
+      Object.fromEntries([...map].map(([code, n]) => [codes.valueAt(code), n]));
     const facets: Facets = {};
     if (want.has('amenities')) facets.amenities = named(counts.amenities, s.amenities);
     if (want.has('apartment_type')) facets.apartment_type = named(counts.apartment_type, s.apartmentTypes);
