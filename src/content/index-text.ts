@@ -9,6 +9,7 @@
 // order, so any first part of them is a fair sample (for the estimate of a large total).
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTermsOf, prefixAllowed, typoAllowed, withinOneEdit } from './search-text.js';
+import { addSlot, wordsFor } from './slot-bits.js';
 
 const IN_TITLE = 1;
 const IN_BODY = 2;
@@ -23,7 +24,7 @@ const TITLE_BOOST = 4;
 
 /** Terms whose matches are remembered: at most this many, and at most REMEMBERED_BYTES in all. */
 const REMEMBERED_TERMS = 256;
-/** Each costs a byte per slot plus 4 bytes per match (docs/search.md, "Memory"). */
+/** Each costs a byte and a bit per slot plus 4 bytes per match (docs/search.md, "Memory"). */
 const REMEMBERED_BYTES = 48 * 2 ** 20;
 
 /** The slots one word occurs in, and where (IN_TITLE | IN_BODY). Unordered. */
@@ -55,12 +56,24 @@ class Postings {
   }
 }
 
-/** A term's matches: their slots (random order) and, by slot, its best match in tenths (0: none). */
+/** A term's matches: their slots (random order), the same as a set of bits, and, by slot, its best match in tenths (0: none). */
 interface Remembered {
   slots: Int32Array;
+  bits: Uint32Array;
   tenths: Uint8Array;
   /** The slots by relevance (most first, ties by id), worked out when first asked. */
   byRelevance?: Int32Array;
+}
+
+/** One query term's matches, as a listing page reads them. Valid until the index changes. */
+export interface TermMatches {
+  readonly count: number;
+  /** The matching slots as bits (slot-bits.ts). */
+  readonly bits: Uint32Array;
+  /** By slot, the term's best match in tenths (0: none). */
+  readonly tenths: Uint8Array;
+  /** The matches most relevant first (ties by id): `idOrder` the slots by id, `idRank` each slot's place in it. */
+  ranked(idOrder: Int32Array, idRank: Int32Array): Int32Array;
 }
 
 /** The items a search matched, in a random order. Valid until the next search of the same index. */
@@ -124,13 +137,15 @@ export class TextIndex {
 
   private remember(key: string, tenths: Uint8Array, count: number): Remembered {
     const slots = this.matched.slice(0, count);
-    const bytes = tenths.byteLength + slots.byteLength;
+    const bits = new Uint32Array(wordsFor(this.capacity));
+    for (const slot of slots) addSlot(bits, slot);
+    const bytes = tenths.byteLength + slots.byteLength + bits.byteLength;
     while (this.remembered.size > 0 && (this.remembered.size >= REMEMBERED_TERMS || this.rememberedBytes + bytes > REMEMBERED_BYTES)) {
       const [oldest, old] = this.remembered.entries().next().value!;
       this.remembered.delete(oldest);
-      this.rememberedBytes -= old.tenths.byteLength + old.slots.byteLength;
+      this.rememberedBytes -= old.tenths.byteLength + old.slots.byteLength + old.bits.byteLength;
     }
-    const found = { slots, tenths };
+    const found = { slots, bits, tenths };
     this.remembered.set(key, found);
     this.rememberedBytes += bytes;
     return found;
@@ -198,6 +213,14 @@ export class TextIndex {
     }
     shuffle(found, count);
     return this.remember(term, tenths, count);
+  }
+
+  /** Each term's matches, the fewest first. */
+  termMatches(terms: string[]): TermMatches[] {
+    return terms
+      .map((t) => this.matchesOf(t))
+      .sort((a, b) => a.slots.length - b.slots.length)
+      .map((m) => ({ count: m.slots.length, bits: m.bits, tenths: m.tenths, ranked: (idOrder, idRank) => (m.byRelevance ??= relevanceOrder(m, idOrder, idRank)) }));
   }
 
   /** The items matching every term, with their relevance (the sum of each term's best match). */

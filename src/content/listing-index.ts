@@ -19,9 +19,11 @@ import type { ContentListingRepository, IndexRow, SortColumn } from './listing-r
 import { queryTermsOf } from './search-text.js';
 import { ItemSlots } from './index-slots.js';
 import { SlotOrder } from './index-orders.js';
-import { TextIndex, type TextMatches } from './index-text.js';
+import { TextIndex, type TermMatches, type TextMatches } from './index-text.js';
 import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
 import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
+import { RangeBits } from './index-ranges.js';
+import { addSlot, countSlots, forEachSlot, hasSlot, intersect, removeSlot, widened, wordsFor } from './slot-bits.js';
 import { smallestFirst } from './smallest-k.js';
 import type { Viewport } from './viewport.js';
 
@@ -81,23 +83,44 @@ export const COUNT_EXACT = 10_000;
 const COUNT_SAMPLE = 1_000;
 /** An estimate is answered only this far above COUNT_EXACT (about eight standard deviations of a COUNT_SAMPLE sample). */
 const ESTIMATE_MARGIN = 1.25;
-/** A page sorts its candidates when there are at most this many (or a sixteenth of the items); else it walks the order. */
+/** A page sorts its selected items when there are at most this many; else it walks the order (or sorts, when few of those pass). */
 const SORTED_CANDIDATES = 4_096;
-/** A prime (2^31 - 1) above any number of items: a stride of it modulo a source's size visits each slot once. */
-const STRIDE_PRIME = 2_147_483_647;
+/** A page walks its order instead of sorting when that tests fewer than this many bits per item it would sort. */
+const WALK_COST = 8;
 /** A map area is looked up in at most this many cells. */
 const AREA_CELLS = 64;
 
 /** The orders whose values can change with an item (the id order's cannot). */
 const ORDERED: SortColumn[] = ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'];
 
-/** Where a query's candidates come from: a run of slots, and how many. */
-interface Source {
-  size: number;
-  /** In a random order: any first part of it is a fair sample (for the estimate of a large total). */
-  random: boolean;
-  /** Its slots: `array[from .. from + size)` (made on demand: an area's runs are copied). */
-  slots(): { array: Int32Array; from: number };
+/** The columns a query can ask a range of, each kept as sets of bits too (index-ranges.ts). */
+const RANGE_COLUMNS = ['price', 'area', 'created_at'] as const;
+type RangeColumn = (typeof RANGE_COLUMNS)[number];
+const isRangeColumn = (column: SortColumn): column is RangeColumn => (RANGE_COLUMNS as readonly string[]).includes(column);
+
+/** The query's range on a column, [low, high] (creation time in microseconds), if it asks one. */
+function rangeBoundsOf(column: RangeColumn, query: IndexQuery): { low: number; high: number } | null {
+  const f = query.filters;
+  const us = (d: Date | undefined) => (d === undefined ? undefined : d.getTime() * 1000);
+  const [low, high] =
+    column === 'price' ? [f.price_from, f.price_to]
+    : column === 'area' ? [f.area_from, f.area_to]
+    : [us(f.created_at_start_date), us(f.created_at_end_date)];
+  if (low === undefined && high === undefined) return null;
+  return { low: low ?? -Infinity, high: high ?? Infinity };
+}
+
+/** A slot's relevance: the sum of each term's best match. */
+function scoreOf(terms: readonly TermMatches[]): (slot: number) => number {
+  if (terms.length === 1) {
+    const tenths = terms[0].tenths;
+    return (slot) => tenths[slot];
+  }
+  return (slot) => {
+    let sum = 0;
+    for (const term of terms) sum += term.tenths[slot];
+    return sum;
+  };
 }
 
 export class ListingIndex {
@@ -105,11 +128,18 @@ export class ListingIndex {
   private orders!: Record<SortColumn | 'id', SlotOrder>;
   private text!: TextIndex;
   private map!: MapOrder;
+  /** The held slots, and the published ones, as bits (slot-bits.ts). */
+  private heldBits = new Uint32Array(0);
+  private publishedBits = new Uint32Array(0);
+  /** Each range column as sets of bits. */
+  private ranges!: Record<RangeColumn, RangeBits>;
   /** Every held slot in a random order (for the sampled estimate of a large total), and each slot's place in it. */
   private shuffled = new Int32Array(0);
   private shuffledAt = new Int32Array(0);
   private shuffledLength = 0;
-  /** Scratch for a page's candidates and their sort keys. */
+  /** Scratch of a query: the slots it selects and one condition's slots (bits), a page's candidates and their sort keys. */
+  private selected = new Uint32Array(0);
+  private condition = new Uint32Array(0);
   private candidateSlots = new Int32Array(0);
   private candidateKeys = new Float64Array(0);
 
@@ -149,6 +179,9 @@ export class ListingIndex {
       // Ties of relevance go by id.
       id: order(() => 0),
     };
+    this.ranges = { price: new RangeBits(this.orders.price), area: new RangeBits(this.orders.area), created_at: new RangeBits(this.orders.created_at) };
+    this.heldBits = new Uint32Array(0);
+    this.publishedBits = new Uint32Array(0);
     this.text = new TextIndex();
     this.map = new MapOrder(() => slots.latitude, () => slots.longitude);
     this.shuffled = new Int32Array(0);
@@ -158,6 +191,11 @@ export class ListingIndex {
 
   private grow(capacity: number): void {
     for (const order of Object.values(this.orders ?? {})) order.grow(capacity);
+    for (const range of Object.values(this.ranges ?? {})) range.grow(capacity);
+    this.heldBits = widened(this.heldBits, capacity);
+    this.publishedBits = widened(this.publishedBits, capacity);
+    this.selected = new Uint32Array(wordsFor(capacity));
+    this.condition = new Uint32Array(wordsFor(capacity));
     this.text?.grow(capacity);
     this.map?.grow(capacity);
     const shuffled = new Int32Array(capacity);
@@ -213,6 +251,7 @@ export class ListingIndex {
     // The orders, the map and the sample order are built once, at the end.
     const held = [...this.slots.held()];
     for (const order of Object.values(this.orders)) order.rebuild(held);
+    for (const range of Object.values(this.ranges)) range.rebuild();
     this.map.rebuild(held.filter((slot) => this.onMap(slot)));
     for (const slot of held) this.addShuffled(slot);
     this.loaded = true;
@@ -285,11 +324,15 @@ export class ListingIndex {
     // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
     const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueAt(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
     const slot = this.slots.write(row);
+    addSlot(this.heldBits, slot);
+    if (this.slots.published[slot] === 1) addSlot(this.publishedBits, slot);
+    else removeSlot(this.publishedBits, slot);
     // The title weighs more than the rest: the project names; the rest is the folded text the SQL search reads too.
     this.text.add(slot, (row.content_info ?? []).map((b) => b.project_name).join(' '), row.search_text ?? '');
     if (!this.loaded) return;
     if (!before) {
       for (const order of Object.values(this.orders)) order.insert(slot);
+      for (const column of RANGE_COLUMNS) this.ranges[column].set(slot, this.orders[column].valueAt(slot));
       if (this.onMap(slot)) this.map.insert(slot);
       this.addShuffled(slot);
       return;
@@ -299,6 +342,7 @@ export class ListingIndex {
       if (order.valueAt(slot) === before.values[i]) return;
       order.remove(slot, before.values[i]);
       order.insert(slot);
+      if (isRangeColumn(column)) this.ranges[column].set(slot, order.valueAt(slot));
     });
     const onMap = this.onMap(slot);
     const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
@@ -312,7 +356,10 @@ export class ListingIndex {
     if (this.loaded) {
       this.detach(slot);
       this.removeShuffled(slot);
+      for (const range of Object.values(this.ranges)) range.set(slot, NaN);
     } else this.text.remove(slot);
+    removeSlot(this.heldBits, slot);
+    removeSlot(this.publishedBits, slot);
     this.slots.release(id);
   }
 
@@ -343,45 +390,102 @@ export class ListingIndex {
 
   /** The page `page` (1-based) of a listing, and its total (exact up to COUNT_EXACT). */
   page(query: IndexQuery, sort: IndexSort, page: number, perPage: number): IndexPage {
-    const matches = this.searched(query.search);
+    const none: IndexPage = { rows: [], total: 0, hasMore: false };
+    const terms = query.search === undefined || query.search.trim() === '' ? null : this.text.termMatches(queryTermsOf(query.search));
+    if (terms && (terms.length === 0 || terms[0].count === 0)) return none;
+    const words = wordsFor(this.slots.used);
+    const areaFromMap = this.selectInto(this.selected, words, query, terms);
+    const selected = this.selected;
+    // With a residual test, the selected slots are an upper bound of the matches; without, they are the matches.
+    const residual = this.residualOf(query, areaFromMap);
+    const size = countSlots(selected, words);
+    if (size === 0) return none;
+    const test = residual ? (slot: number) => hasSlot(selected, slot) && residual.passes(slot) : (slot: number) => hasSlot(selected, slot);
     const offset = (page - 1) * perPage;
-    if (matches && matches.count === 0) return { rows: [], total: 0, hasMore: false };
-    const filter = new ItemFilter(this.slots, query, matches);
-    const source = this.smallestSource(query, matches);
-    const passes = (slot: number) => filter.passes(slot);
     const asc = sort.direction === 'asc';
-    const relevance = sort.column === 'relevance' && matches !== null;
+    const relevance = sort.column === 'relevance' && terms !== null;
     const column: SortColumn = sort.column === 'relevance' ? 'created_at' : sort.column;
     const order = relevance ? this.orders.id : this.orders[column];
+    const score = scoreOf(terms ?? []);
     const key = relevance
-      ? (slot: number, rank: Int32Array) => (asc ? 1 : -1) * matches.score(slot) * 2 ** 32 + (asc ? -1 : 1) * rank[slot]
+      ? (slot: number, rank: Int32Array) => (asc ? 1 : -1) * score(slot) * 2 ** 32 + (asc ? -1 : 1) * rank[slot]
       : (slot: number, rank: Int32Array) => (asc ? rank[slot] : -rank[slot]);
-    if (source.size <= Math.max(SORTED_CANDIDATES, this.slots.size() / 16)) return this.sortedPage(source, passes, key, order, offset, perPage);
-    // Many candidates. What to walk: the matches by relevance (kept for one term), or the
-    // column's order (only its part within the range, when the range is on the sort column).
-    const ranked = relevance ? matches.byRelevance(order.order, order.ranks()) : null;
-    if (relevance && !ranked) return this.sortedPage(source, passes, key, order, offset, perPage);
+    // What to walk: the matches by relevance (kept for one term), or the column's order (only its
+    // part within the range, when the range is on the sort column).
+    const ranked = relevance && terms.length === 1 ? terms[0].ranked(order.order, order.ranks()) : null;
+    if (size <= SORTED_CANDIDATES || (relevance && !ranked)) return this.sortedPage(words, residual, key, order, offset, perPage);
     const run = ranked ? { from: 0, to: ranked.length } : (this.rangeOf(column, query) ?? { from: 0, to: order.length });
-    // A walk reads about (rows wanted) × (run length) / total items until the page is full; when
-    // few pass, sorting the source's candidates reads less.
-    const total = this.count(source, passes);
-    if ((offset + perPage + 1) * (run.to - run.from) > source.size * Math.max(1, total)) return this.sortedPage(source, passes, key, order, offset, perPage);
+    // A walk tests about (rows wanted) × (run length) / (selected) entries, a bit each; sorting
+    // keys every selected item, several times the cost of a bit.
+    if ((offset + perPage + 1) * (run.to - run.from) > WALK_COST * size * size) return this.sortedPage(words, residual, key, order, offset, perPage);
+    const total = residual ? this.countPassing(words, size, residual) : size;
     const step = relevance === asc ? -1 : 1;
-    return this.walk(ranked ?? order.order, run.from, run.to, step, passes, offset, perPage, total);
+    return this.walk(ranked ?? order.order, run.from, run.to, step, test, offset, perPage, total);
   }
 
-  /** A page from the few candidates of a source: keyed (by rank in `order`), the first ones sorted. */
-  private sortedPage(source: Source, passes: (slot: number) => boolean, key: (slot: number, rank: Int32Array) => number, order: SlotOrder, offset: number, perPage: number): IndexPage {
+  /**
+   * Writes into `into` the slots the query's search, ranges, area and "who may see" select (one
+   * set of bits each, intersected). Returns whether the area was taken from the map (else a
+   * viewport is left to the residual test).
+   */
+  private selectInto(into: Uint32Array, words: number, query: IndexQuery, terms: TermMatches[] | null): boolean {
+    // Everyone sees the published items; whoever may see more (an owner, an administrator) starts from all of them.
+    into.set((query.visibility.kind === 'published' ? this.publishedBits : this.heldBits).subarray(0, words));
+    for (const term of terms ?? []) intersect(into, term.bits, words);
+    for (const column of RANGE_COLUMNS) {
+      const range = rangeBoundsOf(column, query);
+      if (!range) continue;
+      this.ranges[column].select(this.condition, words, range.low, range.high);
+      intersect(into, this.condition, words);
+    }
+    // Only published items are on the map.
+    const v = query.viewport;
+    if (!v || v.west > v.east || query.visibility.kind !== 'published') return false;
+    this.areaInto(this.condition, words, v);
+    intersect(into, this.condition, words);
+    return true;
+  }
+
+  /**
+   * What the selected bits leave to a test of each item: an owner's own unpublished items, a
+   * caller's blocks, the filters kept as codes per item, a viewport not taken from the map. Null
+   * when the bits say it all.
+   */
+  private residualOf(query: IndexQuery, areaFromMap: boolean): ItemFilter | null {
+    const f = query.filters;
+    const needed =
+      query.visibility.kind === 'published-or-own' || (query.hidden?.size ?? 0) > 0 || Boolean(f.lang) || Boolean(f.unit_price) || Boolean(f.unit_area)
+      || (f.amenities?.length ?? 0) > 0 || (f.apartment_type?.length ?? 0) > 0 || (f.project_status?.length ?? 0) > 0 || (Boolean(query.viewport) && !areaFromMap);
+    return needed ? new ItemFilter(this.slots, query, null) : null;
+  }
+
+  /** The published items in the map cells covering a viewport (west ≤ east), as bits. */
+  private areaInto(into: Uint32Array, words: number, v: Viewport): void {
+    into.fill(0, 0, words);
+    const box = { minLat: v.south, maxLat: v.north, minLng: v.west, maxLng: v.east, zoom: 0 };
+    const level = coarsestBelow(box, FINEST_LEVEL, AREA_CELLS);
+    const { latitude, longitude } = this.slots;
+    for (const cell of cellsOf(box, level)) {
+      const run = this.map.run(level, cell.x, cell.y);
+      for (let i = run.from; i < run.to; i++) {
+        const slot = this.map.order[i];
+        const lat = latitude[slot];
+        const lng = longitude[slot];
+        if (lat >= v.south && lat <= v.north && lng >= v.west && lng <= v.east) addSlot(into, slot);
+      }
+    }
+  }
+
+  /** A page from the few selected items: keyed (by rank in `order`), the first ones sorted; `total` exact. */
+  private sortedPage(words: number, residual: ItemFilter | null, key: (slot: number, rank: Int32Array) => number, order: SlotOrder, offset: number, perPage: number): IndexPage {
     const rank = order.ranks();
     const { candidateSlots, candidateKeys } = this;
     let count = 0;
-    const { array, from } = source.slots();
-    for (let i = from; i < from + source.size; i++) {
-      const slot = array[i];
-      if (!passes(slot)) continue;
+    forEachSlot(this.selected, words, (slot) => {
+      if (residual && !residual.passes(slot)) return;
       candidateSlots[count] = slot;
       candidateKeys[count++] = key(slot, rank);
-    }
+    });
     smallestFirst(candidateKeys, candidateSlots, count, offset + perPage + 1);
     const rows: ContentRow[] = [];
     for (let i = offset; i < Math.min(count, offset + perPage); i++) rows.push(this.slots.rows[candidateSlots[i]]!);
@@ -408,86 +512,39 @@ export class ListingIndex {
 
   /** The run of a column's order within the query's range on that column, if it has one. */
   private rangeOf(column: SortColumn, query: IndexQuery): { from: number; to: number } | null {
-    const f = query.filters;
-    const us = (d: Date | undefined) => (d === undefined ? undefined : d.getTime() * 1000);
-    const [low, high] =
-      column === 'price' ? [f.price_from, f.price_to]
-      : column === 'area' ? [f.area_from, f.area_to]
-      : column === 'created_at' ? [us(f.created_at_start_date), us(f.created_at_end_date)]
-      : [undefined, undefined];
-    if (low === undefined && high === undefined) return null;
-    return this.orders[column].between(low ?? -Infinity, high ?? Infinity);
+    if (!isRangeColumn(column)) return null;
+    const range = rangeBoundsOf(column, query);
+    return range && this.orders[column].between(range.low, range.high);
   }
 
   /**
-   * How many items of the source pass (CONTRACT §23: exact up to COUNT_EXACT, above it an estimate
-   * within 10 %). The source is read in a scattered order (from its start when it is in random
-   * order; otherwise by a stride coprime with its size, which visits every slot once), so what was
-   * read is a fair sample of it. Once COUNT_SAMPLE items passed, the share that passed gives an
-   * estimate within 10 % but for one time in a thousand (3 % is one standard deviation); an
-   * estimate above COUNT_EXACT by a margin no sampling error reaches is answered, anything else is
-   * counted to the end (or to COUNT_EXACT matches, where the estimate is within 1 %).
+   * How many of the `size` selected items pass the residual test (CONTRACT §23: exact up to
+   * COUNT_EXACT, above it an estimate within 10 %). Few are counted one by one; of many, the
+   * items are read in the random order of `shuffled` until COUNT_SAMPLE passed, and the share
+   * that passed gives an estimate within 10 % but for one time in a thousand (3 % is one standard
+   * deviation). An estimate above COUNT_EXACT by a margin no sampling error reaches is answered;
+   * anything else is counted to the end (or to COUNT_EXACT matches, where the estimate is within 1 %).
    */
-  private count(source: Source, passes: (slot: number) => boolean): number {
-    const { array, from } = source.slots();
-    const size = source.size;
-    const stride = source.random || size < 2 ? 1 : STRIDE_PRIME % size;
+  private countPassing(words: number, size: number, residual: ItemFilter): number {
+    const selected = this.selected;
     let matched = 0;
-    let read = 0;
-    for (let at = 0; read < size; read++, at = (at + stride) % size) {
-      if (!passes(array[from + at])) continue;
+    if (size <= COUNT_EXACT * ESTIMATE_MARGIN) {
+      forEachSlot(selected, words, (slot) => {
+        if (residual.passes(slot)) matched++;
+      });
+      return matched;
+    }
+    const { shuffled, shuffledLength } = this;
+    for (let read = 0; read < shuffledLength; read++) {
+      const slot = shuffled[read];
+      if (!hasSlot(selected, slot) || !residual.passes(slot)) continue;
       matched++;
       if (matched === COUNT_SAMPLE || matched === COUNT_EXACT) {
-        const estimate = Math.round((matched * size) / (read + 1));
+        const estimate = Math.round((matched * shuffledLength) / (read + 1));
         if (estimate > COUNT_EXACT * ESTIMATE_MARGIN) return estimate;
       }
     }
     return matched;
-  }
-
-  /** The smallest set the query's candidates can be drawn from. */
-  private smallestSource(query: IndexQuery, matches: TextMatches | null): Source {
-    const sources: Source[] = [this.everything()];
-    if (matches) {
-      sources.push({ size: matches.count, random: true, slots: () => ({ array: matches.slots, from: 0 }) });
-    }
-    for (const column of ['price', 'area', 'created_at'] as const) {
-      const run = this.rangeOf(column, query);
-      if (!run) continue;
-      const order = this.orders[column].order;
-      sources.push({ size: run.to - run.from, random: false, slots: () => ({ array: order, from: run.from }) });
-    }
-    // Only published items are on the map.
-    if (query.viewport && query.visibility.kind === 'published') {
-      const area = this.areaSource(query.viewport);
-      if (area) sources.push(area);
-    }
-    return sources.reduce((a, b) => (b.size < a.size ? b : a));
-  }
-
-  private everything(): Source {
-    return { size: this.shuffledLength, random: true, slots: () => ({ array: this.shuffled, from: 0 }) };
-  }
-
-  /** The published items in the map cells covering a viewport (null across the antimeridian). */
-  private areaSource(v: Viewport): Source | null {
-    if (v.west > v.east) return null;
-    const box = { minLat: v.south, maxLat: v.north, minLng: v.west, maxLng: v.east, zoom: 0 };
-    const level = coarsestBelow(box, FINEST_LEVEL, AREA_CELLS);
-    const runs = cellsOf(box, level).map((c) => this.map.run(level, c.x, c.y));
-    return {
-      size: runs.reduce((n, r) => n + r.to - r.from, 0),
-      random: false,
-      slots: () => {
-        const array = new Int32Array(runs.reduce((n, r) => n + r.to - r.from, 0));
-        let at = 0;
-        for (const run of runs) {
-          array.set(this.map.order.subarray(run.from, run.to), at);
-          at += run.to - run.from;
-        }
-        return { array, from: 0 };
-      },
-    };
   }
 
   /** Facet counts (CONTRACT §23): each over the matches of every other filter. */

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { useTestServer } from '../helpers/fixture.js';
-import { registerAndLogin, type TestUser } from '../helpers/api.js';
+import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT } from './fixtures.js';
 import { indexReady } from './search.fixtures.js';
 
@@ -64,6 +64,33 @@ describe('totals over more than 10,000 items', () => {
     const ranged = await listedCount(sql`c.price between 1000500 and 1009499`);
     expect(ranged).toBe(9_000);
     expect((await listing('price_from=1000500&price_to=1009499&column=area&sort=asc&per_page=10&page=3')).total).toBe(ranged);
+  });
+
+  it('should keep price and area ranges exact as loaded items change', async () => {
+    // Twenty items from the middle of the loaded prices move to both ends, and their areas with them.
+    const moved = await booted.current.service.app.database.rows<{ id: string }>(sql`
+      select id from contents where uploader_id = ${owner.userId} and price between 1005000 and 1005019 order by price`);
+    expect(moved).toHaveLength(20);
+    for (const [i, { id }] of moved.entries()) {
+      const res = await owner.api.put(`/api/v1/content/${id}`, {
+        price: i % 2 ? 1_011_000 : 1_002_000, area: i % 2 ? 45 : 95, location: { latitude: 10.05, longitude: 106.05 },
+        languages: { en: { projectName: 'moved', description: 'moved', address: 'x' } },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const anonymous = new ApiClient(booted.current.url);
+    const cases: [string, ReturnType<typeof sql>][] = [
+      ['price_from=1004000&price_to=1006000', sql`c.price between 1004000 and 1006000`],
+      ['price_from=1001500&price_to=1002500', sql`c.price between 1001500 and 1002500`],
+      ['price_from=1010000&price_to=1012000&area_from=40&area_to=50', sql`c.price between 1010000 and 1012000 and c.area between 40 and 50`],
+      ['area_from=90&area_to=99&column=price&sort=desc', sql`c.area between 90 and 99`],
+    ];
+    for (const [query, condition] of cases) {
+      const expected = await listedCount(condition);
+      expect((await listing(`${query}&per_page=1`)).total, query).toBe(expected);
+      const res = await anonymous.get(`${CONTENT}/all?${query}&per_page=1`);
+      expect(res.body.data.total, query).toBe(expected);
+    }
   });
 
   it('should say hasMore exactly at the end, and answer an empty page past it', async () => {

@@ -223,4 +223,26 @@ describe('changes show in the next search', () => {
     expect(await searchFor(anonymous, 'marigold')).toEqual([fresh]);
     expect(server.service.services.listingIndex.ready()).toBe(true);
   });
+
+  it('should move an edited price or area in and out of range filters at once', async () => {
+    const word = `zinnia${randomBytes(3).toString('hex')}`;
+    const id = await publish(server, owner, fullBody({ hash_tags: [tag], price: 1_500_000_000, area: 70, content_info: [{ lang: 'en', project_name: `${word} house`, description: 'x', address: 'x' }] }));
+    const within = (range: string) => searchFor(anonymous, word, `&${range}`);
+    expect(await within('price_from=1000000000&price_to=2000000000')).toEqual([id]);
+    expect(await within('area_from=60&area_to=80')).toEqual([id]);
+    expect(await within('price_from=1500000000&price_to=1500000000&area_from=70&area_to=70')).toEqual([id]); // bounds are inclusive
+
+    const edit = await owner.api.put(`/api/v1/content/${id}`, {
+      price: 3_000_000_000, area: 120, location: { latitude: 10.81, longitude: 106.71 },
+      languages: { en: { projectName: `${word} house`, description: 'x', address: 'x' } },
+    });
+    expect(edit.status, edit.text).toBe(200);
+    expect(await within('price_from=1000000000&price_to=2000000000')).toEqual([]);
+    expect(await within('price_from=2500000000')).toEqual([id]);
+    expect(await within('area_from=60&area_to=80')).toEqual([]);
+    expect(await within('area_from=100&column=price&sort=asc')).toEqual([id]);
+
+    expect((await owner.api.delete(`/api/v1/content/${id}`)).status).toBe(200);
+    expect(await within('price_from=2500000000')).toEqual([]);
+  });
 });
