@@ -78,6 +78,15 @@ export interface FeedBucketQuery {
   limit: number;
 }
 
+/**
+ * The followed uploaders' bucket first reads, per uploader, FOLLOWED_SHARE times its even share of
+ * the page plus FOLLOWED_MARGIN rows: 20 follows and 61 rows (three pages of 20), 10 each instead
+ * of 61; 200 follows, 4 each. When items are spread evenly over the uploaders, an uploader fills
+ * that cap within the page in a few reads in a hundred (which then read again, uncapped).
+ */
+const FOLLOWED_SHARE = 2;
+const FOLLOWED_MARGIN = 4;
+
 /** Microsecond-precise UTC timestamp text, as PostgreSQL writes and reads it back exactly. */
 const UTC_TEXT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US';
 
@@ -273,7 +282,7 @@ const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from conten
  * PostgreSQL plans them once for every parameter value (a generic plan): each is written so that
  * the one plan is the walk whatever the caller, the snapshot or the cursor.
  */
-function feedBucketQuery(q: FeedBucketQuery): SQL {
+function feedBucketQuery(q: FeedBucketQuery, capped = false): SQL {
   const at = sql`(${q.snapshot}::timestamp at time zone 'UTC')`;
   const published = [...listedConditions(), sql`c.status = 'completed'`, sql`c.created_at <= ${at}`, sql`c.uploader_id <> ${q.userId}`];
   const after = q.after ? [sql`(c.created_at, c.id) < ((${q.after.createdKey}::timestamp at time zone 'UTC'), ${q.after.id}::uuid)`] : [];
@@ -281,23 +290,31 @@ function feedBucketQuery(q: FeedBucketQuery): SQL {
   const newestFirst = sql`order by c.created_at desc, c.id desc limit ${q.limit}`;
 
   if (q.bucket === 0) {
-    // Each followed uploader's newest `limit` items after the cursor, merged, and the page's
-    // `limit` rows read after: at most follows × limit entries of
-    // contents_published_uploader_created_idx (migration 0028; its predicate is every condition
-    // here but the snapshot and the cursor, so the walk reads the index alone where the visibility
-    // map allows), then `limit` rows. Before, a walk of the newest-first index through everyone's
-    // items read the rest of the index once the followed items ran out, and the generic plan read
-    // and sorted every followed item (40 ms at 100,000 items and 20 follows).
+    // Each followed uploader's newest items after the cursor, merged, and the page's `limit` rows
+    // read after: entries of contents_published_uploader_created_idx (migration 0028; its
+    // predicate is every condition here but the snapshot and the cursor, so the walk reads the
+    // index alone where the visibility map allows), then `limit` rows. Each uploader's walk stops
+    // after `limit` entries, or with `capped` after about twice its even share of the page
+    // (FOLLOWED_SHARE; `per_uploader` says how many, so feedBucket can tell when that cap may have
+    // cut the page short). Before, a walk of the newest-first index through everyone's items read
+    // the rest of the index once the followed items ran out, and the generic plan read and sorted
+    // every followed item (40 ms at 100,000 items and 20 follows).
+    const perUploader = capped
+      ? sql`(select least(${q.limit}::int, ${q.limit}::int * ${FOLLOWED_SHARE} / greatest(count(*)::int, 1) + ${FOLLOWED_MARGIN}) from followed)`
+      : sql`${q.limit}::int`;
     return sql`
-      select ${columns}
+      with followed as materialized (
+        select f.following_id from follows f where f.follower_id = ${q.userId} and f.created_at <= ${at}),
+      cap as materialized (select ${perUploader} as k)
+      select ${columns}, cap.k as per_uploader
       from (
-        select newest.id from follows f
+        select newest.id from followed f
         cross join lateral (
           select c.created_at, c.id from contents c
           where ${where([...published, sql`c.uploader_id = f.following_id`, ...after])}
-          ${newestFirst}) newest
-        where f.follower_id = ${q.userId} and f.created_at <= ${at}
+          order by c.created_at desc, c.id desc limit (select k from cap)) newest
         order by newest.created_at desc, newest.id desc limit ${q.limit}) page
+      cross join cap
       join contents c on c.id = page.id
       join users u on u.id = c.uploader_id
       ${newestFirst}`;
@@ -475,9 +492,21 @@ export class ContentListingRepository extends Repository {
     return row.t;
   }
 
-  /** One feed bucket (feedBucketQuery). */
-  feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
-    return this.db.rows<FeedRow>(feedBucketQuery(q));
+  /**
+   * One feed bucket (feedBucketQuery). The followed uploaders' bucket is read first with each
+   * uploader's walk capped near its share of the page; when some uploader filled its cap with
+   * every row it gave, its next items might belong on the page too, and the bucket is read again
+   * uncapped (an uploader that gave fewer rows than its cap had nothing newer left out).
+   */
+  async feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
+    if (q.bucket !== 0) return this.db.rows<FeedRow>(feedBucketQuery(q));
+    const capped = await this.db.rows<FeedRow & { per_uploader: number }>(feedBucketQuery(q, true));
+    const cap = capped[0]?.per_uploader ?? q.limit;
+    const given = new Map<string, number>();
+    for (const row of capped) given.set(row.uploader_id, (given.get(row.uploader_id) ?? 0) + 1);
+    const cutShort = cap < q.limit && [...given.values()].some((n) => n >= cap);
+    const rows = cutShort ? await this.db.rows<FeedRow & { per_uploader: number }>(feedBucketQuery(q, false)) : capped;
+    return rows.map(({ per_uploader: _, ...row }) => row);
   }
 
   /**
