@@ -11,8 +11,10 @@
 // BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up), BENCH_PROFILE_DIR
 // (a CPU profile of the service while it answers from its index), BENCH_ONLY (only the targets
 // whose label contains it, e.g. `different queries`), BENCH_NODE_ARGS (node flags for both
-// service children, e.g. `--max-semi-space-size=32`). Each target also prints what the service's
-// garbage collector did during it (from /metrics).
+// service children, e.g. `--max-semi-space-size=32`), BENCH_SERVICE (dist: the service as
+// `npm start` runs it, compiled to dist/ (built first when the sources changed); tsx: main.ts
+// through tsx, as `npm run start:dev`, whose transform adds work to every function it creates).
+// Each target also prints what the service's garbage collector did during it (from /metrics).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -41,6 +43,7 @@ import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
 import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
 import { viewportAround } from '../src/content/viewport.js';
+import { build, isStale } from '../scripts/build.mjs';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
 const env = z
@@ -57,6 +60,7 @@ const env = z
     BENCH_PROFILE_DIR: z.string().optional(),
     BENCH_ONLY: z.string().optional(),
     BENCH_NODE_ARGS: z.string().transform((v) => v.split(' ').filter(Boolean)).default([]),
+    BENCH_SERVICE: z.enum(['dist', 'tsx']).default('dist'),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -291,7 +295,8 @@ async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promi
   };
   // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
   const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
-  const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  const service = env.BENCH_SERVICE === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
+  const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, ...service], childEnv, '/readyz');
   try {
     if (index === 'on') await indexAnswers(base);
     const rows: Row[] = [];
@@ -313,6 +318,10 @@ async function measureBare(): Promise<Row> {
 
 async function main(): Promise<void> {
   if (!gc) console.warn('run with node --expose-gc for the memory figure');
+  if (env.BENCH_SERVICE === 'dist' && env.BENCH_LOAD === 'on' && isStale()) {
+    console.log('building dist/ (the service as npm start runs it)');
+    build();
+  }
   for (const mode of env.BENCH_MODES) {
     for (const size of env.BENCH_SIZES) {
       console.log(`\n== ${mode} mode, ${size} items, ${env.BENCH_CONNECTIONS} connections, ${env.BENCH_SECONDS} s per target ==`);
