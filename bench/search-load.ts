@@ -14,7 +14,8 @@
 // service children, e.g. `--max-semi-space-size=32`), BENCH_SERVICE (dist: the service as
 // `npm start` runs it, compiled to dist/ (built first when the sources changed); tsx: main.ts
 // through tsx, as `npm run start:dev`, whose transform adds work to every function it creates).
-// Each target also prints what the service's garbage collector did during it (from /metrics).
+// Each target also prints what the service's garbage collector did during it and the share of
+// hits of each read cache it looked up (from /metrics).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -252,6 +253,30 @@ function gcBetween(before: Awaited<ReturnType<typeof gcSoFar>>, after: Awaited<R
     .join(', ');
 }
 
+/** The read caches' lookups so far, from /metrics: per cache, hits and misses. */
+async function cacheLookupsSoFar(base: string): Promise<Map<string, { hit: number; miss: number }>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const caches = new Map<string, { hit: number; miss: number }>();
+  for (const m of text.matchAll(/^read_cache_lookups_total\{cache="(\w+)",result="(hit|miss)"\} ([\d.e+-]+)$/gm)) {
+    const kept = caches.get(m[1]) ?? caches.set(m[1], { hit: 0, miss: 0 }).get(m[1])!;
+    kept[m[2] as 'hit' | 'miss'] = Number(m[3]);
+  }
+  return caches;
+}
+
+/** The share of hits of each read cache looked up between two readings, e.g. `item_texts 81 % of 24,000`. */
+function hitsBetween(before: Awaited<ReturnType<typeof cacheLookupsSoFar>>, after: Awaited<ReturnType<typeof cacheLookupsSoFar>>): string {
+  return [...after]
+    .map(([cache, a]) => {
+      const b = before.get(cache) ?? { hit: 0, miss: 0 };
+      const hits = a.hit - b.hit;
+      const lookups = hits + a.miss - b.miss;
+      return lookups > 0 ? `${cache} ${Math.round((100 * hits) / lookups)} % of ${lookups.toLocaleString('en')}` : '';
+    })
+    .filter(Boolean)
+    .join(', ');
+}
+
 async function load(base: string, target: Target, label: string): Promise<Row> {
   // A sample answers 200 (every path of a 2,000-query target would take minutes through PostgreSQL).
   for (const p of target.paths.filter((_, i) => i % Math.ceil(target.paths.length / 20) === 0)) {
@@ -270,11 +295,14 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
   const options = { url: base, connections: env.BENCH_CONNECTIONS, requests, setupClient };
   if (env.BENCH_WARMUP_SECONDS > 0) await autocannon({ ...options, duration: env.BENCH_WARMUP_SECONDS });
   const gcBefore = await gcSoFar(base).catch(() => null);
+  const cachesBefore = await cacheLookupsSoFar(base).catch(() => null);
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
   const gcAfter = await gcSoFar(base).catch(() => null);
+  const cachesAfter = await cacheLookupsSoFar(base).catch(() => null);
   const row = { label, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined };
   const gc = gcBefore && gcAfter?.size ? `; GC: ${gcBetween(gcBefore, gcAfter)}` : '';
-  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}`);
+  const hits = cachesBefore && cachesAfter ? hitsBetween(cachesBefore, cachesAfter) : '';
+  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}${hits ? `; cache hits: ${hits}` : ''}`);
   return row;
 }
 
