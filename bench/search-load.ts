@@ -11,8 +11,11 @@
 // BENCH_ROUNDS (3: rounds of the in-process timing, the first one a warm-up), BENCH_PROFILE_DIR
 // (a CPU profile of the service while it answers from its index), BENCH_ONLY (only the targets
 // whose label contains it, e.g. `different queries`), BENCH_NODE_ARGS (node flags for both
-// service children, e.g. `--max-semi-space-size=32`). Each target also prints what the service's
-// garbage collector did during it (from /metrics).
+// service children, e.g. `--max-semi-space-size=32`), BENCH_SERVICE (dist: the service as
+// `npm start` runs it, compiled to dist/ (built first when the sources changed); tsx: main.ts
+// through tsx, as `npm run start:dev`, whose transform adds work to every function it creates).
+// Each target also prints what the service's garbage collector did during it and the share of
+// hits of each read cache it looked up (from /metrics).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
 //    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
@@ -41,6 +44,7 @@ import { CITIES, NAMES, seedContent } from './seed-content.js';
 import { wordsOf } from '../src/content/search-text.js';
 import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
 import { viewportAround } from '../src/content/viewport.js';
+import { build, isStale } from '../scripts/build.mjs';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
 const env = z
@@ -57,6 +61,7 @@ const env = z
     BENCH_PROFILE_DIR: z.string().optional(),
     BENCH_ONLY: z.string().optional(),
     BENCH_NODE_ARGS: z.string().transform((v) => v.split(' ').filter(Boolean)).default([]),
+    BENCH_SERVICE: z.enum(['dist', 'tsx']).default('dist'),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -248,6 +253,30 @@ function gcBetween(before: Awaited<ReturnType<typeof gcSoFar>>, after: Awaited<R
     .join(', ');
 }
 
+/** The read caches' lookups so far, from /metrics: per cache, hits and misses. */
+async function cacheLookupsSoFar(base: string): Promise<Map<string, { hit: number; miss: number }>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const caches = new Map<string, { hit: number; miss: number }>();
+  for (const m of text.matchAll(/^read_cache_lookups_total\{cache="(\w+)",result="(hit|miss)"\} ([\d.e+-]+)$/gm)) {
+    const kept = caches.get(m[1]) ?? caches.set(m[1], { hit: 0, miss: 0 }).get(m[1])!;
+    kept[m[2] as 'hit' | 'miss'] = Number(m[3]);
+  }
+  return caches;
+}
+
+/** The share of hits of each read cache looked up between two readings, e.g. `item_texts 81 % of 24,000`. */
+function hitsBetween(before: Awaited<ReturnType<typeof cacheLookupsSoFar>>, after: Awaited<ReturnType<typeof cacheLookupsSoFar>>): string {
+  return [...after]
+    .map(([cache, a]) => {
+      const b = before.get(cache) ?? { hit: 0, miss: 0 };
+      const hits = a.hit - b.hit;
+      const lookups = hits + a.miss - b.miss;
+      return lookups > 0 ? `${cache} ${Math.round((100 * hits) / lookups)} % of ${lookups.toLocaleString('en')}` : '';
+    })
+    .filter(Boolean)
+    .join(', ');
+}
+
 async function load(base: string, target: Target, label: string): Promise<Row> {
   // A sample answers 200 (every path of a 2,000-query target would take minutes through PostgreSQL).
   for (const p of target.paths.filter((_, i) => i % Math.ceil(target.paths.length / 20) === 0)) {
@@ -266,11 +295,14 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
   const options = { url: base, connections: env.BENCH_CONNECTIONS, requests, setupClient };
   if (env.BENCH_WARMUP_SECONDS > 0) await autocannon({ ...options, duration: env.BENCH_WARMUP_SECONDS });
   const gcBefore = await gcSoFar(base).catch(() => null);
+  const cachesBefore = await cacheLookupsSoFar(base).catch(() => null);
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
   const gcAfter = await gcSoFar(base).catch(() => null);
+  const cachesAfter = await cacheLookupsSoFar(base).catch(() => null);
   const row = { label, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined };
   const gc = gcBefore && gcAfter?.size ? `; GC: ${gcBetween(gcBefore, gcAfter)}` : '';
-  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}`);
+  const hits = cachesBefore && cachesAfter ? hitsBetween(cachesBefore, cachesAfter) : '';
+  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}${hits ? `; cache hits: ${hits}` : ''}`);
   return row;
 }
 
@@ -291,7 +323,8 @@ async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promi
   };
   // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
   const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
-  const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, '--import', 'tsx', 'main.ts'], childEnv, '/readyz');
+  const service = env.BENCH_SERVICE === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
+  const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, ...service], childEnv, '/readyz');
   try {
     if (index === 'on') await indexAnswers(base);
     const rows: Row[] = [];
@@ -313,6 +346,10 @@ async function measureBare(): Promise<Row> {
 
 async function main(): Promise<void> {
   if (!gc) console.warn('run with node --expose-gc for the memory figure');
+  if (env.BENCH_SERVICE === 'dist' && env.BENCH_LOAD === 'on' && isStale()) {
+    console.log('building dist/ (the service as npm start runs it)');
+    build();
+  }
   for (const mode of env.BENCH_MODES) {
     for (const size of env.BENCH_SIZES) {
       console.log(`\n== ${mode} mode, ${size} items, ${env.BENCH_CONNECTIONS} connections, ${env.BENCH_SECONDS} s per target ==`);

@@ -9,7 +9,7 @@ export const respond: Step = {
   run: (state) => {
     const result = state.result;
     if (!result) throw new Error('the respond step runs after handle');
-    const headers = { ...state.rateHeaders, ...(result.headers ?? {}) };
+    const headers = Object.assign({}, state.rateHeaders, result.headers);
     if ('empty' in result) {
       state.exchange.send(204, headers, null);
       return;

@@ -34,16 +34,11 @@ const CACHED_PAGES = 3;
 /** A feed page after the first that is read from the database brings this many pages (itself and the next ones). */
 const FEED_READ_AHEAD = 3;
 
-/** A page as read: its answer, the key of its items array and each item's uploader, in order. */
+/** A page as read: its answer (its items serialised already), the key of its items array and each item's uploader, in order. */
 interface ReadPage {
   answer: Record<string, unknown>;
   itemsKey: string;
   uploaderIds: string[];
-}
-
-/** The uploader of each listed item (`/all` and `/completed` items carry `uploader.user_id`). */
-function uploadersOf(items: { uploader: { user_id: string } }[]): string[] {
-  return items.map((item) => item.uploader.user_id);
 }
 
 export class ListingAnswers {
@@ -57,8 +52,8 @@ export class ListingAnswers {
   async listAll(caller: Caller | null, q: ListAllQuery): Promise<unknown> {
     const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
-      const answer = await this.listings.listAll(caller, q, blocked ?? undefined);
-      return { answer, itemsKey: 'item', uploaderIds: uploadersOf(answer.item) };
+      const { answer, uploaderIds } = await this.listings.listAll(caller, q, blocked ?? undefined);
+      return { answer, itemsKey: 'item', uploaderIds };
     };
     // A page read without a caller's blocked uploaders is theirs alone: never cached (and still
     // filtered after, as the index may stop answering before the read).
@@ -74,8 +69,8 @@ export class ListingAnswers {
   async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<unknown> {
     const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
-      const answer = await this.listings.listCompleted(caller, q, lang, blocked ?? undefined);
-      return { answer, itemsKey: 'items', uploaderIds: uploadersOf(answer.items) };
+      const { answer, uploaderIds } = await this.listings.listCompleted(caller, q, lang, blocked ?? undefined);
+      return { answer, itemsKey: 'items', uploaderIds };
     };
     // A page read without a caller's blocked uploaders is theirs alone: never cached.
     if (blocked || q.page > CACHED_PAGES) return this.filtered(caller, read);
@@ -125,7 +120,7 @@ export class ListingAnswers {
     if (!page) {
       const epoch = this.pages.epoch();
       const fresh = await read();
-      page = { answer: JsonText.of(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds };
+      page = { answer: JsonText.object(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds };
       this.pages.set(key, page, epoch);
     }
     return withoutHidden(page, await hidden);
@@ -133,7 +128,7 @@ export class ListingAnswers {
 
   private async filtered(caller: Caller | null, read: () => Promise<ReadPage>): Promise<JsonText> {
     const [fresh, hidden] = await Promise.all([read(), this.blocks.hiddenFrom(caller?.userId)]);
-    return withoutHidden({ answer: JsonText.of(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds }, hidden);
+    return withoutHidden({ answer: JsonText.object(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds }, hidden);
   }
 }
 

@@ -18,6 +18,8 @@ import type { Facets, IndexQuery, ListingIndex } from './listing-index.js';
 import { clusterLevel, type Cluster } from './index-map.js';
 import { LIMITS } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
+import { ItemTexts } from './item-texts.js';
+import type { JsonText } from '../shared/json-text.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import { foldForSearch, type Language } from './values.js';
 import { viewportAround, type Viewport } from './viewport.js';
@@ -79,6 +81,12 @@ function completedMatchKey(terms: string[], viewport: Viewport | null): string {
   return JSON.stringify(['completed', [...terms].sort(), viewport && [viewport.south, viewport.north, viewport.west, viewport.east]]);
 }
 
+/** A listing's answer (its items serialised already) and the uploader of each item, in order. */
+export interface ListingAnswer<A> {
+  answer: A;
+  uploaderIds: string[];
+}
+
 /** One listing request, whichever endpoint: its matches (key), order and page. */
 interface PageRequest {
   matchKey: string;
@@ -96,13 +104,15 @@ export class ContentListings {
    */
   private readonly boundaries: ReadCache<string, SortBoundary>;
   private readonly totals: ReadCache<string, ListingTotal>;
+  private readonly texts: ItemTexts;
 
   constructor(
     private readonly listings: ContentListingRepository,
-    private readonly serialiser: ContentSerialiser,
+    serialiser: ContentSerialiser,
     readModel: ReadModel,
     private readonly index: ListingIndex,
   ) {
+    this.texts = new ItemTexts(serialiser, readModel.itemTexts);
     this.boundaries = new ReadCache<string, SortBoundary>('page-boundaries', { max: 40_000, ttlMs: REMEMBER_MS, maxBytes: 5_000_000, bytesOf: keyBytes }, readModel.trusted);
     this.totals = new ReadCache<string, ListingTotal>('listing-totals', { max: 20_000, ttlMs: REMEMBER_MS, maxBytes: 2_000_000, bytesOf: keyBytes }, readModel.trusted);
     // Anything that adds, removes, re-states, edits or reacts to an item, on any node, may move
@@ -126,7 +136,7 @@ export class ContentListings {
    * `hidden`: uploaders left out (a caller's blocks, CONTRACT §21), from the pages, `total` and
    * facets alike when the index answers; PostgreSQL's answers leave them to the caller.
    */
-  async listAll(caller: Caller | null, q: ListAllQuery, hidden?: ReadonlySet<string>): Promise<{ item: ReturnType<ContentSerialiser['listingItem']>[]; hasMore: boolean; total: number; facets?: Facets }> {
+  async listAll(caller: Caller | null, q: ListAllQuery, hidden?: ReadonlySet<string>): Promise<ListingAnswer<{ item: JsonText[]; hasMore: boolean; total: number; facets?: Facets }>> {
     const visibility = visibilityFor(caller);
     const viewer = viewerOf(caller);
     const direction = q.sort === 'asc' ? 'asc' : 'desc';
@@ -136,10 +146,13 @@ export class ContentListings {
       const query: IndexQuery = { visibility, search: q.search, filters: q, hidden };
       const found = this.index.page(query, { column, direction }, q.page, q.per_page);
       return {
-        item: found.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
-        hasMore: found.hasMore,
-        total: found.total,
-        ...(q.facets?.length ? { facets: this.index.facets(query, q.facets) } : {}),
+        answer: {
+          item: found.rows.map((r) => this.texts.listingItem(r, viewer, q.lang, true)),
+          hasMore: found.hasMore,
+          total: found.total,
+          ...(q.facets?.length ? { facets: this.index.facets(query, q.facets) } : {}),
+        },
+        uploaderIds: found.rows.map((r) => r.uploader_id),
       };
     }
     // PostgreSQL: the search is a substring match of every term, and relevance the newest first.
@@ -152,10 +165,13 @@ export class ContentListings {
       () => this.listings.filteredTotal(visibility, terms, q),
     );
     return {
-      item: page.rows.map((r) => this.serialiser.listingItem(r, viewer, q.lang)),
-      hasMore: page.hasMore,
-      total,
-      ...(q.facets?.length ? { facets: await this.listings.facetCounts(visibility, terms, q, q.facets) } : {}),
+      answer: {
+        item: page.rows.map((r) => this.texts.listingItem(r, viewer, q.lang, false)),
+        hasMore: page.hasMore,
+        total,
+        ...(q.facets?.length ? { facets: await this.listings.facetCounts(visibility, terms, q, q.facets) } : {}),
+      },
+      uploaderIds: page.rows.map((r) => r.uploader_id),
     };
   }
 
@@ -170,17 +186,20 @@ export class ContentListings {
   }
 
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */
-  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language, hidden?: ReadonlySet<string>) {
+  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language, hidden?: ReadonlySet<string>): Promise<ListingAnswer<{ items: JsonText[]; total: number; page: number; per_page: number; total_pages: number }>> {
     const viewport = q.latitude !== undefined && q.longitude !== undefined ? viewportAround(q.latitude, q.longitude, q.zoom_level) : null;
     const viewer = viewerOf(caller);
     if (this.index.ready()) {
       const found = this.index.page({ visibility: { kind: 'published' }, search: q.search, filters: {}, viewport, hidden }, COMPLETED_SORT, q.page, q.per_page);
       return {
-        items: found.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
-        total: found.total,
-        page: q.page,
-        per_page: q.per_page,
-        total_pages: Math.ceil(found.total / q.per_page),
+        answer: {
+          items: found.rows.map((r) => this.texts.completedItem(r, viewer, lang, true)),
+          total: found.total,
+          page: q.page,
+          per_page: q.per_page,
+          total_pages: Math.ceil(found.total / q.per_page),
+        },
+        uploaderIds: found.rows.map((r) => r.uploader_id),
       };
     }
     const terms = searchTerms(q.search);
@@ -191,11 +210,14 @@ export class ContentListings {
       () => this.listings.publishedTotal(terms, viewport),
     );
     return {
-      items: page.rows.map((r) => this.serialiser.completedItem(r, viewer, lang)),
-      total,
-      page: q.page,
-      per_page: q.per_page,
-      total_pages: Math.ceil(total / q.per_page),
+      answer: {
+        items: page.rows.map((r) => this.texts.completedItem(r, viewer, lang, false)),
+        total,
+        page: q.page,
+        per_page: q.per_page,
+        total_pages: Math.ceil(total / q.per_page),
+      },
+      uploaderIds: page.rows.map((r) => r.uploader_id),
     };
   }
 

@@ -66,7 +66,17 @@ export interface CachedPage {
   uploaderIds: string[];
 }
 
+/**
+ * A listed item serialised for a listing answer (src/content/item-texts.ts), with the row it was
+ * made from: the text stands for that row only (a changed item is a new row).
+ */
+export interface CachedItemText {
+  source: object;
+  text: JsonText;
+}
+
 const SECOND = 1_000;
+const ITEM_TEXTS_MAX_BYTES = 32 * 1024 * 1024;
 const ITEMS_MAX_BYTES = 48 * 1024 * 1024;
 const PAGES_MAX_BYTES = 48 * 1024 * 1024;
 const BLOCKS_MAX_BYTES = 16 * 1024 * 1024;
@@ -88,6 +98,8 @@ export class ReadModel {
   readonly followings: ReadCache<string, CachedFollowings>;
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
+  /** Listed items as listing answers show them, by item and variant (src/content/item-texts.ts). */
+  readonly itemTexts: ReadCache<string, CachedItemText>;
   /** Each user's blocks, both ways (src/blocks/service.ts): what listings and live events leave out for them. */
   readonly blocks: ReadCache<string, BlockRelations>;
   private readonly roleListeners: (() => void)[] = [];
@@ -115,6 +127,8 @@ export class ReadModel {
     // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
     this.followings = new ReadCache('followings', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size }, usable);
     this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
+    // Listed items' texts: 1-2 KB each (a string of two-byte characters when the text is not Latin-1).
+    this.itemTexts = new ReadCache('item_texts', { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => 2 * t.text.text.length + key.length + 64 }, usable);
     this.pages = new ReadCache('pages', { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
     // weighs more, so the cache is bounded by its size too.
@@ -201,7 +215,7 @@ export class ReadModel {
   }
 
   stats(): ReadCacheStats[] {
-    return [this.sessions.stats(), this.profiles.stats(), this.publicProfiles.stats(), this.followings.stats(), this.items.stats(), this.pages.stats(), this.blocks.stats()];
+    return [this.sessions.stats(), this.profiles.stats(), this.publicProfiles.stats(), this.followings.stats(), this.items.stats(), this.pages.stats(), this.itemTexts.stats(), this.blocks.stats()];
   }
 
   close(): Promise<void> {

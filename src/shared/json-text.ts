@@ -8,7 +8,27 @@ export class JsonText {
     return new JsonText(JSON.stringify(value));
   }
 
+  /**
+   * An object's JSON where a field that is JsonText, or an array of JsonText, is written as it is
+   * (parts serialised before, e.g. kept items) and any other field is serialised; undefined
+   * fields are left out, as JSON.stringify leaves them.
+   */
+  static object(fields: Record<string, unknown>): JsonText {
+    const parts: string[] = [];
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      parts.push(`${JSON.stringify(key)}:${textOf(value)}`);
+    }
+    return new JsonText(`{${parts.join(',')}}`);
+  }
+
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
+}
+
+function textOf(value: unknown): string {
+  if (value instanceof JsonText) return value.text;
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => v instanceof JsonText)) return `[${value.map((v: JsonText) => v.text).join(',')}]`;
+  return JSON.stringify(value);
 }

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUpChildren, freshDataDir, listeningPort, root, startChild } from '../helpers/child-process.js';
-// @ts-expect-error plain JavaScript build script, no types
 import { build, isStale, sourceHash } from '../../scripts/build.mjs';
 
 const outDir = path.join(root, '.tmp', `build-test-${randomBytes(4).toString('hex')}`, 'dist');
