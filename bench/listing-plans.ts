@@ -1,8 +1,8 @@
 // The query plans of the listings at 100,000 items, for every filter of SPEC §4.3 `/all` (alone,
 // with a search, and in the pairs clients send most), every sort column both ways, `/completed`
 // with and without a viewport and a search, deep pages by OFFSET beside the same page by keyset,
-// the capped count behind `total`, the feed buckets, and what the reaction_count index costs a
-// reaction.
+// the capped count behind `total`, the feed buckets (at several depths, also with the generic
+// plan a prepared statement gets), and what the reaction_count index costs a reaction.
 //   npx tsx bench/listing-plans.ts      (BENCH_ITEMS=100000, BENCH_MODES=embedded,server)
 // For each storage mode it starts the service in this process (embedded PGlite in a temporary
 // DATA_DIR, or a scratch database bench_<random> on the PostgreSQL server at BENCH_DATABASE_URL,
@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
@@ -41,6 +42,12 @@ interface Combination {
   label: string;
   /** The repository call whose first statement is explained. */
   call: (listings: ContentListingRepository) => Promise<unknown>;
+  /**
+   * Also explain the statement's generic plan: the one a prepared statement (server mode names
+   * every statement, src/db/statement-names.ts) is given after five runs, planned without the
+   * values. The feed's buckets were fast with their values and slow in the generic plan.
+   */
+  generic?: boolean;
 }
 
 interface Measured {
@@ -179,16 +186,21 @@ async function deepPages(db: DatabaseHandle['longRunning']): Promise<Combination
 async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string): Promise<Combination[]> {
   const listings = createRepositories(db).listings;
   const snapshot = await listings.feedSnapshot();
-  // The window and threshold of src/content/feed.ts.
-  const bucketQuery = (bucket: 0 | 1 | 2, after: { createdKey: string; id: string } | null, limit = PER_PAGE + 1) =>
+  // The window and threshold of src/content/feed.ts; 61 rows: a page of 20 and the two read ahead.
+  const bucketQuery = (bucket: 0 | 1 | 2, after: { createdKey: string; id: string } | null, limit = 3 * PER_PAGE + 1) =>
     ({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after, limit });
   const list: Combination[] = [];
   for (const bucket of [0, 1, 2] as const) {
-    list.push({ label: `/feeds bucket ${bucket}: first page`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, null)) });
-    // A page deeper in the bucket: after its 100th item, as a cursor says.
-    const last = (await listings.feedBucket(bucketQuery(bucket, null, 100))).at(-1);
-    const after = last ? { createdKey: last.created_key, id: last.id } : null;
-    if (after) list.push({ label: `/feeds bucket ${bucket}: after 100 items (cursor)`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, after)) });
+    list.push({ label: `/feeds bucket ${bucket}: first page`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, null)), generic: true });
+    // Pages deeper in the bucket: after its 100th item, half-way, and its last rows, as a cursor says.
+    const all = await listings.feedBucket(bucketQuery(bucket, null, items));
+    const depths: [string, number][] = [['after 100 items', 99], ['half-way', Math.floor(all.length / 2)], ['its last 10 items', all.length - 11]];
+    for (const [name, at] of depths) {
+      const row = at >= 0 ? all[at] : undefined;
+      if (!row) continue;
+      const after = { createdKey: row.created_key, id: row.id };
+      list.push({ label: `/feeds bucket ${bucket}: ${name} (cursor)`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, after)), generic: true });
+    }
   }
   return list;
 }
@@ -197,6 +209,7 @@ interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  'Parent Relationship'?: string;
   Plans?: PlanNode[];
 }
 
@@ -209,6 +222,8 @@ interface PlanNode {
 function describePlan(root: PlanNode): string {
   const limits: PlanNode[] = [];
   const findLimits = (n: PlanNode) => {
+    // A Limit inside a per-row subquery (the feed's reactions as of the snapshot) is not the page's.
+    if (n['Parent Relationship'] === 'SubPlan') return;
     if (n['Node Type'] === 'Limit') limits.push(n);
     n.Plans?.forEach(findLimits);
   };
@@ -247,16 +262,42 @@ async function firstStatement(db: DatabaseHandle['longRunning'], call: Combinati
 
 async function measure(db: DatabaseHandle['longRunning'], mode: string, c: Combination): Promise<Measured> {
   const query = await firstStatement(db, c.call);
-  const text = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${query}`);
+  const lines = await db.rows<Record<string, string>>(sql`explain (analyze, buffers) ${query}`);
+  // The same plan as JSON (planned only, not run again) for the summary's node names.
+  const [json] = await db.rows<Record<string, unknown>>(sql`explain (format json) ${query}`);
+  return described(mode, c.label, lines, json);
+}
+
+/**
+ * The generic plan of the call's first statement, run: prepared, planned without its values
+ * (plan_cache_mode), executed once as a warm-up and then explained, in one transaction so that
+ * every step is on the same connection.
+ */
+async function measureGeneric(db: DatabaseHandle['longRunning'], mode: string, c: Combination): Promise<Measured> {
+  const query = await firstStatement(db, c.call);
+  const { sql: text, params } = new PgDialect().sqlToQuery(query);
+  const literal = (v: unknown) => (v === null ? 'null' : `'${String(v).replace(/'/g, "''")}'`);
+  const execute = `execute generic_plan(${params.map(literal).join(', ')})`;
+  const [lines, json] = await db.transaction(async (tx) => {
+    await tx.rows(sql.raw(`prepare generic_plan as ${text}`));
+    await tx.rows(sql.raw('set local plan_cache_mode = force_generic_plan'));
+    await tx.rows(sql.raw(execute));
+    const explained = await tx.rows<Record<string, string>>(sql.raw(`explain (analyze, buffers) ${execute}`));
+    const [planned] = await tx.rows<Record<string, unknown>>(sql.raw(`explain (format json) ${execute}`));
+    await tx.rows(sql.raw('deallocate generic_plan'));
+    return [explained, planned] as const;
+  });
+  return described(mode, `${c.label}, generic plan`, lines, json);
+}
+
+function described(mode: string, label: string, text: Record<string, string>[], json: Record<string, unknown>): Measured {
   const lines = text.map((r) => Object.values(r)[0]);
   const ms = Number(/Execution Time: ([\d.]+) ms/.exec(lines.join('\n'))?.[1] ?? NaN);
   const rows = Number(/actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/.exec(lines[0])?.[1] ?? NaN);
-  // The same plan as JSON (planned only, not run again) for the summary's node names.
-  const [json] = await db.rows<Record<string, unknown>>(sql`explain (format json) ${query}`);
   const raw = Object.values(json)[0];
   const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-  if (printPlans) console.log(`\n[${mode}] ${c.label} (${ms} ms)\n${lines.map((l) => `  ${l}`).join('\n')}`);
-  return { mode, label: c.label, top: describePlan(doc[0].Plan), rows, ms };
+  if (printPlans) console.log(`\n[${mode}] ${label} (${ms} ms)\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  return { mode, label, top: describePlan(doc[0].Plan), rows, ms };
 }
 
 /**
@@ -312,7 +353,10 @@ async function runMode(mode: string): Promise<Measured[]> {
     const list = [...combinations(viewer.id, Date.now()), ...(await deepPages(db)), ...(await feedBuckets(db, viewer.id))]
       .filter((c) => c.label.includes(only));
     const results: Measured[] = [];
-    for (const c of list) results.push(await measure(db, mode, c));
+    for (const c of list) {
+      results.push(await measure(db, mode, c));
+      if (c.generic) results.push(await measureGeneric(db, mode, c));
+    }
     const cost = await reactionWriteCost(db, 300);
     reactionCosts.push(`${mode}: ${cost.withIndex.toFixed(2)} ms per reaction_count update with contents_reaction_count_id_idx, ${cost.without.toFixed(2)} ms without`);
     return results;
