@@ -25,6 +25,7 @@ import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, m
 import { RangeBits } from './index-ranges.js';
 import { addSlot, countSlots, forEachSlot, hasSlot, intersect, removeSlot, widened, wordsFor } from './slot-bits.js';
 import { smallestFirst } from './smallest-k.js';
+import { priceBucketOf } from './price-buckets.js';
 import type { Viewport } from './viewport.js';
 
 export { FACETS, type FacetName } from './index-filter.js';
@@ -57,23 +58,6 @@ export interface IndexPage {
   rows: ContentRow[];
   hasMore: boolean;
   total: number;
-}
-
-/**
- * The price buckets of the price facet: 1, 2 and 5 times each power of ten (`[1, 2)`, `[2, 5)`,
- * `[5, 10)`, `[10, 20)`, …), whatever the currency, and `[0, 1)` below them. An item's bucket
- * start for its price.
- */
-export function priceBucketOf(price: number): { from: number; to: number } {
-  if (price < 1) return { from: 0, to: 1 };
-  let power = 10 ** Math.floor(Math.log10(price));
-  if (power * 10 <= price) power *= 10; // log10 rounding just below a power of ten
-  if (power > price) power /= 10;
-  const steps = [1, 2, 5, 10];
-  for (let s = 0; s < 3; s++) {
-    if (price < steps[s + 1] * power) return { from: steps[s] * power, to: steps[s + 1] * power };
-  }
-  return { from: 5 * power, to: 10 * power };
 }
 
 const LOAD_PAGE = 2_000;
@@ -388,10 +372,15 @@ export class ListingIndex {
     return terms.length === 0 ? { slots: new Int32Array(0), count: 0, marks: new Uint8Array(0), mark: 0, score: () => 0, byRelevance: () => null } : this.text.search(terms);
   }
 
+  /** Each search term's matches, the fewest first (none: nothing matches); null without a search. */
+  private termsOf(search: string | undefined): TermMatches[] | null {
+    return search === undefined || search.trim() === '' ? null : this.text.termMatches(queryTermsOf(search));
+  }
+
   /** The page `page` (1-based) of a listing, and its total (exact up to COUNT_EXACT). */
   page(query: IndexQuery, sort: IndexSort, page: number, perPage: number): IndexPage {
     const none: IndexPage = { rows: [], total: 0, hasMore: false };
-    const terms = query.search === undefined || query.search.trim() === '' ? null : this.text.termMatches(queryTermsOf(query.search));
+    const terms = this.termsOf(query.search);
     if (terms && (terms.length === 0 || terms[0].count === 0)) return none;
     const words = wordsFor(this.slots.used);
     const areaFromMap = this.selectInto(this.selected, words, query, terms);
@@ -547,44 +536,58 @@ export class ListingIndex {
     return matched;
   }
 
-  /** Facet counts (CONTRACT §23): each over the matches of every other filter. */
+  /**
+   * Facet counts (CONTRACT §23): each over the matches of every other filter. The items selected
+   * by every condition kept as bits except the price range (itself a facet) are read, and each
+   * says which facets' filters it fails.
+   */
   facets(query: IndexQuery, names: readonly FacetName[]): Facets {
-    const matches = this.searched(query.search);
-    const filter = new ItemFilter(this.slots, query, matches);
-    const want = new Set(names);
-    const counts = {
-      amenities: new Map<number, number>(),
-      apartment_type: new Map<number, number>(),
-      project_status: new Map<number, number>(),
-      price: new Map<number, { from: number; to: number; count: number }>(),
-    };
-    const bump = (map: Map<number, number>, codes: readonly number[]) => {
-      for (const code of codes) map.set(code, (map.get(code) ?? 0) + 1);
-    };
+    const terms = this.termsOf(query.search);
+    const filter = new ItemFilter(this.slots, query, null);
     const s = this.slots;
+    const wanted = names.reduce((bits, name) => bits | FACET_BIT[name], 0);
+    // Counted by code, in arrays (a facet request may read every item).
+    const amenities = new Int32Array(s.amenities.size);
+    const apartmentTypes = new Int32Array(s.apartmentTypes.size);
+    const projectStatuses = new Int32Array(s.projectStatuses.size);
+    const prices = new Int32Array(s.priceBuckets.size);
+    const bump = (counts: Int32Array, codes: readonly number[]) => {
+      for (let i = 0; i < codes.length; i++) counts[codes[i]]++;
+    };
     const visit = (slot: number) => {
       const failed = filter.failures(slot, true);
       // Counted in a facet: items that pass everything, or fail its own filter only.
-      const counted = (facet: FacetName) => want.has(facet) && (failed === 0 || failed === FACET_BIT[facet]);
-      if (counted('amenities')) bump(counts.amenities, s.amenityCodes[slot]);
-      if (counted('apartment_type')) bump(counts.apartment_type, s.apartmentTypeCodes[slot]);
-      if (counted('project_status')) bump(counts.project_status, s.projectStatusCodes[slot]);
-      if (counted('price')) {
-        const bucket = priceBucketOf(s.price[slot]);
-        const kept = counts.price.get(bucket.from);
-        if (kept) kept.count++;
-        else counts.price.set(bucket.from, { ...bucket, count: 1 });
-      }
+      const into = failed === 0 ? wanted : (failed & (failed - 1)) === 0 ? failed & wanted : 0;
+      if (into === 0) return;
+      if (into & FACET_BIT.amenities) bump(amenities, s.amenityCodes[slot]);
+      if (into & FACET_BIT.apartment_type) bump(apartmentTypes, s.apartmentTypeCodes[slot]);
+      if (into & FACET_BIT.project_status) bump(projectStatuses, s.projectStatusCodes[slot]);
+      if (into & FACET_BIT.price) prices[s.priceBucket[slot]]++;
     };
-    if (matches) for (let i = 0; i < matches.count; i++) visit(matches.slots[i]);
-    else for (const slot of s.held()) visit(slot);
-    const named = (map: Map<number, number>, codes: { valueAt(code: number): string }) =>
-      Object.fromEntries([...map].map(([code, n]) => [codes.valueAt(code), n]));
+    if (!terms || (terms.length > 0 && terms[0].count > 0)) {
+      const words = wordsFor(this.slots.used);
+      const withoutPrice: IndexQuery = { ...query, filters: { ...query.filters, price_from: undefined, price_to: undefined } };
+      this.selectInto(this.selected, words, withoutPrice, terms);
+      forEachSlot(this.selected, words, visit);
+    }
+    const named = (counts: Int32Array, codes: { valueAt(code: number): string }) => {
+      const found: Record<string, number> = {};
+      counts.forEach((n, code) => {
+        if (n > 0) found[codes.valueAt(code)] = n;
+      });
+      return found;
+    };
     const facets: Facets = {};
-    if (want.has('amenities')) facets.amenities = named(counts.amenities, s.amenities);
-    if (want.has('apartment_type')) facets.apartment_type = named(counts.apartment_type, s.apartmentTypes);
-    if (want.has('project_status')) facets.project_status = named(counts.project_status, s.projectStatuses);
-    if (want.has('price')) facets.price = [...counts.price.values()].sort((a, b) => a.from - b.from);
+    if (wanted & FACET_BIT.amenities) facets.amenities = named(amenities, s.amenities);
+    if (wanted & FACET_BIT.apartment_type) facets.apartment_type = named(apartmentTypes, s.apartmentTypes);
+    if (wanted & FACET_BIT.project_status) facets.project_status = named(projectStatuses, s.projectStatuses);
+    if (wanted & FACET_BIT.price) {
+      const buckets: PriceBucket[] = [];
+      prices.forEach((count, code) => {
+        if (count > 0) buckets.push({ ...priceBucketOf(Number(s.priceBuckets.valueAt(code))), count });
+      });
+      facets.price = buckets.sort((a, b) => (a.from ?? 0) - (b.from ?? 0));
+    }
     return facets;
   }
 
