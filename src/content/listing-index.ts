@@ -9,17 +9,18 @@
 // How a query is answered (docs/search.md, "How a query runs"): the items sit in numbered slots
 // with typed arrays per field (index-slots.ts), in one order per sort column (index-orders.ts),
 // their words in a text index (index-text.ts), the published ones with a position in map order
-// (index-map.ts). A page either sorts its few candidates by rank (the smallest of: the search's
-// matches, the items in a price, area or date range, the items in a map area) or walks the
-// column's order until the page is full; `total` is exact up to COUNT_EXACT matches and above it
-// estimated from a random sample of the items.
+// (index-map.ts). A query's conditions are sets of slots as bits (slot-bits.ts, index-ranges.ts),
+// intersected; what is not kept as bits is tested on the selected items only (the residual test).
+// A page either sorts its few selected items by rank or walks the column's order until the page
+// is full; `total` is the number selected, or, with a residual test, exact up to COUNT_EXACT
+// matches and above it estimated from a random sample of the items.
 import type { Logger } from '../shared/logger.js';
 import type { ContentRow } from './content-repository.js';
 import type { ContentListingRepository, IndexRow, SortColumn } from './listing-repository.js';
 import { queryTermsOf } from './search-text.js';
 import { ItemSlots } from './index-slots.js';
 import { SlotOrder } from './index-orders.js';
-import { TextIndex, type TermMatches, type TextMatches } from './index-text.js';
+import { TextIndex, type TermMatches } from './index-text.js';
 import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
 import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
 import { RangeBits } from './index-ranges.js';
@@ -365,13 +366,6 @@ export class ListingIndex {
 
   // ---- queries ----
 
-  /** The items matching the search, with their relevance. Null: no search given. */
-  private searched(search: string | undefined): TextMatches | null {
-    if (search === undefined || search.trim() === '') return null;
-    const terms = queryTermsOf(search);
-    return terms.length === 0 ? { slots: new Int32Array(0), count: 0, marks: new Uint8Array(0), mark: 0, score: () => 0, byRelevance: () => null } : this.text.search(terms);
-  }
-
   /** Each search term's matches, the fewest first (none: nothing matches); null without a search. */
   private termsOf(search: string | undefined): TermMatches[] | null {
     return search === undefined || search.trim() === '' ? null : this.text.termMatches(queryTermsOf(search));
@@ -445,7 +439,7 @@ export class ListingIndex {
     const needed =
       query.visibility.kind === 'published-or-own' || (query.hidden?.size ?? 0) > 0 || Boolean(f.lang) || Boolean(f.unit_price) || Boolean(f.unit_area)
       || (f.amenities?.length ?? 0) > 0 || (f.apartment_type?.length ?? 0) > 0 || (f.project_status?.length ?? 0) > 0 || (Boolean(query.viewport) && !areaFromMap);
-    return needed ? new ItemFilter(this.slots, query, null) : null;
+    return needed ? new ItemFilter(this.slots, query) : null;
   }
 
   /** The published items in the map cells covering a viewport (west ≤ east), as bits. */
@@ -543,7 +537,7 @@ export class ListingIndex {
    */
   facets(query: IndexQuery, names: readonly FacetName[]): Facets {
     const terms = this.termsOf(query.search);
-    const filter = new ItemFilter(this.slots, query, null);
+    const filter = new ItemFilter(this.slots, query);
     const s = this.slots;
     const wanted = names.reduce((bits, name) => bits | FACET_BIT[name], 0);
     // Counted by code, in arrays (a facet request may read every item).
@@ -597,9 +591,9 @@ export class ListingIndex {
    * Items of `hidden` uploaders (the caller's blocks) are left out.
    */
   clusters(query: IndexQuery, box: ClusterBox, hidden: ReadonlySet<string>): { clusters: Cluster[]; total: number } {
-    const matches = this.searched(query.search);
-    if (matches && matches.count === 0) return { clusters: [], total: 0 };
-    const filter = new ItemFilter(this.slots, { visibility: { kind: 'published' }, filters: query.filters, hidden }, matches);
+    const terms = this.termsOf(query.search);
+    if (terms && (terms.length === 0 || terms[0].count === 0)) return { clusters: [], total: 0 };
+    const select: IndexQuery = { visibility: { kind: 'published' }, filters: query.filters, hidden };
     const level = clusterLevel(box);
     const cells = cellsOf(box, level);
     const s = this.slots;
@@ -616,7 +610,7 @@ export class ListingIndex {
       // One item: its own position (a difference of running sums is off in the last digits).
       clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
     };
-    if (!matches && !filter.filters && !hidden.size) {
+    if (!terms && !new ItemFilter(this.slots, select).filters && !hidden.size) {
       // Nothing but the box: each cell's count and position from the map order's runs.
       const mercator = mercatorBoxOf(box);
       for (const { x, y } of cells) {
@@ -625,9 +619,15 @@ export class ListingIndex {
       }
       return { clusters, total };
     }
+    // The search and the filters as bits; what they leave (blocks, codes) tested item by item.
+    const words = wordsFor(this.slots.used);
+    this.selectInto(this.selected, words, select, terms);
+    const selected = this.selected;
+    const residual = this.residualOf(select, false);
+    const passes = (slot: number) => hasSlot(selected, slot) && (residual === null || residual.passes(slot));
     const runs = cells.map((c) => this.map.run(level, c.x, c.y));
     const onMapInBox = runs.reduce((n, r) => n + r.to - r.from, 0);
-    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
+    if (countSlots(selected, words) < onMapInBox) return this.clustersOfSelected(words, residual, level, inBox);
     for (const run of runs) {
       let count = 0;
       let lat = 0;
@@ -635,7 +635,7 @@ export class ListingIndex {
       let single = -1;
       for (let i = run.from; i < run.to; i++) {
         const slot = this.map.order[i];
-        if (!inBox(slot) || !filter.passes(slot)) continue;
+        if (!inBox(slot) || !passes(slot)) continue;
         count++;
         lat += s.latitude[slot];
         lng += s.longitude[slot];
@@ -646,15 +646,14 @@ export class ListingIndex {
     return { clusters, total };
   }
 
-  /** Clusters of a search's few matches: each match's cell worked out, then grouped. */
-  private clustersOfMatches(matches: TextMatches, filter: ItemFilter, box: ClusterBox, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
+  /** Clusters of fewer selected items than the box holds: each one's cell worked out, then grouped. */
+  private clustersOfSelected(words: number, residual: ItemFilter | null, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
     const s = this.slots;
     const cells = 2 ** level;
     const byCell = new Map<number, { lat: number; lng: number; count: number; slot: number; y: number; x: number }>();
     let total = 0;
-    for (let i = 0; i < matches.count; i++) {
-      const slot = matches.slots[i];
-      if (!this.onMap(slot) || !inBox(slot) || !filter.passes(slot)) continue;
+    forEachSlot(this.selected, words, (slot) => {
+      if (!this.onMap(slot) || !inBox(slot) || (residual !== null && !residual.passes(slot))) return;
       const x = cellOf(mercatorX(s.longitude[slot]), cells);
       const y = cellOf(mercatorY(s.latitude[slot]), cells);
       const key = y * cells + x;
@@ -665,7 +664,7 @@ export class ListingIndex {
         cell.lng += s.longitude[slot];
         cell.count++;
       } else byCell.set(key, { lat: s.latitude[slot], lng: s.longitude[slot], count: 1, slot, y, x });
-    }
+    });
     const clusters = [...byCell.values()]
       .sort((a, b) => a.y - b.y || a.x - b.x)
       .map((c) => (c.count === 1 ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! } : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count }));
