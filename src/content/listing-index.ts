@@ -317,7 +317,7 @@ export class ListingIndex {
     if (!this.loaded) return;
     if (!before) {
       for (const order of Object.values(this.orders)) order.insert(slot);
-      for (const column of RANGE_COLUMNS) this.ranges[column].set(slot, this.orders[column].valueAt(slot));
+      for (const column of RANGE_COLUMNS) this.setRange(column, slot);
       if (this.onMap(slot)) this.map.insert(slot);
       this.addShuffled(slot);
       return;
@@ -327,12 +327,19 @@ export class ListingIndex {
       if (order.valueAt(slot) === before.values[i]) return;
       order.remove(slot, before.values[i]);
       order.insert(slot);
-      if (isRangeColumn(column)) this.ranges[column].set(slot, order.valueAt(slot));
+      if (isRangeColumn(column)) this.setRange(column, slot);
     });
     const onMap = this.onMap(slot);
     const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
     if (before.onMap && (!onMap || moved)) this.map.remove(slot);
     if (onMap && (!before.onMap || moved)) this.map.insert(slot);
+  }
+
+  /** A slot's value of a range column is now its order's (NaN: the slot goes); the column is cut again when its cuts are stale. */
+  private setRange(column: RangeColumn, slot: number, value = this.orders[column].valueAt(slot)): void {
+    const range = this.ranges[column];
+    range.set(slot, value);
+    if (range.stale()) range.rebuild();
   }
 
   private drop(id: string): void {
@@ -341,7 +348,7 @@ export class ListingIndex {
     if (this.loaded) {
       this.detach(slot);
       this.removeShuffled(slot);
-      for (const range of Object.values(this.ranges)) range.set(slot, NaN);
+      for (const column of RANGE_COLUMNS) this.setRange(column, slot, NaN);
     } else this.text.remove(slot);
     removeSlot(this.heldBits, slot);
     removeSlot(this.publishedBits, slot);
