@@ -131,6 +131,10 @@ function timeInProcess(index: ListingIndex): void {
     const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
     return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
   }));
+  timed('/all facets (all four), 2,000 different queries', variedAll().map((path) => {
+    const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    return () => index.facets({ visibility, search: q.search, filters: q }, ['amenities', 'apartment_type', 'project_status', 'price']);
+  }));
   timed('/completed, 40 viewports and pages', variedCompleted().map((path) => {
     const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
     const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
@@ -217,6 +221,8 @@ interface Target {
 const TARGETS = (): Target[] => [
   { label: '/all first page, always the same (page cache)', paths: ['/content/api/v1/all'] },
   { label: '/all, 2,000 different queries in turn', paths: variedAll() },
+  // The same queries asking every facet (a client showing counts beside its filters).
+  { label: '/all with all four facets, 2,000 different queries in turn', paths: variedAll().map((p) => `${p}&facets=amenities,apartment_type,project_status,price`) },
   ...[3, 8, 12, 16].map((zoom) => ({ label: `/completed/clusters zoom ${zoom} (4 cities)`, paths: clusterPaths(zoom) })),
   { label: '/completed, 40 viewports and pages in turn', paths: variedCompleted() },
 ];

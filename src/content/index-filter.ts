@@ -2,10 +2,9 @@
 // see it, the filters of `/all` (as filterConditions writes them in SQL), a map area, and the
 // uploaders the caller blocked. One function tests an item against all of it over the item
 // slots' typed arrays and says which groups failed, so a facet can count the items that fail
-// only its own filter. A search's matches are one more condition (they fail OTHER).
+// only its own filter. A search's matches are not tested here: the index selects them as bits.
 import type { ListingFilters, ListingVisibility } from './listing-repository.js';
 import type { ItemSlots } from './index-slots.js';
-import type { TextMatches } from './index-text.js';
 import type { Viewport } from './viewport.js';
 
 export const FACETS = ['amenities', 'apartment_type', 'project_status', 'price'] as const;
@@ -48,8 +47,6 @@ export class ItemFilter {
   private readonly projectStatuses: number[] | null | undefined;
   private readonly viewport: Viewport | null;
   private readonly hidden: ReadonlySet<number> | null;
-  private readonly marks: Uint8Array | Uint32Array | null;
-  private readonly mark: number;
   // The slots' arrays, read once per query (they are replaced only when the slots grow).
   private readonly published: Uint8Array;
   private readonly uploader: Int32Array;
@@ -63,10 +60,7 @@ export class ItemFilter {
   constructor(
     private readonly slots: ItemSlots,
     query: FilterQuery,
-    matches: TextMatches | null = null,
   ) {
-    this.marks = matches?.marks ?? null;
-    this.mark = matches?.mark ?? 0;
     this.published = slots.published;
     this.uploader = slots.uploader;
     this.langMask = slots.langMask;
@@ -113,10 +107,6 @@ export class ItemFilter {
    */
   failures(slot: number, all: boolean): number {
     const s = this.slots;
-    if (this.marks !== null) {
-      const mark = this.marks[slot];
-      if (this.mark === 0 ? mark === 0 : mark !== this.mark) return OTHER;
-    }
     if (!this.everyone && this.published[slot] === 0 && this.uploader[slot] !== this.own) return OTHER;
     if (this.hidden !== null && this.hidden.has(this.uploader[slot])) return OTHER;
     if (this.filters) {

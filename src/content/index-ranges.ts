@@ -3,7 +3,9 @@
 // BLOCKS thresholds, and for each threshold the set of the slots whose value lies below it is
 // kept. A range [low, high] is then the difference of two such sets, plus the items between
 // `low` and the first threshold above it and between the last threshold below `high` and `high`,
-// read from the order (about one block each).
+// read from the order (about one block each). The cuts are made again once as many values have
+// changed since the last cut as half the items (growth from an empty start, creation times that
+// all move past the last threshold), so a range keeps reading about two blocks.
 import type { SlotOrder } from './index-orders.js';
 import { addSlot, removeSlot, widened, wordsFor } from './slot-bits.js';
 
@@ -15,6 +17,8 @@ export class RangeBits {
   /** below[k]: the slots whose value is below thresholds[k]. */
   private below: Uint32Array[] = [];
   private slots = 0;
+  /** Values set since the thresholds were cut. */
+  private changes = 0;
 
   constructor(private readonly order: SlotOrder) {}
 
@@ -26,6 +30,7 @@ export class RangeBits {
   /** Cuts the order anew at even intervals (after a load): later values move bits, not thresholds. */
   rebuild(): void {
     const { order } = this;
+    this.changes = 0;
     const cuts: number[] = [];
     for (let k = 1; k <= BLOCKS && order.length > 0; k++) {
       const value = order.valueAt(order.order[Math.floor((k * order.length) / (BLOCKS + 1))]);
@@ -45,11 +50,17 @@ export class RangeBits {
 
   /** A slot's value is now `value` (NaN: the slot is gone). */
   set(slot: number, value: number): void {
+    this.changes++;
     const { thresholds, below } = this;
     for (let k = 0; k < thresholds.length; k++) {
       if (value < thresholds[k]) addSlot(below[k], slot);
       else removeSlot(below[k], slot);
     }
+  }
+
+  /** Whether so many values changed since the cut that the blocks may be uneven (then rebuild). */
+  stale(): boolean {
+    return this.changes > this.order.length / 2 + BLOCKS;
   }
 
   /** Writes into the first `words` words of `into` the slots whose value lies within [low, high]. */

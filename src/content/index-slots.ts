@@ -4,6 +4,7 @@
 // Freed slots are used again, so the arrays grow with the most items ever held, not with churn.
 import type { ContentRow } from './content-repository.js';
 import type { IndexRow } from './listing-repository.js';
+import { priceBucketOf } from './price-buckets.js';
 
 /** Small numbers for strings (languages, units, amenities, uploaders), given out once and kept. */
 export class Codes {
@@ -19,6 +20,11 @@ export class Codes {
       this.values.push(value);
     }
     return code;
+  }
+
+  /** How many codes were given out (each below this). */
+  get size(): number {
+    return this.values.length;
   }
 
   /** The value a code was given out for. */
@@ -50,6 +56,8 @@ export class ItemSlots {
   readonly apartmentTypes = new Codes();
   readonly projectStatuses = new Codes();
   readonly uploaders = new Codes();
+  /** The price facet's buckets, by their lower bound (price-buckets.ts). */
+  readonly priceBuckets = new Codes();
 
   ids: (string | undefined)[] = [];
   rows: (ContentRow | undefined)[] = [];
@@ -62,6 +70,8 @@ export class ItemSlots {
   unitArea = new Int32Array(0);
   langMask = new Int32Array(0);
   price = new Float64Array(0);
+  /** The code of the price's facet bucket (priceBuckets). */
+  priceBucket = new Int32Array(0);
   area = new Float64Array(0);
   pricePerArea = new Float64Array(0);
   createdUs = new Float64Array(0);
@@ -107,6 +117,7 @@ export class ItemSlots {
     this.unitArea[slot] = this.units.of(row.unit_area);
     this.langMask[slot] = this.languageMask(langs ?? []);
     this.price[slot] = Number(row.price);
+    this.priceBucket[slot] = this.priceBuckets.of(String(priceBucketOf(this.price[slot]).from));
     this.area[slot] = Number(row.area);
     this.pricePerArea[slot] = Number(row.price_per_area);
     this.createdUs[slot] = Number(created_us);
@@ -162,6 +173,7 @@ export class ItemSlots {
     this.unitArea = widen(this.unitArea, (n) => new Int32Array(n));
     this.langMask = widen(this.langMask, (n) => new Int32Array(n));
     this.price = widen(this.price, (n) => new Float64Array(n));
+    this.priceBucket = widen(this.priceBucket, (n) => new Int32Array(n));
     this.area = widen(this.area, (n) => new Float64Array(n));
     this.pricePerArea = widen(this.pricePerArea, (n) => new Float64Array(n));
     this.createdUs = widen(this.createdUs, (n) => new Float64Array(n));

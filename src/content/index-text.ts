@@ -4,9 +4,8 @@
 //
 // A query term's matches (every item one of the words it reaches occurs in, with its best match)
 // are worked out once and remembered until a word comes or goes: popular words are asked again
-// and again, and a common word can occur in most items. A search of several terms goes through
-// the matches of its rarest term and looks the others up by slot. Matches are kept in a random
-// order, so any first part of them is a fair sample (for the estimate of a large total).
+// and again, and a common word can occur in most items. Each term's matches are also kept as a set
+// of bits (slot-bits.ts): a search of several terms is their intersection (listing-index.ts).
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTermsOf, prefixAllowed, typoAllowed, withinOneEdit } from './search-text.js';
 import { addSlot, wordsFor } from './slot-bits.js';
@@ -56,7 +55,7 @@ class Postings {
   }
 }
 
-/** A term's matches: their slots (random order), the same as a set of bits, and, by slot, its best match in tenths (0: none). */
+/** A term's matches: their slots, the same as a set of bits, and, by slot, its best match in tenths (0: none). */
 interface Remembered {
   slots: Int32Array;
   bits: Uint32Array;
@@ -76,22 +75,6 @@ export interface TermMatches {
   ranked(idOrder: Int32Array, idRank: Int32Array): Int32Array;
 }
 
-/** The items a search matched, in a random order. Valid until the next search of the same index. */
-export interface TextMatches {
-  slots: Int32Array;
-  count: number;
-  /**
-   * Which slots matched: those whose entry in `marks` is `mark`, or any non-zero one when `mark`
-   * is 0 (read in the filter's loop, without a call per item).
-   */
-  marks: Uint8Array | Uint32Array;
-  mark: number;
-  /** Relevance in tenths (the sum of each term's best match). */
-  score(slot: number): number;
-  /** The matches most relevant first (ties by id), when the index keeps that order (one term). */
-  byRelevance(idOrder: Int32Array, idRank: Int32Array): Int32Array | null;
-}
-
 const tenthsOf = (weight: number, fields: number): number => (fields & IN_TITLE ? weight * TITLE_BOOST : weight);
 
 export class TextIndex {
@@ -103,11 +86,8 @@ export class TextIndex {
   private readonly remembered = new Map<string, Remembered>();
   private rememberedBytes = 0;
   private capacity = 0;
-  // Scratch of a search: the slots it finds; for several terms, which slots matched (by stamp) and their sums.
+  /** Scratch of a term's lookup: the slots it finds. */
   private matched = new Int32Array(0);
-  private matchedStamp = new Uint32Array(0);
-  private sum = new Uint16Array(0);
-  private stamp = 0;
 
   grow(capacity: number): void {
     this.capacity = capacity;
@@ -115,9 +95,6 @@ export class TextIndex {
     hashes.set(this.textHash);
     this.textHash = hashes;
     this.matched = new Int32Array(capacity);
-    this.matchedStamp = new Uint32Array(capacity);
-    this.sum = new Uint16Array(capacity);
-    this.stamp = 0;
     this.forgetAll();
   }
 
@@ -211,7 +188,6 @@ export class TextIndex {
         if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) take(postings, TYPO);
       }
     }
-    shuffle(found, count);
     return this.remember(term, tenths, count);
   }
 
@@ -221,51 +197,6 @@ export class TextIndex {
       .map((t) => this.matchesOf(t))
       .sort((a, b) => a.slots.length - b.slots.length)
       .map((m) => ({ count: m.slots.length, bits: m.bits, tenths: m.tenths, ranked: (idOrder, idRank) => (m.byRelevance ??= relevanceOrder(m, idOrder, idRank)) }));
-  }
-
-  /** The items matching every term, with their relevance (the sum of each term's best match). */
-  search(terms: string[]): TextMatches {
-    const [rarest, ...others] = terms.map((t) => this.matchesOf(t)).sort((a, b) => a.slots.length - b.slots.length);
-    if (others.length === 0) {
-      return {
-        slots: rarest.slots,
-        count: rarest.slots.length,
-        marks: rarest.tenths,
-        mark: 0,
-        score: (slot) => rarest.tenths[slot],
-        byRelevance: (idOrder, idRank) => (rarest.byRelevance ??= relevanceOrder(rarest, idOrder, idRank)),
-      };
-    }
-    // Several terms (not remembered: their combinations are many): the rarest term's matches that
-    // every other term matches too, marked in scratch arrays by this search's stamp. They stay in
-    // the rarest term's random order.
-    if (++this.stamp === 0xffffffff) {
-      this.matchedStamp.fill(0);
-      this.stamp = 1;
-    }
-    const stamp = this.stamp;
-    const { matchedStamp, sum, matched } = this;
-    let count = 0;
-    for (const slot of rarest.slots) {
-      let total = rarest.tenths[slot];
-      for (const other of others) {
-        const t = other.tenths[slot];
-        total = t === 0 ? 0 : total + t;
-        if (total === 0) break;
-      }
-      if (total === 0) continue;
-      matched[count++] = slot;
-      matchedStamp[slot] = stamp;
-      sum[slot] = total;
-    }
-    return {
-      slots: matched,
-      count,
-      marks: matchedStamp,
-      mark: stamp,
-      score: (slot) => sum[slot],
-      byRelevance: () => null,
-    };
   }
 }
 
@@ -287,16 +218,6 @@ function textHashOf(title: string, body: string): number {
   mix('\u0000');
   mix(body);
   return (a >>> 0) * 2 ** 21 + ((b >>> 0) & 0x1fffff);
-}
-
-/** Shuffles the first `count` entries (Fisher-Yates). */
-function shuffle(slots: Int32Array, count: number): void {
-  for (let i = count - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    const slot = slots[i];
-    slots[i] = slots[j];
-    slots[j] = slot;
-  }
 }
 
 /** A term's matches most relevant first, ties by id: `idOrder` the slots by id, `idRank` each slot's place in it. */

@@ -9,22 +9,24 @@
 // How a query is answered (docs/search.md, "How a query runs"): the items sit in numbered slots
 // with typed arrays per field (index-slots.ts), in one order per sort column (index-orders.ts),
 // their words in a text index (index-text.ts), the published ones with a position in map order
-// (index-map.ts). A page either sorts its few candidates by rank (the smallest of: the search's
-// matches, the items in a price, area or date range, the items in a map area) or walks the
-// column's order until the page is full; `total` is exact up to COUNT_EXACT matches and above it
-// estimated from a random sample of the items.
+// (index-map.ts). A query's conditions are sets of slots as bits (slot-bits.ts, index-ranges.ts),
+// intersected; what is not kept as bits is tested on the selected items only (the residual test).
+// A page either sorts its few selected items by rank or walks the column's order until the page
+// is full; `total` is the number selected, or, with a residual test, exact up to COUNT_EXACT
+// matches and above it estimated from a random sample of the items.
 import type { Logger } from '../shared/logger.js';
 import type { ContentRow } from './content-repository.js';
 import type { ContentListingRepository, IndexRow, SortColumn } from './listing-repository.js';
 import { queryTermsOf } from './search-text.js';
 import { ItemSlots } from './index-slots.js';
 import { SlotOrder } from './index-orders.js';
-import { TextIndex, type TermMatches, type TextMatches } from './index-text.js';
+import { TextIndex, type TermMatches } from './index-text.js';
 import { ItemFilter, FACET_BIT, type FacetName, type FilterQuery } from './index-filter.js';
 import { FINEST_LEVEL, MapOrder, cellOf, cellsOf, clusterLevel, coarsestBelow, mercatorBoxOf, mercatorX, mercatorY, type Cluster, type ClusterBox } from './index-map.js';
 import { RangeBits } from './index-ranges.js';
 import { addSlot, countSlots, forEachSlot, hasSlot, intersect, removeSlot, widened, wordsFor } from './slot-bits.js';
 import { smallestFirst } from './smallest-k.js';
+import { priceBucketOf } from './price-buckets.js';
 import type { Viewport } from './viewport.js';
 
 export { FACETS, type FacetName } from './index-filter.js';
@@ -57,23 +59,6 @@ export interface IndexPage {
   rows: ContentRow[];
   hasMore: boolean;
   total: number;
-}
-
-/**
- * The price buckets of the price facet: 1, 2 and 5 times each power of ten (`[1, 2)`, `[2, 5)`,
- * `[5, 10)`, `[10, 20)`, …), whatever the currency, and `[0, 1)` below them. An item's bucket
- * start for its price.
- */
-export function priceBucketOf(price: number): { from: number; to: number } {
-  if (price < 1) return { from: 0, to: 1 };
-  let power = 10 ** Math.floor(Math.log10(price));
-  if (power * 10 <= price) power *= 10; // log10 rounding just below a power of ten
-  if (power > price) power /= 10;
-  const steps = [1, 2, 5, 10];
-  for (let s = 0; s < 3; s++) {
-    if (price < steps[s + 1] * power) return { from: steps[s] * power, to: steps[s + 1] * power };
-  }
-  return { from: 5 * power, to: 10 * power };
 }
 
 const LOAD_PAGE = 2_000;
@@ -332,7 +317,7 @@ export class ListingIndex {
     if (!this.loaded) return;
     if (!before) {
       for (const order of Object.values(this.orders)) order.insert(slot);
-      for (const column of RANGE_COLUMNS) this.ranges[column].set(slot, this.orders[column].valueAt(slot));
+      for (const column of RANGE_COLUMNS) this.setRange(column, slot);
       if (this.onMap(slot)) this.map.insert(slot);
       this.addShuffled(slot);
       return;
@@ -342,12 +327,19 @@ export class ListingIndex {
       if (order.valueAt(slot) === before.values[i]) return;
       order.remove(slot, before.values[i]);
       order.insert(slot);
-      if (isRangeColumn(column)) this.ranges[column].set(slot, order.valueAt(slot));
+      if (isRangeColumn(column)) this.setRange(column, slot);
     });
     const onMap = this.onMap(slot);
     const moved = this.slots.latitude[slot] !== before.lat || this.slots.longitude[slot] !== before.lng;
     if (before.onMap && (!onMap || moved)) this.map.remove(slot);
     if (onMap && (!before.onMap || moved)) this.map.insert(slot);
+  }
+
+  /** A slot's value of a range column is now its order's (NaN: the slot goes); the column is cut again when its cuts are stale. */
+  private setRange(column: RangeColumn, slot: number, value = this.orders[column].valueAt(slot)): void {
+    const range = this.ranges[column];
+    range.set(slot, value);
+    if (range.stale()) range.rebuild();
   }
 
   private drop(id: string): void {
@@ -356,7 +348,7 @@ export class ListingIndex {
     if (this.loaded) {
       this.detach(slot);
       this.removeShuffled(slot);
-      for (const range of Object.values(this.ranges)) range.set(slot, NaN);
+      for (const column of RANGE_COLUMNS) this.setRange(column, slot, NaN);
     } else this.text.remove(slot);
     removeSlot(this.heldBits, slot);
     removeSlot(this.publishedBits, slot);
@@ -381,17 +373,15 @@ export class ListingIndex {
 
   // ---- queries ----
 
-  /** The items matching the search, with their relevance. Null: no search given. */
-  private searched(search: string | undefined): TextMatches | null {
-    if (search === undefined || search.trim() === '') return null;
-    const terms = queryTermsOf(search);
-    return terms.length === 0 ? { slots: new Int32Array(0), count: 0, marks: new Uint8Array(0), mark: 0, score: () => 0, byRelevance: () => null } : this.text.search(terms);
+  /** Each search term's matches, the fewest first (none: nothing matches); null without a search. */
+  private termsOf(search: string | undefined): TermMatches[] | null {
+    return search === undefined || search.trim() === '' ? null : this.text.termMatches(queryTermsOf(search));
   }
 
   /** The page `page` (1-based) of a listing, and its total (exact up to COUNT_EXACT). */
   page(query: IndexQuery, sort: IndexSort, page: number, perPage: number): IndexPage {
     const none: IndexPage = { rows: [], total: 0, hasMore: false };
-    const terms = query.search === undefined || query.search.trim() === '' ? null : this.text.termMatches(queryTermsOf(query.search));
+    const terms = this.termsOf(query.search);
     if (terms && (terms.length === 0 || terms[0].count === 0)) return none;
     const words = wordsFor(this.slots.used);
     const areaFromMap = this.selectInto(this.selected, words, query, terms);
@@ -456,7 +446,7 @@ export class ListingIndex {
     const needed =
       query.visibility.kind === 'published-or-own' || (query.hidden?.size ?? 0) > 0 || Boolean(f.lang) || Boolean(f.unit_price) || Boolean(f.unit_area)
       || (f.amenities?.length ?? 0) > 0 || (f.apartment_type?.length ?? 0) > 0 || (f.project_status?.length ?? 0) > 0 || (Boolean(query.viewport) && !areaFromMap);
-    return needed ? new ItemFilter(this.slots, query, null) : null;
+    return needed ? new ItemFilter(this.slots, query) : null;
   }
 
   /** The published items in the map cells covering a viewport (west ≤ east), as bits. */
@@ -547,44 +537,58 @@ export class ListingIndex {
     return matched;
   }
 
-  /** Facet counts (CONTRACT §23): each over the matches of every other filter. */
+  /**
+   * Facet counts (CONTRACT §23): each over the matches of every other filter. The items selected
+   * by every condition kept as bits except the price range (itself a facet) are read, and each
+   * says which facets' filters it fails.
+   */
   facets(query: IndexQuery, names: readonly FacetName[]): Facets {
-    const matches = this.searched(query.search);
-    const filter = new ItemFilter(this.slots, query, matches);
-    const want = new Set(names);
-    const counts = {
-      amenities: new Map<number, number>(),
-      apartment_type: new Map<number, number>(),
-      project_status: new Map<number, number>(),
-      price: new Map<number, { from: number; to: number; count: number }>(),
-    };
-    const bump = (map: Map<number, number>, codes: readonly number[]) => {
-      for (const code of codes) map.set(code, (map.get(code) ?? 0) + 1);
-    };
+    const terms = this.termsOf(query.search);
+    const filter = new ItemFilter(this.slots, query);
     const s = this.slots;
+    const wanted = names.reduce((bits, name) => bits | FACET_BIT[name], 0);
+    // Counted by code, in arrays (a facet request may read every item).
+    const amenities = new Int32Array(s.amenities.size);
+    const apartmentTypes = new Int32Array(s.apartmentTypes.size);
+    const projectStatuses = new Int32Array(s.projectStatuses.size);
+    const prices = new Int32Array(s.priceBuckets.size);
+    const bump = (counts: Int32Array, codes: readonly number[]) => {
+      for (let i = 0; i < codes.length; i++) counts[codes[i]]++;
+    };
     const visit = (slot: number) => {
       const failed = filter.failures(slot, true);
       // Counted in a facet: items that pass everything, or fail its own filter only.
-      const counted = (facet: FacetName) => want.has(facet) && (failed === 0 || failed === FACET_BIT[facet]);
-      if (counted('amenities')) bump(counts.amenities, s.amenityCodes[slot]);
-      if (counted('apartment_type')) bump(counts.apartment_type, s.apartmentTypeCodes[slot]);
-      if (counted('project_status')) bump(counts.project_status, s.projectStatusCodes[slot]);
-      if (counted('price')) {
-        const bucket = priceBucketOf(s.price[slot]);
-        const kept = counts.price.get(bucket.from);
-        if (kept) kept.count++;
-        else counts.price.set(bucket.from, { ...bucket, count: 1 });
-      }
+      const into = failed === 0 ? wanted : (failed & (failed - 1)) === 0 ? failed & wanted : 0;
+      if (into === 0) return;
+      if (into & FACET_BIT.amenities) bump(amenities, s.amenityCodes[slot]);
+      if (into & FACET_BIT.apartment_type) bump(apartmentTypes, s.apartmentTypeCodes[slot]);
+      if (into & FACET_BIT.project_status) bump(projectStatuses, s.projectStatusCodes[slot]);
+      if (into & FACET_BIT.price) prices[s.priceBucket[slot]]++;
     };
-    if (matches) for (let i = 0; i < matches.count; i++) visit(matches.slots[i]);
-    else for (const slot of s.held()) visit(slot);
-    const named = (map: Map<number, number>, codes: { valueAt(code: number): string }) =>
-      Object.fromEntries([...map].map(([code, n]) => [codes.valueAt(code), n]));
+    if (!terms || (terms.length > 0 && terms[0].count > 0)) {
+      const words = wordsFor(this.slots.used);
+      const withoutPrice: IndexQuery = { ...query, filters: { ...query.filters, price_from: undefined, price_to: undefined } };
+      this.selectInto(this.selected, words, withoutPrice, terms);
+      forEachSlot(this.selected, words, visit);
+    }
+    const named = (counts: Int32Array, codes: { valueAt(code: number): string }) => {
+      const found: Record<string, number> = {};
+      counts.forEach((n, code) => {
+        if (n > 0) found[codes.valueAt(code)] = n;
+      });
+      return found;
+    };
     const facets: Facets = {};
-    if (want.has('amenities')) facets.amenities = named(counts.amenities, s.amenities);
-    if (want.has('apartment_type')) facets.apartment_type = named(counts.apartment_type, s.apartmentTypes);
-    if (want.has('project_status')) facets.project_status = named(counts.project_status, s.projectStatuses);
-    if (want.has('price')) facets.price = [...counts.price.values()].sort((a, b) => a.from - b.from);
+    if (wanted & FACET_BIT.amenities) facets.amenities = named(amenities, s.amenities);
+    if (wanted & FACET_BIT.apartment_type) facets.apartment_type = named(apartmentTypes, s.apartmentTypes);
+    if (wanted & FACET_BIT.project_status) facets.project_status = named(projectStatuses, s.projectStatuses);
+    if (wanted & FACET_BIT.price) {
+      const buckets: PriceBucket[] = [];
+      prices.forEach((count, code) => {
+        if (count > 0) buckets.push({ ...priceBucketOf(Number(s.priceBuckets.valueAt(code))), count });
+      });
+      facets.price = buckets.sort((a, b) => (a.from ?? 0) - (b.from ?? 0));
+    }
     return facets;
   }
 
@@ -594,9 +598,9 @@ export class ListingIndex {
    * Items of `hidden` uploaders (the caller's blocks) are left out.
    */
   clusters(query: IndexQuery, box: ClusterBox, hidden: ReadonlySet<string>): { clusters: Cluster[]; total: number } {
-    const matches = this.searched(query.search);
-    if (matches && matches.count === 0) return { clusters: [], total: 0 };
-    const filter = new ItemFilter(this.slots, { visibility: { kind: 'published' }, filters: query.filters, hidden }, matches);
+    const terms = this.termsOf(query.search);
+    if (terms && (terms.length === 0 || terms[0].count === 0)) return { clusters: [], total: 0 };
+    const select: IndexQuery = { visibility: { kind: 'published' }, filters: query.filters, hidden };
     const level = clusterLevel(box);
     const cells = cellsOf(box, level);
     const s = this.slots;
@@ -613,7 +617,7 @@ export class ListingIndex {
       // One item: its own position (a difference of running sums is off in the last digits).
       clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
     };
-    if (!matches && !filter.filters && !hidden.size) {
+    if (!terms && !new ItemFilter(this.slots, select).filters && !hidden.size) {
       // Nothing but the box: each cell's count and position from the map order's runs.
       const mercator = mercatorBoxOf(box);
       for (const { x, y } of cells) {
@@ -622,9 +626,15 @@ export class ListingIndex {
       }
       return { clusters, total };
     }
+    // The search and the filters as bits; what they leave (blocks, codes) tested item by item.
+    const words = wordsFor(this.slots.used);
+    this.selectInto(this.selected, words, select, terms);
+    const selected = this.selected;
+    const residual = this.residualOf(select, false);
+    const passes = (slot: number) => hasSlot(selected, slot) && (residual === null || residual.passes(slot));
     const runs = cells.map((c) => this.map.run(level, c.x, c.y));
     const onMapInBox = runs.reduce((n, r) => n + r.to - r.from, 0);
-    if (matches && matches.count < onMapInBox) return this.clustersOfMatches(matches, filter, box, level, inBox);
+    if (countSlots(selected, words) < onMapInBox) return this.clustersOfSelected(words, residual, level, inBox);
     for (const run of runs) {
       let count = 0;
       let lat = 0;
@@ -632,7 +642,7 @@ export class ListingIndex {
       let single = -1;
       for (let i = run.from; i < run.to; i++) {
         const slot = this.map.order[i];
-        if (!inBox(slot) || !filter.passes(slot)) continue;
+        if (!inBox(slot) || !passes(slot)) continue;
         count++;
         lat += s.latitude[slot];
         lng += s.longitude[slot];
@@ -643,15 +653,14 @@ export class ListingIndex {
     return { clusters, total };
   }
 
-  /** Clusters of a search's few matches: each match's cell worked out, then grouped. */
-  private clustersOfMatches(matches: TextMatches, filter: ItemFilter, box: ClusterBox, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
+  /** Clusters of fewer selected items than the box holds: each one's cell worked out, then grouped. */
+  private clustersOfSelected(words: number, residual: ItemFilter | null, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
     const s = this.slots;
     const cells = 2 ** level;
     const byCell = new Map<number, { lat: number; lng: number; count: number; slot: number; y: number; x: number }>();
     let total = 0;
-    for (let i = 0; i < matches.count; i++) {
-      const slot = matches.slots[i];
-      if (!this.onMap(slot) || !inBox(slot) || !filter.passes(slot)) continue;
+    forEachSlot(this.selected, words, (slot) => {
+      if (!this.onMap(slot) || !inBox(slot) || (residual !== null && !residual.passes(slot))) return;
       const x = cellOf(mercatorX(s.longitude[slot]), cells);
       const y = cellOf(mercatorY(s.latitude[slot]), cells);
       const key = y * cells + x;
@@ -662,7 +671,7 @@ export class ListingIndex {
         cell.lng += s.longitude[slot];
         cell.count++;
       } else byCell.set(key, { lat: s.latitude[slot], lng: s.longitude[slot], count: 1, slot, y, x });
-    }
+    });
     const clusters = [...byCell.values()]
       .sort((a, b) => a.y - b.y || a.x - b.x)
       .map((c) => (c.count === 1 ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! } : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count }));

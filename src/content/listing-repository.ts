@@ -9,7 +9,8 @@ import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repositor
 import type { ListAllQuery } from './schemas.js';
 import { escapeLike } from './values.js';
 import type { Viewport } from './viewport.js';
-import { priceBucketOf, type FacetName, type Facets } from './listing-index.js';
+import type { FacetName, Facets } from './listing-index.js';
+import { priceBucketOf } from './price-buckets.js';
 import type { Cluster, ClusterBox } from './index-map.js';
 
 /**
