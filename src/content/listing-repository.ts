@@ -278,10 +278,11 @@ const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from conten
  *   0. items by uploaders the caller follows;
  *   1. others created within freshWindowDays before the snapshot with popularMinReactions reactions;
  *   2. every other item.
- * Each bucket is a walk of an index in the page's order that stops after `limit` rows (plans at
- * 100,000 items in docs/content.md, "The feed's plans"). The statements are prepared and
- * PostgreSQL plans them once for every parameter value (a generic plan): each is written so that
- * the one plan is the walk whatever the caller, the snapshot or the cursor.
+ * Each bucket is read by index walks in the page's order that stop after the page's rows (one
+ * walk, or in bucket 0 one per followed uploader; plans at 100,000 items in docs/content.md, "The
+ * feed's plans"). In server mode the statements are prepared, and PostgreSQL plans each once for
+ * every parameter value (a generic plan): each is written so that this one plan is still the walk
+ * whatever the caller, the snapshot or the cursor.
  */
 function feedBucketQuery(q: FeedBucketQuery, capped = false): SQL {
   const at = sql`(${q.snapshot}::timestamp at time zone 'UTC')`;
@@ -497,7 +498,8 @@ export class ContentListingRepository extends Repository {
    * One feed bucket (feedBucketQuery). The followed uploaders' bucket is read first with each
    * uploader's walk capped near its share of the page; when some uploader filled its cap with
    * every row it gave, its next items might belong on the page too, and the bucket is read again
-   * uncapped (an uploader that gave fewer rows than its cap had nothing newer left out).
+   * uncapped (an uploader that gave the page fewer rows than its cap read, left out only items
+   * older than the page's last).
    */
   async feedBucket(q: FeedBucketQuery): Promise<FeedRow[]> {
     if (q.bucket !== 0) return this.db.rows<FeedRow>(feedBucketQuery(q));
