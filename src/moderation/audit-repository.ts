@@ -32,8 +32,11 @@ const COLUMNS = sql`id, actor_id, action, target_type, target_id, note, created_
 export class AuditLogRepository extends Repository {
   async insert(row: NewAuditRow): Promise<AuditRow> {
     const [inserted] = await this.db.rows<AuditRow>(sql`
-      insert into moderation_audit_log (id, actor_id, action, target_type, target_id, note)
-      values (${row.id}, ${row.actorId}, ${row.action}, ${row.targetType}, ${row.targetId}, ${row.note})
+      insert into moderation_audit_log (id, actor_id, action, target_type, target_id, note, created_at)
+      values (${row.id}, ${row.actorId}, ${row.action}, ${row.targetType}, ${row.targetId}, ${row.note},
+              -- Milliseconds, as the page cursor (a JavaScript date) carries them: a finer time
+              -- would let entries of one millisecond fall between two pages.
+              date_trunc('milliseconds', clock_timestamp()))
       returning ${COLUMNS}`);
     return inserted;
   }
