@@ -544,9 +544,18 @@ export class ListingIndex {
    */
   facets(query: IndexQuery, names: readonly FacetName[]): Facets {
     const terms = this.termsOf(query.search);
-    const filter = new ItemFilter(this.slots, query);
     const s = this.slots;
     const wanted = names.reduce((bits, name) => bits | FACET_BIT[name], 0);
+    const withoutPrice: IndexQuery = { ...query, filters: { ...query.filters, price_from: undefined, price_to: undefined } };
+    // With no residual test the bits say everything but the price range: an item fails the price
+    // facet's filter or nothing. Else the filter says which facets' filters an item fails.
+    const residual = this.residualOf(withoutPrice, false);
+    const filter = new ItemFilter(this.slots, query);
+    const low = query.filters.price_from ?? -Infinity;
+    const high = query.filters.price_to ?? Infinity;
+    const failuresOf = residual === null
+      ? (slot: number) => (s.price[slot] < low || s.price[slot] > high ? FACET_BIT.price : 0)
+      : (slot: number) => filter.failures(slot, true);
     // Counted by code, in arrays (a facet request may read every item).
     const amenities = new Int32Array(s.amenities.size);
     const apartmentTypes = new Int32Array(s.apartmentTypes.size);
@@ -556,7 +565,7 @@ export class ListingIndex {
       for (let i = 0; i < codes.length; i++) counts[codes[i]]++;
     };
     const visit = (slot: number) => {
-      const failed = filter.failures(slot, true);
+      const failed = failuresOf(slot);
       // Counted in a facet: items that pass everything, or fail its own filter only.
       const into = failed === 0 ? wanted : (failed & (failed - 1)) === 0 ? failed & wanted : 0;
       if (into === 0) return;
@@ -567,7 +576,6 @@ export class ListingIndex {
     };
     if (!terms || (terms.length > 0 && terms[0].count > 0)) {
       const words = wordsFor(this.slots.used);
-      const withoutPrice: IndexQuery = { ...query, filters: { ...query.filters, price_from: undefined, price_to: undefined } };
       this.selectInto(this.selected, words, withoutPrice, terms);
       forEachSlot(this.selected, words, visit);
     }
