@@ -13,9 +13,15 @@ let admin: TestUser;
 let user: TestUser;
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** Appends straight through the node's service (the actions that append have their own tests). */
-function append(actorId: string | null, targetId: string, action = 'test.action', note = '') {
-  return server.service.services.auditLog.append({ actorId, action, targetType: 'user', targetId, note });
+/**
+ * Appends straight through the node's service (the actions that append have their own tests).
+ * Entries are written to the millisecond and those of one millisecond are listed by id (random):
+ * each append then waits a few milliseconds, so the order the tests expect is the time order.
+ */
+async function append(actorId: string | null, targetId: string, action = 'test.action', note = '') {
+  const entry = await server.service.services.auditLog.append({ actorId, action, targetType: 'user', targetId, note });
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  return entry;
 }
 
 beforeAll(async () => {
@@ -102,12 +108,7 @@ describe('reading', () => {
 
   it('pages with the cursor, without repeats or gaps', async () => {
     const target = randomUUID();
-    for (let i = 0; i < 5; i++) {
-      await append(admin.userId, target, `test.page_${i}`);
-      // Entries of the same instant are listed by id (random): embedded mode's clock moves by the
-      // millisecond, so the appends are spaced to make the expected order the time order.
-      await new Promise((resolve) => setTimeout(resolve, 3));
-    }
+    for (let i = 0; i < 5; i++) await append(admin.userId, target, `test.page_${i}`);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
