@@ -13,8 +13,18 @@ try {
   throw err;
 }
 
+// A stop asked while the node starts (its port may already listen) is kept and carried out as
+// soon as it has started: without a handler the signal would kill the process uncleanly.
+let signalledWhileStarting: string | null = null;
+const termWhileStarting = () => void (signalledWhileStarting ??= 'SIGTERM');
+const intWhileStarting = () => void (signalledWhileStarting ??= 'SIGINT');
+process.on('SIGTERM', termWhileStarting);
+process.on('SIGINT', intWhileStarting);
+
 try {
   const service = await startService(config);
+  process.off('SIGTERM', termWhileStarting);
+  process.off('SIGINT', intWhileStarting);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -38,6 +48,7 @@ try {
   });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (signalledWhileStarting) stop(signalledWhileStarting);
 } catch (err) {
   process.stderr.write(`start failed: ${(err as Error).message}\n`);
   process.exit(1);
