@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { registerAndLogin, type ApiResponse, type TestUser } from '../helpers/api.js';
-import { CONTENT, fullBody, publish } from './fixtures.js';
+import { CONTENT, fullBody, publish, hoursAgo, insertFollow } from './fixtures.js';
 
 const booted = useTestServer();
 let server: TestServer;
@@ -20,13 +20,9 @@ let followedLater: TestUser;
 let stranger: TestUser;
 let fans: TestUser[];
 const ids: Record<string, string> = {};
-const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+const ago = hoursAgo;
 
-/** Fixture: a follow row, as the follow endpoint writes it. */
-async function follow(follower: TestUser, following: TestUser) {
-  await server.service.app.database.rows(sql`
-    insert into follows (follower_id, following_id) values (${follower.userId}, ${following.userId}) on conflict do nothing`);
-}
+const follow = (follower: TestUser, following: TestUser) => insertFollow(server, follower, following);
 
 const like = async (fan: TestUser, id: string) => {
   const res = await fan.api.post(`/api/v1/content/${id}/reactions`);

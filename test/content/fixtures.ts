@@ -81,3 +81,12 @@ export async function publish(server: TestServer, user: TestUser, body: Record<s
   await markCompleted(server, id, extra);
   return id;
 }
+
+/** An ISO time `hours` before now (feed fixtures: items created at chosen ages). */
+export const hoursAgo = (hours: number): string => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+/** Fixture: a follow row, as the follow endpoint writes it. */
+export async function insertFollow(server: TestServer, follower: TestUser, following: TestUser): Promise<void> {
+  await server.service.app.database.rows(sql`
+    insert into follows (follower_id, following_id) values (${follower.userId}, ${following.userId}) on conflict do nothing`);
+}
