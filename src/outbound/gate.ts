@@ -3,7 +3,7 @@
 // requests"). It parses the URL (WHATWG), refuses credentials and IPv4 literals written in any
 // notation but dotted decimal, resolves the host (every address), refuses the URL when any
 // address is not public unicast (loopback, private, link-local, unique-local, CGNAT, multicast,
-// broadcast, unspecified, reserved, NAT64/6to4/Teredo, IPv4-mapped non-public…), and hands back
+// broadcast, unspecified, reserved, an IPv6 form that embeds such an IPv4 address…), and hands back
 // the address it checked so the connection goes there: the caller connects with an agent whose
 // lookup answers that address only (no second lookup that DNS rebinding could change).
 // OUTBOUND_ALLOWED_HOSTS names hosts exempt from the address check (a push relay on the
@@ -40,12 +40,44 @@ export interface OutboundTarget {
 
 export type GateAnswer = { ok: true; target: OutboundTarget } | { ok: false; refusal: Refusal };
 
-/** True for an address a request may go to: public unicast only (IPv4-mapped IPv6 as its IPv4). */
+/** Outside it no IPv6 address is global unicast (IANA: the rest is reserved, local or multicast). */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by its form: IPv4-mapped `::ffff:a.b.c.d`,
+ * IPv4-translated `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d` (all of `::/96`, so `::` and
+ * `::1` read as 0.0.0.0 and 0.0.0.1), NAT64 `64:ff9b::/96` (the last 32 bits), 6to4 `2002::/16`
+ * (bits 16-47), Teredo `2001::/32` (the server in bits 32-63, the client in the last 32 bits
+ * inverted: both). Null when it carries none. The local-use NAT64 prefix `64:ff9b:1::/48` is not
+ * read: it is not globally reachable whatever it carries, and lies outside `2000::/3`.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const p = address.parts;
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
+  if (zeros(0, 5) && (p[5] === 0 || p[5] === 0xffff)) return [v4(p[6], p[7])];
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return [v4(p[6], p[7])];
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return [v4(p[6], p[7])];
+  if (p[0] === 0x2002) return [v4(p[1], p[2])];
+  if (p[0] === 0x2001 && p[1] === 0) return [v4(p[2], p[3]), v4(p[6] ^ 0xffff, p[7] ^ 0xffff)];
+  return null;
+}
+
+/**
+ * True for an address a request may go to: public unicast only. IPv4: none of the IANA
+ * special-purpose ranges (ipaddr.js's table: loopback, private, link-local, CGNAT, 0/8,
+ * documentation, benchmarking, 192.0.0/24, 240/4, broadcast, multicast…). IPv6 that embeds IPv4
+ * is judged by the IPv4 it carries (every one of them, for Teredo); any other IPv6 must lie in
+ * `2000::/3` and outside its special-purpose ranges (2001::/23, documentation, ORCHID…).
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.every((v4) => v4.range() === 'unicast');
+  return v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
 }
 
 /** The host as written in the URL's authority (after any userinfo, before the port), lowercased. */

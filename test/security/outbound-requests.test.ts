@@ -139,6 +139,79 @@ describe('a push endpoint at an internal address', () => {
   });
 });
 
+// CONTRACT §19 (issue 29 F3): an IPv6 address that embeds an IPv4 one is judged by that IPv4
+// address, and reserved ranges (v4 and v6) are refused like private ones.
+describe('an address that embeds IPv4, or lies in a reserved range', () => {
+  const refused = [
+    'https://[::127.0.0.1]:PORT/internal/admin',
+    'https://[::7f00:1]:8443/',
+    'https://[::10.0.0.1]/push',
+    'https://[::169.254.169.254]/latest/meta-data/',
+    'https://[::]/push',
+    'https://[::ffff:0:7f00:1]/push', // IPv4-translated
+    'https://[64:ff9b::10.0.0.1]/push', // NAT64
+    'https://[64:ff9b:1::5db8:d70e]/push', // local-use NAT64: never globally reachable
+    'https://[2002:7f00:1::1]/push', // 6to4 of 127.0.0.1
+    'https://[2002:a9fe:a9fe::]/latest/meta-data/', // 6to4 of 169.254.169.254
+    'https://[2001:0:a00:1::a247:28f1]/push', // Teredo, server 10.0.0.1
+    'https://[2001:0:5db8:d70e::80ff:fffe]/push', // Teredo, client 127.0.0.1 (inverted)
+    'https://192.0.2.1/push',
+    'https://192.0.0.8/push',
+    'https://198.18.0.1/push',
+    'https://203.0.113.5/push',
+    'https://240.0.0.1/push',
+    'https://255.255.255.255/push',
+    'https://[2001:db8::1]/push',
+    'https://[3fff::1]/push',
+    'https://[100::1]/push',
+    'https://[2001:2::1]/push',
+    'https://[fec0::1]/push',
+    'https://[5f00::1]/push',
+    'https://[4000::1]/push', // outside 2000::/3, the only global unicast space
+    'https://compat.example.test:PORT/internal/admin', // a name that resolves to ::7f00:1
+  ];
+  const accepted = [
+    'https://[::93.184.215.14]/push',
+    'https://[::ffff:93.184.215.14]/push',
+    'https://[64:ff9b::93.184.215.14]/push',
+    'https://[2002:5db8:d70e::1]/push',
+    'https://[2001:0:5db8:d70e::a247:28f1]/push',
+    'https://[2606:4700::1111]/push',
+  ];
+
+  // PORT: the internal listener's, known once it listens.
+  it.each(refused)('should refuse %s at subscribe time with 400 on endpoint', async (template) => {
+    names.set('compat.example.test', [{ address: '::7f00:1', family: 6 }]);
+    const endpoint = template.replace('PORT', String(port));
+    const user = await registerAndLogin(server);
+    const envelope = expectErrorEnvelope(await user.api.post(SUBSCRIPTIONS, { endpoint, keys: keys() }), 400);
+    expect(envelope.details?.field, endpoint).toBe('endpoint');
+    expect(await subscriptionCount(user.userId)).toBe(0);
+    expect(contacts).toEqual([]);
+  });
+
+  it.each(accepted)('should accept %s, which carries (or is) a public address', async (endpoint) => {
+    const user = await registerAndLogin(server);
+    const res = await user.api.post(SUBSCRIPTIONS, { endpoint, keys: keys() });
+    expect(res.status, res.text).toBe(201);
+    expect(await subscriptionCount(user.userId)).toBe(1);
+  });
+
+  it('should refuse at send time a name that resolved to a public address and now resolves to ::7f00:1', async () => {
+    names.set('compat-later.example.test', PUBLIC);
+    const user = await registerAndLogin(server);
+    const fan = await registerAndLogin(server);
+    const res = await user.api.post(SUBSCRIPTIONS, { endpoint: `https://compat-later.example.test:${port}/internal/admin`, keys: keys() });
+    expect(res.status, res.text).toBe(201);
+    names.set('compat-later.example.test', [{ address: '::7f00:1', family: 6 }]);
+    expect((await follow(fan, user)).status).toBe(200);
+    // The gate refuses it (the subscription is dropped) instead of connecting to ::7f00:1.
+    await until(() => subscriptionCount(user.userId), (n) => n === 0);
+    expect(await deliveriesOf(user.userId)).toEqual([]);
+    expect(contacts).toEqual([]);
+  });
+});
+
 describe('an allowed push host (OUTBOUND_ALLOWED_HOSTS)', () => {
   it('should be reached at the address the gate resolved (the system resolver does not know the name)', async () => {
     const user = await registerAndLogin(server);
