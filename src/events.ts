@@ -31,8 +31,13 @@ export interface DomainEvents {
   'chat.message': { roomId: string; message: MessageView };
   /** CONTRACT §18: a message's text was edited (its editedAt is set). */
   'chat.message.edited': { roomId: string; message: MessageView };
-  'chat.message.deleted': MessageDeletedView;
-  'chat.reactions.changed': MessageReactionView;
+  /**
+   * A message became a tombstone. `senderId`, whose message it was, keeps the push from either
+   * side of a block with them (CONTRACT §21); a deletion that does not name it goes to the room.
+   */
+  'chat.message.deleted': MessageDeletedView & { senderId?: string };
+  /** `actorId` added or removed a reaction; the view holds all of the message's reactions. */
+  'chat.reactions.changed': MessageReactionView & { actorId: string };
   /** A member's read position moved forward. */
   'chat.read': ReadView;
   /** A user's first /chat socket (on any node) connected, or their last one went; roomIds: the user's chat rooms. */

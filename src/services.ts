@@ -311,7 +311,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions, idleTimeout);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
-  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items);
+  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
   const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
   readModel.onItemsChanged((change) => listingIndex.changed(change));

@@ -2,12 +2,14 @@
 // /chat/messages), mark what they read, say they are typing; they receive every change in their
 // rooms (new, edited and deleted messages, reactions, read positions, typing) and the presence
 // of the people they share a room with. Each socket counts towards its user's presence. Who may
-// have a push (blocks, CONTRACT §21) is the domain's answer (src/live/audience.ts).
+// have a push (blocks, CONTRACT §21) is the domain's answer (src/live/audience.ts): every push
+// that a member's doing causes names that member.
 import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from '../../src/chat/schemas.js';
 import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema, typingViewSchema } from '../../src/chat/event-views.js';
 import { presenceViewSchema } from '../../src/presence/presence-view.js';
 import { messageViewSchema } from '../../src/chat/message-view.js';
 import { rooms } from '../rooms.js';
+import { EVERYONE } from '../../src/live/audience.js';
 import { clientEvents, defineNamespace, push, type SocketContext } from '../namespace.js';
 import { socketTyping, typingRateLimit, type SocketTyping } from './chat-typing.js';
 
@@ -111,19 +113,21 @@ export const chatNamespace = defineNamespace<ChatNode, ChatSocket>()({
       summary: 'A message of the room was deleted by its sender; the history shows it as `{_id, roomId, deleted: true, createdAt}`.',
       payload: messageDeletedViewSchema,
       on: 'chat.message.deleted',
-      emit: (deleted) => ({ to: rooms.chat(deleted.roomId), data: deleted }),
+      audience: ({ senderId }, live) => (senderId ? live.ofActor(senderId) : Promise.resolve(EVERYONE)),
+      emit: ({ roomId, _id }) => ({ to: rooms.chat(roomId), data: { roomId, _id } }),
     }),
     'message:reaction': push({
       summary: 'The reactions of a message of the room changed: all of them, by emoji.',
       payload: messageReactionViewSchema,
       on: 'chat.reactions.changed',
-      emit: (reactions) => ({ to: rooms.chat(reactions.roomId), data: reactions }),
+      audience: ({ actorId }, live) => live.ofActor(actorId),
+      emit: ({ roomId, _id, reactions }) => ({ to: rooms.chat(roomId), data: { roomId, _id, reactions } }),
     }),
     read: push({
       summary: "Another member's read position moved forward (never sent for the caller's own reads).",
       payload: readViewSchema,
       on: 'chat.read',
-      audience: (read, live) => live.othersThan(read.userId),
+      audience: (read, live) => live.apartFrom(read.userId),
       emit: (read) => ({ to: rooms.chat(read.roomId), data: read }),
     }),
     // Sent by the typing handlers (chat-typing.ts).

@@ -1,6 +1,6 @@
 // /comments: subscribe to a content item's comments and receive `comment:new` (replies carry
 // parentId) for every comment stored on it, from any node; never a comment of someone the
-// subscriber's user is blocked by (CONTRACT §21; the domain's answer, src/live/audience.ts).
+// subscriber's user blocked or is blocked by (CONTRACT §21; the domain's answer, src/live/audience.ts).
 import { subscribePayload } from '../../src/comments/schemas.js';
 import { commentViewSchema } from '../../src/comments/comment-view.js';
 import { tooManyRequests } from '../../src/shared/errors.js';

@@ -88,7 +88,7 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket>()({
   pushes: {
     // Through the adapter (one emit per language to the uploader's room): every node delivers it,
     // and a socket that was away gets it back on recovery. Followers only, and a block ends
-    // follows both ways; still, a blocker never gets it.
+    // follows both ways; still, neither side of a block gets it.
     'feed:new': push({
       summary: 'A user the caller follows published an item (its video is processed); the item of GET /feeds.',
       payload: feedItemSchema,
@@ -117,7 +117,7 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket>()({
     const areas = new ViewportIndex<RealtimeSocket>();
 
     // Only this node's sockets: the index is node-local, and every node runs this for a publish.
-    // Not to the sockets of those who blocked the uploader (CONTRACT §21).
+    // Not to the sockets of either side of a block with the uploader (CONTRACT §21).
     const deliverListings = async (published: PublishedItem) => {
       if (published.latitude === null || published.longitude === null) return;
       const sockets = areas.containing(published.latitude, published.longitude);

@@ -14,7 +14,7 @@ import type { FollowRepository } from '../follows/follow-repository.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import { avatarUrl, displayName } from '../shared/person.js';
-import { badRequest, conflict, isForeignKeyViolation, notFound } from '../shared/errors.js';
+import { badRequest, conflict, forbidden, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import type { BlockRelations, BlockRepository } from './block-repository.js';
 
 /** How many users one user may block (each block is checked on every listing and event for them). */
@@ -130,6 +130,14 @@ export class BlockService {
     return this.blocks.amongEitherWay(userId, others.filter((id) => id !== userId));
   }
 
+  /**
+   * CONTRACT §21: no reaction to the items, comments or messages of someone blocked either way
+   * (`others`: whose thing it is). From the database, as every refused write.
+   */
+  async assertMayReact(userId: string, others: string[]): Promise<void> {
+    if ((await this.amongEitherWay(userId, others)).size) throw forbidden('reactions.error.blocked', 'You cannot react here');
+  }
+
   /** Whom the user blocked and who blocked them: from this node's cache, kept true on every node. */
   async relationsOf(userId: string): Promise<BlockRelations> {
     const kept = this.cache.get(userId);
@@ -147,12 +155,7 @@ export class BlockService {
     return blocked.length ? new Set(blocked) : EMPTY;
   }
 
-  /** The users who must hear nothing live of `userId`'s doings: those who blocked them. */
-  async blockersOf(userId: string): Promise<string[]> {
-    return (await this.relationsOf(userId)).blockedBy;
-  }
-
-  /** Everyone blocked by or blocking `userId` (presence and typing go to neither). */
+  /** Everyone blocked by or blocking `userId`: no live event of `userId`'s reaches them, nor theirs `userId`. */
   async eitherWayOf(userId: string): Promise<string[]> {
     const { blocked, blockedBy } = await this.relationsOf(userId);
     return blocked.length || blockedBy.length ? [...new Set([...blocked, ...blockedBy])] : [];

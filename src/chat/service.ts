@@ -157,25 +157,26 @@ export class ChatService {
     const row = await this.ownLiveMessage(caller, messageId);
     if (!(await this.repository.markDeleted(messageId, new Date()))) throw messageNotFound();
     const deleted = { roomId: row.room_id, _id: row.id };
-    this.app.events.publish('chat.message.deleted', deleted);
+    this.app.events.publish('chat.message.deleted', { ...deleted, senderId: row.sender_id });
     return deleted;
   }
 
   /** Adds the caller's `emoji` to a message of one of their rooms (once per user per emoji). */
   async addReaction(caller: Caller, messageId: string, emoji: string): Promise<MessageReactionView> {
     const row = await this.liveMessageOfMember(caller, messageId);
+    await this.blocks.assertMayReact(caller.userId, [row.sender_id]);
     const emojis = await this.repository.distinctEmojis(messageId);
     if (!emojis.includes(emoji) && emojis.length >= MAX_EMOJIS_PER_MESSAGE) {
       throw conflict('chat.error.too_many_reactions', `A message carries at most ${MAX_EMOJIS_PER_MESSAGE} different emojis`, { field: 'emoji', constraint: `at most ${MAX_EMOJIS_PER_MESSAGE} different emojis per message` });
     }
     const added = await this.repository.addReaction(messageId, caller.userId, emoji);
-    return this.reactionsChanged(row, added);
+    return this.reactionsChanged(caller, row, added);
   }
 
   async removeReaction(caller: Caller, messageId: string, emoji: string): Promise<MessageReactionView> {
     const row = await this.liveMessageOfMember(caller, messageId);
     const removed = await this.repository.removeReaction(messageId, caller.userId, emoji);
-    return this.reactionsChanged(row, removed);
+    return this.reactionsChanged(caller, row, removed);
   }
 
   /**
@@ -239,10 +240,10 @@ export class ChatService {
     return row;
   }
 
-  private async reactionsChanged(row: MessageRow, changed: boolean): Promise<MessageReactionView> {
+  private async reactionsChanged(caller: Caller, row: MessageRow, changed: boolean): Promise<MessageReactionView> {
     const reactions: ReactionSummary[] = reactionsByMessage(await this.repository.reactionsOf([row.id])).get(row.id) ?? [];
     const view = { roomId: row.room_id, _id: row.id, reactions };
-    if (changed) this.app.events.publish('chat.reactions.changed', view);
+    if (changed) this.app.events.publish('chat.reactions.changed', { ...view, actorId: caller.userId });
     return view;
   }
 }

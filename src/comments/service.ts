@@ -99,7 +99,9 @@ export class CommentService {
   /** One reaction per user per comment: reacting again replaces the emoji. */
   async react(caller: Caller, commentId: string, emoji: string): Promise<CommentView> {
     requirePermission(caller, 'create:reaction');
-    await this.visibleComment(caller, commentId);
+    const head = await this.visibleComment(caller, commentId);
+    // As a comment is refused on the item of someone blocked either way, so is a reaction under it.
+    await this.blocks.assertMayReact(caller.userId, [head.author_id, head.uploader_id]);
     await this.repository.setReaction(commentId, caller.userId, emoji);
     return this.view(commentId);
   }
@@ -147,14 +149,14 @@ export class CommentService {
     await this.notifications.notifyMentions(tx, { text: c.msg, actorId: c.authorId, commentId: c.id, contentId: c.contentId, skip: told });
   }
 
-  /** The comment, when its content item is live and the caller may see it; else 404 on `field`. */
-  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId', removedToo = false): Promise<CommentHead> {
+  /** The comment (and its item's uploader), when its content item is live and the caller may see it; else 404 on `field`. */
+  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId', removedToo = false): Promise<CommentHead & { uploader_id: string }> {
     const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
     const content = head ? await this.contents.findMedia(head.content_id) : null;
     if (!head || !content || !mayViewContent(caller, content)) throw commentNotFound(field);
     // A comment a moderator removed takes no reply or reaction; its replies still list.
     if (head.removed && !removedToo) throw commentNotFound(field);
-    return head;
+    return { ...head, uploader_id: content.uploader_id };
   }
 
   private async view(commentId: string): Promise<CommentView> {

@@ -15,6 +15,7 @@ import type { NotificationService } from '../notifications/service.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/read-cache.js';
 import type { CachedItem } from '../read-model/read-model.js';
+import type { BlockService } from '../blocks/service.js';
 import { contentNotFound, mayManageContent, mayViewContent, viewerOf } from './access.js';
 import type { ContentDetail, CreatedContent } from './detail-schemas.js';
 
@@ -43,6 +44,7 @@ export class ContentService {
     private readonly notifications: NotificationService,
     /** Live items and their serialised details, dropped by the events that change them (src/read-model/). */
     private readonly items: ReadCache<string, CachedItem>,
+    private readonly blocks: BlockService,
   ) {}
 
   /** A live item with its uploader: from the read model, else the database (and then kept). */
@@ -245,6 +247,8 @@ export class ContentService {
   /** Likes (reacted=true) or unlikes the item; idempotent. Returns the new state and count. */
   async react(caller: Caller, id: string, reacted: boolean) {
     const item = await this.findVisible(caller, id);
+    // Taking a like back stays possible across a block: it adds no contact.
+    if (reacted) await this.blocks.assertMayReact(caller.userId, [item.uploader_id]);
     const { changed, count } = await this.setReaction(id, caller.userId, reacted, item.uploader_id);
     if (changed && reacted) this.notifications.deliverSoon();
     if (changed) await this.app.events.publishAndWait('reaction.changed', { contentId: id, userId: caller.userId, reacted });

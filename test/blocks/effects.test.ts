@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { useTestServer } from '../helpers/fixture.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { createContent } from '../sns/fixtures.js';
-import { block, follow, unblock } from './fixtures.js';
+import { block, follow, likeItem, reactToComment, reactToMessage, unblock, unlikeItem, unreactToMessage } from './fixtures.js';
 import { indexReady } from '../content/search.fixtures.js';
 
 const SNS = '/sns/api/v1';
@@ -119,6 +119,62 @@ describe('between the two, from then on', () => {
     expect((await comment(gina, { contentId: item, msg: 'x' })).status).toBe(201);
     expect((await follow(gina, frank.userId)).status).toBe(200);
     expect((await newRoom(gina, [frank], undefined)).status).toBe(201);
+  });
+
+  describe('reactions', () => {
+    // Their own four users, so the rooms and items above keep their assertions.
+    let gina: TestUser; // the blocker
+    let hugo: TestUser; // the blocked user
+    let ivy: TestUser; // a third user
+    const at: Record<string, string> = {};
+
+    beforeAll(async () => {
+      [gina, hugo, ivy] = [await registerAndLogin(server.current), await registerAndLogin(server.current), await registerAndLogin(server.current)];
+      [at.ginasItem, at.hugosItem, at.ivysItem] = [await createContent(server.current, gina), await createContent(server.current, hugo), await createContent(server.current, ivy)];
+      at.ginasComment = (await comment(gina, { contentId: at.ivysItem, msg: 'Gina' })).body.data._id;
+      at.hugosComment = (await comment(hugo, { contentId: at.ivysItem, msg: 'Hugo' })).body.data._id;
+      at.ivysCommentOnGinas = (await comment(ivy, { contentId: at.ginasItem, msg: 'Ivy on Gina' })).body.data._id;
+      at.ivysComment = (await comment(ivy, { contentId: at.ivysItem, msg: 'Ivy' })).body.data._id;
+      at.room = (await newRoom(gina, [hugo, ivy])).body.data.roomId;
+      at.ginasMessage = (await send(gina, at.room, 'from Gina')).body.data._id;
+      at.hugosMessage = (await send(hugo, at.room, 'from Hugo')).body.data._id;
+      at.ivysMessage = (await send(ivy, at.room, 'from Ivy')).body.data._id;
+      // Before the block: Hugo likes Gina's item and puts an emoji on her message.
+      expect((await likeItem(hugo, at.ginasItem)).status).toBe(200);
+      expect((await reactToMessage(hugo, at.ginasMessage, '🎉')).status).toBe(200);
+      expect((await block(gina, hugo.userId)).status).toBe(201);
+    });
+
+    it('should refuse a reaction to the other one\'s item, comment or message, either way, with 403 reactions.error.blocked', async () => {
+      expectErrorEnvelope(await likeItem(hugo, at.ginasItem), 403, 'reactions.error.blocked');
+      expectErrorEnvelope(await likeItem(gina, at.hugosItem), 403, 'reactions.error.blocked');
+      expectErrorEnvelope(await reactToComment(hugo, at.ginasComment), 403, 'reactions.error.blocked');
+      expectErrorEnvelope(await reactToComment(gina, at.hugosComment), 403, 'reactions.error.blocked');
+      expectErrorEnvelope(await reactToMessage(hugo, at.ginasMessage), 403, 'reactions.error.blocked');
+      expectErrorEnvelope(await reactToMessage(gina, at.hugosMessage), 403, 'reactions.error.blocked');
+      // Under the other one's item, as for a comment there.
+      expectErrorEnvelope(await reactToComment(hugo, at.ivysCommentOnGinas), 403, 'reactions.error.blocked');
+      // Nothing was stored: Gina's message carries Hugo's earlier emoji only.
+      const ginasMessage = (await history(ivy, at.room)).find((m) => m._id === at.ginasMessage);
+      expect(ginasMessage.reactions).toEqual([expect.objectContaining({ emoji: '🎉', userIds: [hugo.userId] })]);
+    });
+
+    it('should still let both react to a third user\'s item, comment and message', async () => {
+      for (const user of [gina, hugo]) {
+        expect((await likeItem(user, at.ivysItem)).status).toBe(200);
+        expect((await reactToComment(user, at.ivysComment)).status).toBe(200);
+        expect((await reactToMessage(user, at.ivysMessage, user === gina ? '👍' : '👀')).status).toBe(200);
+      }
+    });
+
+    it('should let the blocked user take back what they gave before the block', async () => {
+      const unliked = await unlikeItem(hugo, at.ginasItem);
+      expect(unliked.status).toBe(200);
+      expect(unliked.body.data.reacted).toBe(false);
+      const unreacted = await unreactToMessage(hugo, at.ginasMessage, '🎉');
+      expect(unreacted.status).toBe(200);
+      expect(unreacted.body.data.reactions).toEqual([]);
+    });
   });
 
   describe('what the blocker no longer sees', () => {

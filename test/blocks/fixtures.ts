@@ -11,3 +11,12 @@ export const blockedList = (from: TestUser, query = '') => from.api.get(`${AUTH}
 export const follow = (from: TestUser, userId: string) =>
   from.api.post(`${AUTH}/users/${userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
 export const profileOf = (viewer: TestUser, userId?: string) => viewer.api.get(`${AUTH}/user/me${userId ? `?user_id=${userId}` : ''}`);
+
+// Reactions (CONTRACT §21: none to the other's items, comments or messages across a block).
+const SNS = '/sns/api/v1';
+export const likeItem = (from: TestUser, contentId: string) => from.api.post(`/api/v1/content/${contentId}/reactions`);
+export const unlikeItem = (from: TestUser, contentId: string) => from.api.delete(`/api/v1/content/${contentId}/reactions`);
+export const reactToComment = (from: TestUser, commentId: string, emoji = '👍') => from.api.post(`${SNS}/comments/${commentId}/reactions`, { emoji });
+export const reactToMessage = (from: TestUser, messageId: string, emoji = '👍') => from.api.post(`${SNS}/chat/messages/${messageId}/reactions`, { emoji });
+export const unreactToMessage = (from: TestUser, messageId: string, emoji = '👍') =>
+  from.api.request('DELETE', `${SNS}/chat/messages/${messageId}/reactions`, { body: { emoji } });

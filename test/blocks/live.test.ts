@@ -1,6 +1,6 @@
-// Live events and blocks (CONTRACT §21), over websocket and polling: the blocker's sockets get no
-// comment, message edit, typing or presence of the blocked user, and the blocked user's get no
-// typing or presence of the blocker; everyone else's get them as before. Each test waits for a
+// Live events and blocks (CONTRACT §21), over websocket and polling: no live event of one reaches
+// the other, either way (comments, messages, edits, deletions, reactions, read positions, typing,
+// presence, listings); everyone else's sockets get them as before. Each test waits for a
 // later event that comes the same way (a third user's), and only then checks what did not come.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, emitAck, nextEvent, type Transport } from '../realtime/socket-client.js';
 import { createContent } from '../sns/fixtures.js';
-import { block } from './fixtures.js';
+import { block, reactToMessage, unreactToMessage } from './fixtures.js';
 import { connectFeed } from '../feed/feed-socket.js';
 import { arrived, collect, listing, publishLive } from '../feed/fixtures.js';
 
@@ -27,7 +27,7 @@ function record(socket: Socket, event: string): any[] {
 }
 
 /** A blocker, the user they blocked and a third user, all three in one chat room made before the block. */
-async function trio(more: TestUser[] = []): Promise<{ carol: TestUser; dan: TestUser; erin: TestUser; roomId: string; dansMessage: string }> {
+async function trio(more: TestUser[] = []): Promise<{ carol: TestUser; dan: TestUser; erin: TestUser; roomId: string; dansMessage: string; carolsMessage: string }> {
   const carol = await registerAndLogin(server.current);
   const dan = await registerAndLogin(server.current);
   const erin = await registerAndLogin(server.current);
@@ -36,8 +36,23 @@ async function trio(more: TestUser[] = []): Promise<{ carol: TestUser; dan: Test
   const roomId: string = room.body.data.roomId;
   const sent = await dan.api.post(`${CHAT}/messages`, { roomId, msg: 'before the block' });
   expect(sent.status).toBe(201);
+  const carols = await carol.api.post(`${CHAT}/messages`, { roomId, msg: 'Carol, before the block' });
+  expect(carols.status).toBe(201);
   expect((await block(carol, dan.userId)).status).toBe(201);
-  return { carol, dan, erin, roomId, dansMessage: sent.body.data._id };
+  return { carol, dan, erin, roomId, dansMessage: sent.body.data._id, carolsMessage: carols.body.data._id };
+}
+
+/** The trio, a message of Erin's after the block, a /chat socket each, and what Carol's and Dan's get of `event`. */
+async function onChat(transport: Transport, event: string) {
+  const people = await trio();
+  const { carol, dan, erin, roomId } = people;
+  const erinsMessage: string = (await erin.api.post(`${CHAT}/messages`, { roomId, msg: 'from Erin' })).body.data._id;
+  const [carolSocket, danSocket, erinSocket] = [
+    await connect(server.url, '/chat', carol.token, transport),
+    await connect(server.url, '/chat', dan.token, transport),
+    await connect(server.url, '/chat', erin.token, transport),
+  ];
+  return { ...people, erinsMessage, carolSocket, danSocket, erinSocket, carolGot: record(carolSocket, event), danGot: record(danSocket, event) };
 }
 
 describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) => {
@@ -79,6 +94,81 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     expect((await erin.api.request('PATCH', `${CHAT}/messages/${erinsMessage}`, { body: { msg: 'from Erin, edited' } })).status).toBe(200);
     await carolHears;
     expect(carolGot.map((m) => m._id)).toEqual([erinsMessage]);
+  });
+
+  it('should not push a reaction between the two, either way (message:reaction)', async () => {
+    const { carol, dan, erin, erinsMessage, carolSocket, danSocket, erinSocket, carolGot, danGot } = await onChat(transport, 'message:reaction');
+    const byEmoji = (emoji: string) => (r: any) => r._id === erinsMessage && r.reactions.some((x: any) => x.emoji === emoji);
+
+    // On a third user's message, where both may react: the other one is not told.
+    let erinHears = nextEvent(erinSocket, 'message:reaction', byEmoji('👀'));
+    expect((await reactToMessage(dan, erinsMessage, '👀')).status).toBe(200);
+    await erinHears;
+    erinHears = nextEvent(erinSocket, 'message:reaction', byEmoji('🔥'));
+    expect((await reactToMessage(carol, erinsMessage, '🔥')).status).toBe(200);
+    await erinHears;
+    erinHears = nextEvent(erinSocket, 'message:reaction', (r: any) => r._id === erinsMessage && !r.reactions.some((x: any) => x.emoji === '👀'));
+    expect((await unreactToMessage(dan, erinsMessage, '👀')).status).toBe(200);
+    await erinHears;
+    // Erin's own reaction reaches both.
+    const bothHear = [nextEvent(carolSocket, 'message:reaction', byEmoji('✅')), nextEvent(danSocket, 'message:reaction', byEmoji('✅'))];
+    expect((await reactToMessage(erin, erinsMessage, '✅')).status).toBe(200);
+    await Promise.all(bothHear);
+    // Each hears their own changes (their other devices) and Erin's, nothing of the other one's.
+    const emojis = (got: any[]) => got.map((r) => r.reactions.map((x: any) => x.emoji));
+    expect(emojis(carolGot)).toEqual([['👀', '🔥'], ['🔥', '✅']]);
+    expect(emojis(danGot)).toEqual([['👀'], ['🔥'], ['🔥', '✅']]);
+  });
+
+  it('should not push a deletion between the two, either way (message:deleted)', async () => {
+    const { carol, dan, erin, dansMessage, carolsMessage, erinsMessage, carolSocket, danSocket, erinSocket, carolGot, danGot } = await onChat(transport, 'message:deleted');
+
+    let erinHears = nextEvent(erinSocket, 'message:deleted', (d: any) => d._id === dansMessage);
+    expect((await dan.api.delete(`${CHAT}/messages/${dansMessage}`)).status).toBe(200);
+    await erinHears;
+    erinHears = nextEvent(erinSocket, 'message:deleted', (d: any) => d._id === carolsMessage);
+    expect((await carol.api.delete(`${CHAT}/messages/${carolsMessage}`)).status).toBe(200);
+    await erinHears;
+    const bothHear = [nextEvent(carolSocket, 'message:deleted', (d: any) => d._id === erinsMessage), nextEvent(danSocket, 'message:deleted', (d: any) => d._id === erinsMessage)];
+    expect((await erin.api.delete(`${CHAT}/messages/${erinsMessage}`)).status).toBe(200);
+    await Promise.all(bothHear);
+    // Each hears their own deletion (their other devices) and Erin's.
+    expect(carolGot.map((d) => d._id)).toEqual([carolsMessage, erinsMessage]);
+    expect(danGot.map((d) => d._id)).toEqual([dansMessage, erinsMessage]);
+  });
+
+  it('should not push the blocker\'s edits, read positions and comments to the blocked user either', async () => {
+    const { carol, dan, erin, roomId, carolsMessage } = await trio();
+    const item = await createContent(server.current, erin);
+    const erinsMessage = (await erin.api.post(`${CHAT}/messages`, { roomId, msg: 'from Erin' })).body.data._id;
+    const danChat = await connect(server.url, '/chat', dan.token, transport);
+    const danComments = await connect(server.url, '/comments', dan.token, transport);
+    const erinChat = await connect(server.url, '/chat', erin.token, transport);
+    const erinComments = await connect(server.url, '/comments', erin.token, transport);
+    for (const socket of [danComments, erinComments]) expect(await emitAck(socket, 'content:subscribe', { contentId: item })).toEqual({ ok: true });
+    const danGot = { updated: record(danChat, 'message:updated'), read: record(danChat, 'read'), comments: record(danComments, 'comment:new') };
+
+    const erinHearsEdit = nextEvent(erinChat, 'message:updated', (m: any) => m._id === carolsMessage);
+    expect((await carol.api.request('PATCH', `${CHAT}/messages/${carolsMessage}`, { body: { msg: 'edited after the block' } })).status).toBe(200);
+    await erinHearsEdit;
+    const erinHearsRead = nextEvent(erinChat, 'read', (r: any) => r.userId === carol.userId);
+    expect((await carol.api.post(`${CHAT}/rooms/${roomId}/read`, { messageId: erinsMessage })).status).toBe(200);
+    await erinHearsRead;
+    const erinHearsComment = nextEvent(erinComments, 'comment:new', (c: any) => c.author.userId === carol.userId);
+    expect((await carol.api.post(`${SNS}/comments`, { contentId: item, msg: 'from Carol' })).status).toBe(201);
+    await erinHearsComment;
+
+    // Erin's own doings reach Dan.
+    const danHears = [
+      nextEvent(danChat, 'message:updated', (m: any) => m._id === erinsMessage),
+      nextEvent(danComments, 'comment:new', (c: any) => c.author.userId === erin.userId),
+    ];
+    expect((await erin.api.request('PATCH', `${CHAT}/messages/${erinsMessage}`, { body: { msg: 'from Erin, edited' } })).status).toBe(200);
+    expect((await erin.api.post(`${SNS}/comments`, { contentId: item, msg: 'from Erin' })).status).toBe(201);
+    await Promise.all(danHears);
+    expect(danGot.updated.map((m) => m._id)).toEqual([erinsMessage]);
+    expect(danGot.read).toEqual([]);
+    expect(danGot.comments.map((c) => c.author.userId)).toEqual([erin.userId]);
   });
 
   it('should not push typing between the two, either way', async () => {
