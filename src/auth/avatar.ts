@@ -11,6 +11,8 @@ import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaPath, mediaUrl } from '../shared/media-url.js';
 import { sanitiseImage } from '../media/image-sanitiser.js';
+import { writeIntoMedia } from '../media/storage.js';
+import { withStorageErrors } from '../media/storage-errors.js';
 import { requireSameIdentity, type Caller } from './caller.js';
 import type { UserRepository } from './user-repository.js';
 
@@ -64,15 +66,13 @@ export class AvatarService {
       fitInside: AVATAR_MAX_SIDE,
     });
     const relative = path.posix.join('avatars', userId, `${newId()}.webp`);
-    const target = mediaPath(this.app.config, relative);
-    try {
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.writeFile(target, webp);
-    } catch (err) {
+    // A full or read-only storage answers 507 like every other upload (CONTRACT §19); the bytes
+    // go under a hidden name first, so a refused write leaves nothing behind.
+    const target = await withStorageErrors(() => writeIntoMedia(this.app.config, relative, webp)).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
       this.app.log.error({ err }, 'avatar write failed');
-      await fs.rm(target, { force: true }).catch(() => undefined);
       throw new AppError(500, 'file.error.upload_failed', 'The avatar could not be stored');
-    }
+    });
 
     let previous: string | null = null;
     try {

@@ -41,15 +41,31 @@ export async function moveIntoMedia(config: Config, from: string, relPath: strin
     await fs.promises.rename(from, to);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    const partial = path.join(path.dirname(to), `.partial-${randomUUID()}`);
-    try {
-      await fs.promises.copyFile(from, partial);
-      await fs.promises.rename(partial, to);
-    } catch (copyErr) {
-      await fs.promises.rm(partial, { force: true }).catch(() => undefined);
-      throw copyErr;
-    }
+    await completeUnder(to, (partial) => fs.promises.copyFile(from, partial));
     await fs.promises.rm(from, { force: true });
   }
   return to;
+}
+
+/** Writes bytes under MEDIA_DIR: first to a hidden name (never served), renamed once complete. */
+export async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Promise<string> {
+  const to = mediaPath(config, relPath);
+  await mkdirInMedia(config, path.dirname(to));
+  await completeUnder(to, (partial) => fs.promises.writeFile(partial, data));
+  return to;
+}
+
+/**
+ * Has `write` fill a hidden name beside `to` and renames it to `to` once it has succeeded; a
+ * write that fails (a full or read-only storage) leaves neither a half file nor a changed `to`.
+ */
+async function completeUnder(to: string, write: (partial: string) => Promise<void>): Promise<void> {
+  const partial = path.join(path.dirname(to), `.partial-${randomUUID()}`);
+  try {
+    await write(partial);
+    await fs.promises.rename(partial, to);
+  } catch (err) {
+    await fs.promises.rm(partial, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }

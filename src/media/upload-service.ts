@@ -18,7 +18,7 @@ import { contentNotFound, findManageableContent } from '../content/access.js';
 import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
 import type { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
-import { contentDirRel, contentImageRelPath, mkdirInMedia, moveIntoMedia, originalRelPath, uploadRelPath } from './storage.js';
+import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath, writeIntoMedia } from './storage.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
 import { withStorageErrors } from './storage-errors.js';
 
@@ -107,20 +107,6 @@ function displayName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
   return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
-}
-
-/** Writes bytes under MEDIA_DIR: first to a hidden name (never served), renamed once complete. */
-async function writeIntoMedia(config: Config, relPath: string, data: Buffer): Promise<void> {
-  const to = mediaPath(config, relPath);
-  await mkdirInMedia(config, path.dirname(to));
-  const partial = path.join(path.dirname(to), `.partial-${newId()}`);
-  try {
-    await fs.promises.writeFile(partial, data);
-    await fs.promises.rename(partial, to);
-  } catch (err) {
-    await fs.promises.rm(partial, { force: true });
-    throw err;
-  }
 }
 
 export class UploadService {

@@ -13,9 +13,10 @@ import { mediaPath } from '../shared/media-url.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { videoSummary } from './video-summary.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';
-import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
+import { runVideoPipeline, type PipelineResult, type ProcessingStage } from './pipeline.js';
 import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
+import { IncompleteOutputError } from './output-check.js';
 import { mentionsStorageUnavailable } from './storage-errors.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath, workDirRel } from './storage.js';
 import type { ClaimedJob, VideoJobRepository } from './video-job-repository.js';
@@ -26,6 +27,12 @@ export interface JobRun {
   signal: AbortSignal;
   /** Re-checks the claim (extends the lease); false when it was lost. */
   stillOwned: () => Promise<boolean>;
+}
+
+/** Where a run's outputs were moved to be served (relative to MEDIA_DIR). */
+interface PlacedOutputs {
+  hlsRel: string;
+  thumbRel: string;
 }
 
 const PROGRESS_INTERVAL_MS = 1000;
@@ -79,6 +86,7 @@ export class VideoProcessor {
     const onWorkerAbort = () => work.abort();
     run.signal.addEventListener('abort', onWorkerAbort, { once: true });
     if (run.signal.aborted) work.abort();
+    let placed: PlacedOutputs | null = null;
     let lastSent = 0;
     let lastStage: ProcessingStage | null = null;
     const onStage = (stage: ProcessingStage, percent: number, force = false) => {
@@ -101,20 +109,12 @@ export class VideoProcessor {
       });
       if (!(await run.stillOwned())) throw new ProcessingAbortedError();
 
-      // Move into place: the new rendition replaces any earlier one.
-      const hlsRel = hlsDirRel(job.contentId);
-      const hlsAbs = mediaPath(config, hlsRel);
-      await fs.promises.rm(hlsAbs, { recursive: true, force: true });
-      await fs.promises.rename(result.hlsDir, hlsAbs);
-      const thumbRel = thumbnailRelPath(job.contentId, attemptToken);
-      for (const entry of await fs.promises.readdir(contentDir)) {
-        if (entry.startsWith('thumbnail-') && entry.endsWith('.jpg')) await fs.promises.rm(path.join(contentDir, entry), { force: true });
-      }
-      await fs.promises.rename(result.thumbnailFile, mediaPath(config, thumbRel));
+      placed = await this.placeOutputs(job.contentId, result, attemptToken);
       // Gone before the job reads as completed: nothing of the run is left behind once it is.
       await fs.promises.rm(workDir, { recursive: true, force: true });
       const size = (await fs.promises.stat(input)).size;
 
+      const { hlsRel, thumbRel } = placed;
       const updated = await this.app.database.transaction(async (tx) => {
         if (!(await this.jobs.in(tx).finish(job.id, run.workerId, 'completed', null))) return null;
         const completed = await this.contents.in(tx).markVideoCompleted(job.contentId, {
@@ -127,6 +127,7 @@ export class VideoProcessor {
         if (completed) await this.notifyUploader(tx, job.id, uploaderId, job.contentId, 'video.completed', {});
         return completed;
       });
+      placed = null; // recorded (or the job is another worker's now): no longer this run's to take back
       onStage('finalizing', 100, true);
       if (updated) {
         this.notifications.deliverSoon();
@@ -134,6 +135,10 @@ export class VideoProcessor {
       }
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
     } catch (err) {
+      // What the run wrote goes (and its room is freed) before the job reads as failed; outputs
+      // placed but never recorded go too, as the item does not name them.
+      await fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      if (placed) await this.removePlaced(placed);
       if (run.signal.aborted) throw new ProcessingAbortedError();
       if (timedOut) {
         await this.fail(run, uploaderId, 'video.error.timed_out', `processing took longer than the limit of ${config.VIDEO_JOB_TIMEOUT_SECONDS} s`);
@@ -143,9 +148,10 @@ export class VideoProcessor {
         await this.fail(run, uploaderId, `video.error.${err.reason}`, err.message);
       } else if (err instanceof InvalidMediaError) {
         await this.fail(run, uploaderId, 'video.error.invalid_video', err.message);
-      } else if (mentionsStorageUnavailable(err) || (await this.storageLow(input))) {
-        // Out of space (or a storage turned read-only): ends failed at once, with a clean reason;
-        // what ffmpeg or the file system said stays in the log and on the job.
+      } else if (mentionsStorageUnavailable(err) || err instanceof IncompleteOutputError || (await this.storageLow(input))) {
+        // Out of space (or a storage turned read-only), also when ffmpeg exited 0 and only its
+        // outputs show it: ends failed at once, with a clean reason; what ffmpeg or the file
+        // system said stays in the log and on the job.
         log.warn({ jobId: job.id, err: (err as Error).message.slice(0, 500) }, 'video processing ran out of storage');
         await this.fail(run, uploaderId, 'video.error.storage_unavailable', STORAGE_UNAVAILABLE_MESSAGE, (err as Error).message.slice(0, 500));
       } else if (job.attempts < job.maxAttempts) {
@@ -162,6 +168,36 @@ export class VideoProcessor {
       run.signal.removeEventListener('abort', onWorkerAbort);
       await fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Moves a checked run's outputs to where they are served: the rendition replaces any earlier
+   * one, the thumbnail takes its run's name (earlier ones go). A failure part-way takes back what
+   * this step moved, so nothing of a failed run is left to serve.
+   */
+  private async placeOutputs(contentId: string, result: PipelineResult, attemptToken: string): Promise<PlacedOutputs> {
+    const { config } = this.app;
+    const placed: PlacedOutputs = { hlsRel: hlsDirRel(contentId), thumbRel: thumbnailRelPath(contentId, attemptToken) };
+    const contentDir = mediaPath(config, contentDirRel(contentId));
+    try {
+      const hlsAbs = mediaPath(config, placed.hlsRel);
+      await fs.promises.rm(hlsAbs, { recursive: true, force: true });
+      await fs.promises.rename(result.hlsDir, hlsAbs);
+      for (const entry of await fs.promises.readdir(contentDir)) {
+        if (entry.startsWith('thumbnail-') && entry.endsWith('.jpg')) await fs.promises.rm(path.join(contentDir, entry), { force: true });
+      }
+      await fs.promises.rename(result.thumbnailFile, mediaPath(config, placed.thumbRel));
+    } catch (err) {
+      await this.removePlaced(placed);
+      throw err;
+    }
+    return placed;
+  }
+
+  private async removePlaced(placed: PlacedOutputs): Promise<void> {
+    const { config } = this.app;
+    await fs.promises.rm(mediaPath(config, placed.hlsRel), { recursive: true, force: true }).catch(() => undefined);
+    await fs.promises.rm(mediaPath(config, placed.thumbRel), { force: true }).catch(() => undefined);
   }
 
   /**
