@@ -13,8 +13,10 @@
 // same Lua script that publishes it, to a capped Redis stream per target room (or per namespace
 // for a namespace-wide emit) that nobody reads until a session recovers. Entries carry ids from
 // one counter per namespace, so the offset a client holds (`<n>-0.<epoch>`) orders events across
-// rooms; the epoch is chosen once per Redis dataset, so offsets from before a Redis restart are
-// never compared with new ones. A stream is capped (STREAM_CAP entries, the cut point kept beside
+// rooms; the epoch is named anew whenever Redis has lost the namespace's clock (NAME_EPOCH), so
+// offsets from before a Redis restart are never compared with new ones, and a node that finds,
+// after its subscriber dropped, that the dataset it was reading is gone disconnects its sockets
+// of the namespace (`datasetLost`): what it missed went with the old dataset. A stream is capped (STREAM_CAP entries, the cut point kept beside
 // it) and expires RECOVERY_WINDOW_MS + 30 s after its last write: a quiet room costs nothing.
 // A restore reads the session (GETDEL), subscribes to its rooms' channels first, then reads, in
 // one script, the counter and the entries after the client's offset in each of its rooms; events
