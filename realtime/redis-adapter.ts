@@ -19,7 +19,13 @@
 // process). Meanwhile each node still delivers to its own sockets. Reading connections keep their
 // queue (a blocking stream read or a subscription simply waits for Redis to return) and ioredis
 // re-subscribes after a reconnect, so cross-node delivery comes back by itself.
+// With streams, pubsub and sharded, what a node publishes while Redis is away never reaches the
+// other nodes (they have no outbox), so when a reading connection is back after a drop, every
+// socket of this node may have missed events: it is disconnected (CONTRACT §14, §18) and its
+// client re-syncs, rather than stay silently short. (The rooms adapter keeps an outbox and tells
+// its sockets only when events were really lost: realtime/rooms-adapter.ts.)
 import { Redis } from 'ioredis';
+import type { Namespace } from 'socket.io';
 import { createAdapter as createPubSubAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { createAdapter as createStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import type { Logger } from '../src/shared/logger.js';
@@ -62,12 +68,24 @@ function guardCommands(client: Redis, names: string[], onError: (err: Error) => 
 class Connections {
   private down = false;
   private closing = false;
+  /** A reading connection dropped and none has come back since. */
+  private readerDropped = false;
   private readonly all: Redis[] = [];
+  private readonly namespaces = new Set<Namespace>();
 
   constructor(
     private readonly url: string,
     private readonly log: Logger,
   ) {}
+
+  /** `factory`, noting each namespace it serves (whose sockets are told after an outage). */
+  serving(factory: AdapterFactory): AdapterFactory {
+    const namespaces = this.namespaces;
+    return function (nsp: Namespace) {
+      namespaces.add(nsp);
+      return factory(nsp);
+    };
+  }
 
   readonly warn = (what: string) => (err: Error) => {
     if (this.down || this.closing) return;
@@ -87,7 +105,17 @@ class Connections {
 
   /** For subscriptions and blocking reads: they wait for Redis to return. */
   reader(name: string): Redis {
-    return this.track(new Redis(this.url, { maxRetriesPerRequest: null, connectionName: name }), name);
+    const reader = this.track(new Redis(this.url, { maxRetriesPerRequest: null, connectionName: name }), name);
+    reader.on('close', () => {
+      if (!this.closing) this.readerDropped = true;
+    });
+    reader.on('ready', () => {
+      if (!this.readerDropped || this.closing) return;
+      this.readerDropped = false;
+      this.log.warn('realtime Redis back after an outage: events published meanwhile did not cross nodes, sockets disconnected so that their clients re-sync');
+      for (const nsp of this.namespaces) nsp.local.disconnectSockets(true);
+    });
+    return reader;
   }
 
   close(): void {
@@ -118,14 +146,14 @@ function streams(connections: Connections, prefix: string): RedisAdapter {
     guardCommands(reader, ['subscribe'], connections.warn('subscribe'));
     return reader;
   });
-  const factory = createStreamsAdapter(pub, {
+  const factory = connections.serving(createStreamsAdapter(pub, {
     streamName: `${prefix}socket.io`,
     channelPrefix: `${prefix}socket.io`,
     sessionKeyPrefix: `${prefix}socket.io:session:`,
     maxLen: STREAM_MAX_LEN,
     // Every payload we emit is JSON (no binary), so the per-event binary scan is skipped.
     onlyPlaintext: true,
-  });
+  }));
   return { factory, recovers: true, flush: () => flushed(pub), close: () => connections.close() };
 }
 
@@ -134,7 +162,7 @@ function pubsub(connections: Connections, prefix: string): RedisAdapter {
   const sub = connections.reader('socket.io-sub');
   guardCommands(pub, ['publish'], connections.warn('publish'));
   guardCommands(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], connections.warn('subscribe'));
-  const factory = createPubSubAdapter(pub, sub, { key: `${prefix}socket.io` });
+  const factory = connections.serving(createPubSubAdapter(pub, sub, { key: `${prefix}socket.io` }));
   return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
 }
 
@@ -143,7 +171,7 @@ function sharded(connections: Connections, prefix: string): RedisAdapter {
   const sub = connections.reader('socket.io-sharded-sub');
   guardCommands(pub, ['spublish'], connections.warn('publish'));
   guardCommands(sub, ['ssubscribe', 'sunsubscribe'], connections.warn('subscribe'));
-  const factory = createShardedAdapter(pub, sub, { channelPrefix: `${prefix}socket.io`, subscriptionMode: 'dynamic' });
+  const factory = connections.serving(createShardedAdapter(pub, sub, { channelPrefix: `${prefix}socket.io`, subscriptionMode: 'dynamic' }));
   return { factory, recovers: false, flush: () => flushed(pub), close: () => connections.close() };
 }
 

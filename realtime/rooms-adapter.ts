@@ -13,8 +13,10 @@
 // same Lua script that publishes it, to a capped Redis stream per target room (or per namespace
 // for a namespace-wide emit) that nobody reads until a session recovers. Entries carry ids from
 // one counter per namespace, so the offset a client holds (`<n>-0.<epoch>`) orders events across
-// rooms; the epoch is chosen once per Redis dataset, so offsets from before a Redis restart are
-// never compared with new ones. A stream is capped (STREAM_CAP entries, the cut point kept beside
+// rooms; the epoch is named anew whenever Redis has lost the namespace's clock (NAME_EPOCH), so
+// offsets from before a Redis restart are never compared with new ones, and a node that finds,
+// after its subscriber dropped, that the dataset it was reading is gone disconnects its sockets
+// of the namespace (`datasetLost`): what it missed went with the old dataset. A stream is capped (STREAM_CAP entries, the cut point kept beside
 // it) and expires RECOVERY_WINDOW_MS + 30 s after its last write: a quiet room costs nothing.
 // A restore reads the session (GETDEL), subscribes to its rooms' channels first, then reads, in
 // one script, the counter and the entries after the client's offset in each of its rooms; events
@@ -62,16 +64,32 @@ const SESSION_WAIT_MS = 3_000;
 /** Pause between two tries of a catch-up that could not read (Redis not ready yet on the publishing connection). */
 const CATCH_UP_RETRY_MS = 250;
 
-// KEYS: seq, epoch, streams… ARGV: channel ('' = none), message, cap, ttl, epoch candidate, batch
-const PUBLISH_SCRIPT = `
-local epoch = redis.call('GET', KEYS[2])
-if not epoch then epoch = ARGV[5]; redis.call('SET', KEYS[2], epoch) end
+// The namespace's clock is one hash, `n` (the last entry id) and `epoch`: a Redis that lost it
+// (restarted empty, flushed, or the key evicted) loses both together, and the next script names a
+// new epoch from the node's candidate and Redis's own clock, so it never repeats an earlier one
+// (a fixed value per node would: a node that named the old dataset's epoch would name the new
+// one's the same, and the other nodes would read the new entries as if they came after the old).
+const NAME_EPOCH = `
+local function clockEpoch(clock, candidate)
+  local epoch = redis.call('HGET', clock, 'epoch')
+  if not epoch then
+    local t = redis.call('TIME')
+    epoch = candidate .. string.format('%x%05x', tonumber(t[1]), tonumber(t[2]))
+    redis.call('HSET', clock, 'epoch', epoch)
+  end
+  return epoch
+end
+`;
+
+// KEYS: clock, streams… ARGV: channel ('' = none), message, cap, ttl, epoch candidate, batch
+const PUBLISH_SCRIPT = `${NAME_EPOCH}
+local epoch = clockEpoch(KEYS[1], ARGV[5])
 local id = ''
-if #KEYS > 2 then
-  id = redis.call('INCR', KEYS[1]) .. '-0'
+if #KEYS > 1 then
+  id = redis.call('HINCRBY', KEYS[1], 'n', 1) .. '-0'
   local cap = tonumber(ARGV[3])
   local batch = tonumber(ARGV[6])
-  for i = 3, #KEYS do
+  for i = 2, #KEYS do
     local key = KEYS[i]
     redis.call('XADD', key, id, 'm', ARGV[2])
     if redis.call('XLEN', key) > cap + batch then
@@ -89,14 +107,20 @@ if ARGV[1] ~= '' then redis.call('SPUBLISH', ARGV[1], offset .. '|' .. ARGV[2]) 
 return offset
 `;
 
-// KEYS: seq, epoch, streams… ARGV: after (stream id, exclusive; '0-0' for all)
-// Answers {seq, epoch, trimmed (0/1), id1, m1, id2, m2, …}.
+// KEYS: clock. ARGV: epoch candidate. Answers {n, epoch}, naming the epoch when there is none.
+const CLOCK_SCRIPT = `${NAME_EPOCH}
+local epoch = clockEpoch(KEYS[1], ARGV[1])
+return {redis.call('HGET', KEYS[1], 'n') or '0', epoch}
+`;
+
+// KEYS: clock, streams… ARGV: after (stream id, exclusive; '0-0' for all)
+// Answers {seq, epoch ('' when the clock is gone), trimmed (0/1), id1, m1, id2, m2, …}.
 const READ_SCRIPT = `
-local seq = redis.call('GET', KEYS[1]) or '0'
-local epoch = redis.call('GET', KEYS[2]) or ''
+local seq = redis.call('HGET', KEYS[1], 'n') or '0'
+local epoch = redis.call('HGET', KEYS[1], 'epoch') or ''
 local after = tonumber(string.match(ARGV[1], '^(%d+)'))
 local out = {seq, epoch, 0}
-for i = 3, #KEYS do
+for i = 2, #KEYS do
   local cut = redis.call('GET', KEYS[i] .. '!cut')
   if cut and tonumber(string.match(cut, '^(%d+)')) > after then out[3] = 1 end
   local entries = redis.call('XRANGE', KEYS[i], '(' .. ARGV[1], '+')
@@ -190,7 +214,8 @@ export class RoomsCluster {
   private subDropped = false;
   private closing = false;
   private down = false;
-  readonly epochCandidate = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
+  /** This node's part of the epochs it names (Redis's clock makes each one new). */
+  readonly epochCandidate = Math.random().toString(36).slice(2, 8).padEnd(6, '0');
   readonly stats: RoomsAdapterStats = { received: 0, published: 0, queued: 0, dropped: 0, subscribedRooms: 0, connected: false };
   /** Rooms (per namespace) whose events the outbox dropped; '' stands for the whole namespace. */
   private readonly droppedRooms = new Map<string, Set<string>>();
@@ -206,6 +231,7 @@ export class RoomsCluster {
     this.sub = new Redis(url, { maxRetriesPerRequest: null, connectionName: 'socket.io-rooms-sub' });
     this.pub.defineCommand('roomsPublish', { lua: PUBLISH_SCRIPT });
     this.pub.defineCommand('roomsRead', { lua: READ_SCRIPT });
+    this.pub.defineCommand('roomsClock', { lua: CLOCK_SCRIPT });
     for (const client of [this.pub, this.sub]) client.on('error', (err: Error) => this.warn(err));
     this.pub.on('close', () => {
       this.stats.connected = false;
@@ -221,7 +247,9 @@ export class RoomsCluster {
       this.handlers.get(channel.toString())?.(payload);
     });
     this.sub.on('close', () => {
-      if (!this.closing) this.subDropped = true;
+      if (this.closing) return;
+      this.subDropped = true;
+      for (const adapter of this.adapters) adapter.lostSight();
     });
     this.sub.on('ready', () => {
       if (!this.subDropped) return;
@@ -375,6 +403,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     roomsPublish(numKeys: number, ...args: (string | number)[]): Promise<string>;
     roomsRead(numKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
+    roomsClock(numKeys: number, ...args: (string | number)[]): Promise<[string, string]>;
   }
 }
 
@@ -397,6 +426,8 @@ export class RoomsAdapter extends ClusterAdapter {
   private caughtUp: { epoch: string; max: number; ids: Set<number> } | null = null;
   /** The newest stored broadcast this node received from the channels (where a catch-up starts). */
   private received: { seq: number; epoch: string } | null = null;
+  /** The epoch this node was reading when its subscriber dropped, until a catch-up has compared it. */
+  private readingBeforeDrop: string | null = null;
 
   constructor(
     nsp: Namespace,
@@ -412,10 +443,8 @@ export class RoomsAdapter extends ClusterAdapter {
     // Once subscribed, the counter is where a later catch-up would start.
     void cluster.subscribe(this.channel, onMessage).then(() => {
       this.mainReady = true;
-      return cluster.pub.mget(this.seqKey(), this.epochKey()).then(
-        ([seq, epoch]) => {
-          if (epoch) this.markReceived(Number(seq ?? 0), epoch);
-        },
+      return this.clock().then(
+        ([seq, epoch]) => this.markReceived(Number(seq), epoch),
         () => undefined,
       );
     });
@@ -433,12 +462,14 @@ export class RoomsAdapter extends ClusterAdapter {
     return this.cluster.sub;
   }
 
-  private seqKey(): string {
-    return `${this.keyPrefix}seq#${this.nsp.name}`;
+  /** The namespace's clock: the last entry id and the dataset's epoch (NAME_EPOCH). */
+  private clockKey(): string {
+    return `${this.keyPrefix}clock#${this.nsp.name}`;
   }
 
-  private epochKey(): string {
-    return `${this.keyPrefix}epoch`;
+  /** The clock's `[n, epoch]`, naming the epoch if Redis has none. */
+  private clock(): Promise<[string, string]> {
+    return this.cluster.pub.roomsClock(1, this.clockKey(), this.cluster.epochCandidate);
   }
 
   /** The recovery stream of a room, or of the whole namespace (`null`). */
@@ -528,7 +559,7 @@ export class RoomsAdapter extends ClusterAdapter {
       const offset = await this.cluster.send(
         {
           nsp: this.nsp.name,
-          keys: [this.seqKey(), this.epochKey(), ...streams],
+          keys: [this.clockKey(), ...streams],
           channel: ownSocket ? '' : single ? this.roomChannel(encoded.rooms[0]) : this.channel,
           json: JSON.stringify(message),
           echo,
@@ -573,7 +604,7 @@ export class RoomsAdapter extends ClusterAdapter {
   async announceGap(rooms: string[]): Promise<void> {
     const gap: Gap = { uid: this.uid, nsp: this.nsp.name, type: MessageType.DISCONNECT_SOCKETS, data: { opts: { rooms, except: [], flags: {} }, close: true } };
     const streams = rooms.length === 0 ? [this.streamKey(null)] : rooms.map((room) => this.streamKey(room));
-    await this.cluster.storeNow([this.seqKey(), this.epochKey(), ...streams], this.channel, JSON.stringify(gap));
+    await this.cluster.storeNow([this.clockKey(), ...streams], this.channel, JSON.stringify(gap));
   }
 
   // ---- receiving ----
@@ -657,6 +688,9 @@ export class RoomsAdapter extends ClusterAdapter {
       await this.cluster.resubscribe([this.channel, this.responseChannel, ...[...this.subscribed.keys()].map((r) => this.roomChannel(r))]);
       const read = await this.readUntilDone([null, ...this.rooms.keys()]);
       if (read) {
+        const dropped = this.readingBeforeDrop;
+        this.readingBeforeDrop = null;
+        if (dropped !== null && dropped !== read.epoch) this.datasetLost();
         const ids = new Set<number>();
         for (const stored of read.entries) {
           ids.add(stored.seq);
@@ -680,6 +714,25 @@ export class RoomsAdapter extends ClusterAdapter {
       this.held = null;
       for (const payload of held) this.onPayload(payload);
     }
+  }
+
+  /** The subscriber dropped: what it was reading is what the catch-up compares with (the first drop counts until then). */
+  lostSight(): void {
+    this.readingBeforeDrop ??= this.received?.epoch ?? null;
+  }
+
+  /**
+   * Redis lost the namespace's clock and streams while this node was not listening (restarted
+   * empty, flushed, or the key evicted): what other nodes stored after the last event it received
+   * is gone, and nothing says whether any of it was for its sockets. So it treats it as a gap
+   * (CONTRACT §14, §18): every socket of the namespace here is disconnected and its client
+   * re-syncs, rather than stay silently short. Offsets of the old dataset are refused from now on
+   * (`restoreSession` compares epochs), and `recovery:ready` stops handing them out.
+   */
+  private datasetLost(): void {
+    this.latest = null;
+    this.cluster.log.warn({ namespace: this.nsp.name }, 'realtime Redis lost its recovery data: sockets disconnected so that their clients re-sync');
+    Adapter.prototype.disconnectSockets.call(this, { rooms: new Set<Room>(), except: new Set<Room>() }, true);
   }
 
   /** Reads for a catch-up, trying again while the publishing connection is not back yet (the subscriber may be first). */
@@ -709,7 +762,7 @@ export class RoomsAdapter extends ClusterAdapter {
     rooms: Iterable<Room | null>,
     from: { seq: number; epoch: string } | null,
   ): Promise<{ seq: number; epoch: string; trimmed: boolean; entries: Stored[]; gaps: { seq: number; message: Gap }[] }> {
-    const keys = [this.seqKey(), this.epochKey(), ...[...rooms].map((r) => this.streamKey(r))];
+    const keys = [this.clockKey(), ...[...rooms].map((r) => this.streamKey(r))];
     let reply = await this.cluster.pub.roomsRead(keys.length, ...keys, from ? `${from.seq}-0` : '0-0');
     if (from && from.seq > 0 && String(reply[1]) !== from.epoch) reply = await this.cluster.pub.roomsRead(keys.length, ...keys, '0-0');
     const epoch = String(reply[1]);
@@ -738,10 +791,7 @@ export class RoomsAdapter extends ClusterAdapter {
     const known = () => this.latest?.offset;
     if (known()) return known();
     // The first socket of a fresh Redis dataset names its epoch (the publish script would too).
-    const [seq, epoch] = await this.cluster.pub
-      .set(this.epochKey(), this.cluster.epochCandidate, 'NX')
-      .then(() => this.cluster.pub.mget(this.seqKey(), this.epochKey()))
-      .catch(() => [null, null]);
+    const [seq, epoch] = await this.clock().catch(() => [null, null]);
     // Anything dispatched here meanwhile is newer than what the counter said.
     return known() ?? (epoch ? `${Number(seq ?? 0)}-0.${epoch}` : undefined);
   }

@@ -1,15 +1,14 @@
-// CONTRACT §14, past the bound (REALTIME_ADAPTER=rooms, server mode, two nodes, a redis-server of
-// the test's own): node A's outbox holds at most REALTIME_OUTBOX_MAX_EVENTS (5 here) cross-node
+// CONTRACT §14, past the bound (REALTIME_ADAPTER=rooms, server mode, two nodes reaching Redis
+// through TCP proxies of the test's own, so that an outage keeps Redis's data): node A's outbox holds at most REALTIME_OUTBOX_MAX_EVENTS (5 here) cross-node
 // events while Redis is away. More messages are acknowledged in one room than it holds, so the
 // oldest are dropped. When Redis returns, node B disconnects its sockets in that room (they may
 // have missed events; their clients re-sync through REST), keeps its sockets of a room whose
 // events all crossed, and A's own sockets (served at once during the outage) stay as they were.
 // The same when the other node's Redis connections come back only after A has announced the gap
-// (a proxy of the test's own holds them): it reads the gap from the room's stream when it catches up.
+// (its proxy reopens later): it reads the gap from the room's stream when it catches up.
 // And a client that was away across it all (Redis kept its data; only A was cut off from it)
 // does not recover in the room with the gap (it starts fresh and re-syncs), while one in a room
 // whose events all crossed recovers with them.
-import { type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import { Redis } from 'ioredis';
@@ -17,8 +16,6 @@ import { asTestServer } from '../helpers/server.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { ApiClient, registerAndLogin } from '../helpers/api.js';
-import { freePort } from '../helpers/child-process.js';
-import { hasRedisServer, startRedis, stopRedis } from '../helpers/redis-server.js';
 import type { RunningService } from '../../service.js';
 import { closeAll, connect } from './socket-client.js';
 import { until } from './recovering-client.js';
@@ -35,26 +32,26 @@ function watch(socket: Socket): { texts: string[]; disconnects: string[] } {
   return seen;
 }
 
-describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow during a Redis outage (rooms adapter, two nodes)', () => {
-  let redisServer: ChildProcess;
+describe.skipIf(!enabled)('an outbox overflow during a Redis outage (rooms adapter, two nodes)', () => {
+  // Both nodes reach Redis through a proxy of the test's own: closing it is the outage, and Redis
+  // keeps its data (one restarted empty tells every socket: node-local.test.ts).
+  let proxy: TcpProxy;
   let redisDown = false;
-  let port: number;
   let a: RunningService;
   let b: RunningService;
   let nodes: TwoNodes | undefined;
 
   beforeAll(async () => {
-    port = await freePort();
-    redisServer = await startRedis(port);
-    nodes = await startTwoNodes({ REDIS_URL: `redis://127.0.0.1:${port}/0`, REDIS_PREFIX: 'overflow:', REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) });
+    proxy = await TcpProxy.before(process.env.TEST_REDIS_URL!, 6379);
+    nodes = await startTwoNodes({ REDIS_URL: proxy.through(process.env.TEST_REDIS_URL!), REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) });
     ({ nodeA: a, nodeB: b } = nodes);
   });
   afterEach(() => closeAll());
   afterAll(async () => {
     // A failed test may leave Redis away: the nodes close faster with it back.
-    if (redisDown) redisServer = await startRedis(port);
+    if (redisDown) proxy = await proxy.reopen();
     await nodes?.close();
-    if (redisServer) await stopRedis(redisServer);
+    await proxy?.close();
   });
 
   it('should disconnect the other node’s sockets of the room whose events were dropped, and only those', async () => {
@@ -76,7 +73,7 @@ describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow during a Redis 
     await post(quiet, 'quiet before');
     await until(() => bobOnB.texts.length === 1 && carolOnB.texts.length === 1 && daveOnA.texts.length === 1, 20_000, 'the first messages to cross');
 
-    await stopRedis(redisServer);
+    await proxy.close();
     redisDown = true;
     // Once A knows, every broadcast goes to the outbox in order (none is still on its way to a dead Redis).
     await until(() => !a.realtime.adapterStats()!.connected, 20_000, 'A to see Redis gone');
@@ -90,7 +87,7 @@ describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow during a Redis 
     await until(() => daveOnA.texts.length === during.length + 1, 20_000, 'A’s own deliveries');
     expect(daveOnA.texts).toEqual(['busy before', ...during]);
 
-    redisServer = await startRedis(port);
+    proxy = await proxy.reopen();
     redisDown = false;
     await until(() => bobOnB.disconnects.length > 0, 40_000, 'B to drop its socket of the busy room');
     expect(bobOnB.disconnects).toEqual(['io server disconnect']);
@@ -112,31 +109,32 @@ describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow during a Redis 
   }, 120_000);
 });
 
-describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow announced while the other node is still away from Redis', () => {
-  let redisServer: ChildProcess;
-  let redisDown = false;
-  let port: number;
+describe.skipIf(!enabled)('an outbox overflow announced while the other node is still away from Redis', () => {
+  // Each node reaches Redis through a proxy of the test's own (`far` through `proxy`, `sender`
+  // through `senderProxy`): closing them is the outage, Redis keeps its data, and each link comes
+  // back when the test says.
   let proxy: TcpProxy;
-  // `far` reaches Redis through the proxy; `sender` directly (its outbox overflows).
+  let senderProxy: TcpProxy;
+  let farDown = false;
+  let senderDown = false;
   let far: RunningService;
   let sender: RunningService;
   let nodes: TwoNodes | undefined;
 
   beforeAll(async () => {
-    port = await freePort();
-    redisServer = await startRedis(port);
-    const url = `redis://127.0.0.1:${port}/0`;
+    const url = process.env.TEST_REDIS_URL!;
     proxy = await TcpProxy.before(url, 6379);
-    nodes = await startTwoNodes({ REDIS_URL: url, REDIS_PREFIX: 'overflow-late:', REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) }, (env) => ({ ...env, REDIS_URL: proxy.through(url) }));
+    senderProxy = await TcpProxy.before(url, 6379);
+    nodes = await startTwoNodes({ REDIS_URL: senderProxy.through(url), REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) }, (env) => ({ ...env, REDIS_URL: proxy.through(url) }));
     ({ nodeA: far, nodeB: sender } = nodes);
   });
   afterEach(() => closeAll());
   afterAll(async () => {
-    proxy?.resume();
-    if (redisDown) redisServer = await startRedis(port);
+    if (farDown) proxy = await proxy.reopen();
+    if (senderDown) senderProxy = await senderProxy.reopen();
     await nodes?.close();
     await proxy?.close();
-    if (redisServer) await stopRedis(redisServer);
+    await senderProxy?.close();
   });
 
   it('should still disconnect the far node’s sockets of that room, from the gap it reads when it catches up', async () => {
@@ -151,19 +149,20 @@ describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow announced while
     await post(quiet, 'quiet before');
     await until(() => bobOnFar.texts.length === 1 && carolOnFar.texts.length === 1, 20_000, 'the first messages to cross');
 
-    await stopRedis(redisServer);
-    redisDown = true;
+    await senderProxy.close();
+    senderDown = true;
+    await proxy.close();
+    farDown = true;
     await until(() => !sender.realtime.adapterStats()!.connected && !far.realtime.adapterStats()!.connected, 20_000, 'both nodes to see Redis gone');
     for (let i = 0; i < BOUND + 5; i++) await post(busy, `busy during ${i}`);
     await until(() => sender.realtime.adapterStats()!.dropped > 0, 20_000, 'the outbox to overflow');
 
     // Redis returns for the sender only: it publishes its outbox and the gap while the far node hears nothing.
-    proxy.hold();
-    redisServer = await startRedis(port);
-    redisDown = false;
-    const redis = new Redis(`redis://127.0.0.1:${port}/0`);
+    senderProxy = await senderProxy.reopen();
+    senderDown = false;
+    const redis = new Redis(process.env.TEST_REDIS_URL!);
     try {
-      const stream = `overflow-late:socket.io:log#/chat#=room:${busy}`;
+      const stream = `${nodes!.env.REDIS_PREFIX}socket.io:log#/chat#=room:${busy}`;
       await until(() => sender.realtime.adapterStats()!.queued === 0 && sender.realtime.adapterStats()!.connected, 40_000, 'the sender to flush its outbox');
       // The gap entry (a DISCONNECT_SOCKETS cluster message) in the busy room's stream.
       const deadline = Date.now() + 20_000;
@@ -178,7 +177,8 @@ describe.skipIf(!enabled || !hasRedisServer)('an outbox overflow announced while
     }
     expect(bobOnFar.disconnects).toEqual([]);
 
-    proxy.resume();
+    proxy = await proxy.reopen();
+    farDown = false;
     await until(() => bobOnFar.disconnects.length > 0, 40_000, 'the far node to drop its socket of the busy room');
     expect(bobOnFar.disconnects).toEqual(['io server disconnect']);
     await post(quiet, 'quiet after');

@@ -31,7 +31,7 @@ export async function awayFiveSeconds(nodes: ScenarioNodes, transport: Transport
 
   const room = (await alice.api.post(`${SNS}/chat/rooms`, { memberIds: [carol.userId], name: `away-${transport}` })).body.data;
   const contentId = await createContent(server, alice);
-  const carolsComment = (await carol.api.post(`${SNS}/comments`, { contentId, msg: 'is the view open?' })).body.data;
+  let carolsCommentId = '';
 
   const sent = { messages: [] as string[], comments: [] as string[], replies: [] as string[], follows: [] as string[] };
   const message = async (msg: string) => {
@@ -45,7 +45,7 @@ export async function awayFiveSeconds(nodes: ScenarioNodes, transport: Transport
     sent.comments.push(res.body.data._id);
   };
   const reply = async (msg: string) => {
-    const res = await aliceApi.post(`${SNS}/comments`, { contentId, msg, parentId: carolsComment._id });
+    const res = await aliceApi.post(`${SNS}/comments`, { contentId, msg, parentId: carolsCommentId });
     expect(res.status).toBe(201);
     sent.comments.push(res.body.data._id);
     sent.replies.push(res.body.data._id);
@@ -60,6 +60,15 @@ export async function awayFiveSeconds(nodes: ScenarioNodes, transport: Transport
   try {
     await client.connect();
     expect(await emitAck(client.socket('/comments'), 'content:subscribe', { contentId })).toEqual({ ok: true });
+    // Carol's own comment (the one replied to) is made once she is subscribed, and is one of the
+    // events she gets: made before, its push could still reach her after she subscribed (a push
+    // follows its write by the domain's audience check, which a loaded machine can delay), and
+    // nothing orders it with the comments made next on the other node until it has arrived.
+    const carolsComment = await carol.api.post(`${SNS}/comments`, { contentId, msg: 'is the view open?' });
+    expect(carolsComment.status).toBe(201);
+    carolsCommentId = carolsComment.body.data._id;
+    sent.comments.push(carolsCommentId);
+    await until(() => client.keys('/comments', 'comment:new', (c) => c._id).includes(carolsCommentId), 20_000, 'Carol’s comment');
     const got = () => ({
       messages: client.keys('/chat', 'message:new', (m) => m._id),
       comments: client.keys('/comments', 'comment:new', (c) => c._id),
