@@ -313,7 +313,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
   const auditLog = new AuditLog(repositories.auditLog);
-  const staffReach = new StaffReach(repositories.users, rolePermissions, auditLog);
+  const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, staffReach);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
   const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);

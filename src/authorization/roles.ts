@@ -161,8 +161,8 @@ export class RoleService {
       const before = await users.lockRoles(user);
       if (!before) throw notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
       // Neither the user as they are, nor as they would be, may hold more than the actor does.
-      await this.staff.requireWithin(actor, before, `user ${user}`);
-      await this.staff.requireWithin(actor, roleNames, `the roles ${roleNames.join(', ')}`, 'These roles grant permissions you do not hold');
+      await this.staff.requireWithin(tx, actor, before, `user ${user}`);
+      await this.staff.requireWithin(tx, actor, roleNames, `the roles ${roleNames.join(', ')}`, 'These roles grant permissions you do not hold');
       if (before.includes(ADMIN_ROLE) && !roleNames.includes(ADMIN_ROLE) && !(await this.staff.anotherActiveAdmin(tx, user))) {
         throw this.staff.lastAdmin('The last active administrator cannot lose the admin role', `user ${user} is the last active administrator`);
       }

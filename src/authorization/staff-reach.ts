@@ -15,7 +15,7 @@ import type { Queryable } from '../db/client.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import { AppError, conflict, forbidden } from '../shared/errors.js';
 import { ADMIN_ROLE } from './catalogue.js';
-import type { RolePermissions } from './role-permissions.js';
+import type { RolesRepository } from './roles-repository.js';
 
 /** The action as the audit log names it (`report.suspend_user`, `role.assign`, …) and what it was about. */
 export interface StaffAct {
@@ -33,7 +33,7 @@ export class StaffReach {
 
   constructor(
     private readonly users: UserRepository,
-    private readonly rolePermissions: RolePermissions,
+    private readonly roles: RolesRepository,
     private readonly auditLog: AuditLog,
   ) {}
 
@@ -43,7 +43,7 @@ export class StaffReach {
    */
   async check(tx: Queryable, actor: Caller, targetUserId: string, takes: Takes): Promise<string[]> {
     const roles = (await this.users.in(tx).lockRoles(targetUserId)) ?? [];
-    await this.requireWithin(actor, roles, `user ${targetUserId}`);
+    await this.requireWithin(tx, actor, roles, `user ${targetUserId}`);
     if (takes === 'takes' && roles.includes(ADMIN_ROLE) && !(await this.anotherActiveAdmin(tx, targetUserId))) {
       throw this.refusal(
         conflict('authorization.error.last_admin', 'The last active administrator cannot be the target of this action'),
@@ -53,10 +53,14 @@ export class StaffReach {
     return roles;
   }
 
-  /** 403 when a user holding `roles` would hold a permission the actor lacks. */
-  async requireWithin(actor: Caller, roles: readonly string[], who: string, message = 'The target holds permissions you do not hold'): Promise<void> {
-    const held = await this.rolePermissions.forRoles(roles);
-    const lacking = [...held].filter((permission) => !actor.permissions.has(permission)).sort();
+  /**
+   * 403 when a user holding `roles` would hold a permission the actor lacks. The grants are read in
+   * `tx` itself: the per-node cache of role permissions may reload, and a reload waiting on the one
+   * embedded connection while this transaction holds it would never end.
+   */
+  async requireWithin(tx: Queryable, actor: Caller, roles: string[], who: string, message = 'The target holds permissions you do not hold'): Promise<void> {
+    const held = (await this.roles.in(tx).permissionsOfRoles(roles)).map((p) => p.name);
+    const lacking = [...new Set(held)].filter((permission) => !actor.permissions.has(permission)).sort();
     if (lacking.length) {
       throw this.refusal(
         forbidden('authorization.error.forbidden', message),
