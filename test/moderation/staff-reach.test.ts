@@ -123,3 +123,15 @@ describe('roles and content', () => {
     expect((await editor.api.delete(CONTENT_ITEM(userItem))).status).toBe(200);
   });
 });
+
+describe('leaving', () => {
+  // Last: on a service without the rule the administrator's account would be gone.
+  it('should refuse the only active administrator deleting their account while the other one is suspended (409)', async () => {
+    const second = await holding(['admin']);
+    expect((await admin.api.post(resolvePath('user', second.userId), { action: 'suspend_user' })).status).toBe(200);
+    expectErrorEnvelope(await admin.api.request('DELETE', ME, { body: { password: admin.password } }), 409, 'authorization.error.last_admin');
+    await expectActive(admin);
+    expect((await admin.api.post(restorePath(second.userId))).status).toBe(200);
+    await giveRoles(admin, second, ['end_user']);
+  });
+});
