@@ -53,6 +53,7 @@ import { SessionService } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { RolePermissions } from './authorization/role-permissions.js';
 import { RoleService } from './authorization/roles.js';
+import { StaffReach } from './authorization/staff-reach.js';
 import { CampaignService } from './campaigns/service.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
@@ -311,7 +312,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   const callers = new CallerResolver(repositories.sessions, tokens, rolePermissions, sessions, readModel.sessions, idleTimeout);
   const contentSerialiser = new ContentSerialiser(app.config);
   const mediaRemoval = new MediaRemoval(app, repositories.contents, repositories.videoJobs);
-  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks);
+  const auditLog = new AuditLog(repositories.auditLog);
+  const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
+  const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
   const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
@@ -328,7 +331,6 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
-  const auditLog = new AuditLog(repositories.auditLog);
   const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
   const erasureSignal = signal();
   const exportSignal = signal();
@@ -365,7 +367,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
     blocks,
-    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog),
+    roles: new RoleService(app.database, repositories.roles, rolePermissions, repositories.users, revocations, auditLog, staffReach),
     callers,
     twoFactor,
     settings,
@@ -428,6 +430,7 @@ export async function createServices(app: AppContext, repositories: Repositories
       revocations,
       mediaRemoval,
       auditLog,
+      staffReach,
     ),
   };
 }

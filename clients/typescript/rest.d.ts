@@ -128,10 +128,10 @@ export interface paths {
         };
         /** Content detail (uploader phone only with read:contact) */
         get: operations["getContentById"];
-        /** Edit a content item (owner or update:any_content) */
+        /** Edit a content item (owner or update:any_content; another user's item only if they hold no permission the caller lacks, else 403, and not the last active admin's, 409) */
         put: operations["putContentById"];
         post?: never;
-        /** Delete a content item (owner or update:any_content); soft delete */
+        /** Delete a content item (owner or update:any_content, within the caller's reach as for editing); soft delete */
         delete: operations["deleteContentById"];
         options?: never;
         head?: never;
@@ -199,7 +199,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told */
+        /** Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told. 403 when its author holds a permission the caller lacks; 409 on the last active admin (but dismiss) */
         post: operations["postModerationTargetsByTargetTypeByTargetIdResolve"];
         delete?: never;
         options?: never;
@@ -216,7 +216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lift a user's suspension and release what it held */
+        /** Lift a user's suspension and release what it held (403 when the user holds a permission the caller lacks) */
         post: operations["postModerationUsersByUserIdRestore"];
         delete?: never;
         options?: never;
@@ -680,7 +680,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Replace the roles a user holds; counts from the user's next request and socket event on every node. The last admin cannot lose the admin role (409) */
+        /** Replace the roles a user holds; counts from the user's next request and socket event on every node. The last active admin cannot lose the admin role (409); a user holding, or roles granting, a permission the caller lacks: 403 */
         put: operations["putAuthorizationUsersByUserIdRoles"];
         post?: never;
         delete?: never;
@@ -2896,8 +2896,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2988,8 +3006,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3456,6 +3492,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

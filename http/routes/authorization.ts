@@ -48,7 +48,7 @@ export const authorizationRoutes: RouteModule = (_app, services) => {
     }),
     defineRoute({
       method: 'PUT', path: `${base}/users/:userId/roles`, tag, auth: 'user', permission: 'assign:role',
-      summary: "Replace the roles a user holds; counts from the user's next request and socket event on every node. The last admin cannot lose the admin role (409)",
+      summary: "Replace the roles a user holds; counts from the user's next request and socket event on every node. The last active admin cannot lose the admin role (409); a user holding, or roles granting, a permission the caller lacks: 403",
       params: userRolesParams, body: assignRolesBody, responseData: userRolesView, errorStatuses: [400, 401, 403, 404, 409, 429, 503],
       handler: async ({ caller, params, body }) => ({ message: 'Roles assigned', data: await roles.assignRoles(caller, params.userId, body) }),
     }),

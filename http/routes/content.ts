@@ -84,14 +84,14 @@ export const contentRoutes: RouteModule = (app, services) => {
     }),
     defineRoute({
       method: 'PUT', path: `${api}/content/:id`, tag, auth: 'user',
-      summary: 'Edit a content item (owner or update:any_content)',
-      params: contentIdParams, body: editContentBody, responseData: contentDetailSchema, errorStatuses: [400, 401, 404, 500],
+      summary: "Edit a content item (owner or update:any_content; another user's item only if they hold no permission the caller lacks, else 403, and not the last active admin's, 409)",
+      params: contentIdParams, body: editContentBody, responseData: contentDetailSchema, errorStatuses: [400, 401, 403, 404, 409, 500],
       handler: async ({ caller, params, body }) => ({ message: 'Content updated', data: await content.edit(caller, params.id, body) }),
     }),
     defineRoute({
       method: 'DELETE', path: `${api}/content/:id`, tag, auth: 'user',
-      summary: 'Delete a content item (owner or update:any_content); soft delete',
-      params: contentIdParams, responseData: z.object({ message: z.string() }), errorStatuses: [400, 401, 404, 500],
+      summary: "Delete a content item (owner or update:any_content, within the caller's reach as for editing); soft delete",
+      params: contentIdParams, responseData: z.object({ message: z.string() }), errorStatuses: [400, 401, 403, 404, 409, 500],
       handler: async ({ caller, params }) => {
         await content.remove(caller, params.id);
         return { message: 'Content deleted', data: { message: 'Content deleted' } };

@@ -28,13 +28,13 @@ export const moderationRoutes: RouteModule = (_app, services) => {
     }),
     defineRoute({
       method: 'POST', path: `${base}/targets/:target_type/:target_id/resolve`, tag, auth: 'user', permission: 'moderate:content',
-      summary: 'Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told',
-      params: targetParams, body: resolveBody, responseData: resolveView, errorStatuses: [400, 401, 403, 404, 429],
+      summary: 'Decide on a target (dismiss, remove, suspend_user, warn): its open reports are resolved, the author told. 403 when its author holds a permission the caller lacks; 409 on the last active admin (but dismiss)',
+      params: targetParams, body: resolveBody, responseData: resolveView, errorStatuses: [400, 401, 403, 404, 409, 429],
       handler: async ({ caller, params, body }) => ({ message: 'Resolved', data: await moderation.resolve(caller, params.target_type, params.target_id, body) }),
     }),
     defineRoute({
       method: 'POST', path: `${base}/users/:userId/restore`, tag, auth: 'user', permission: 'moderate:content',
-      summary: "Lift a user's suspension and release what it held",
+      summary: "Lift a user's suspension and release what it held (403 when the user holds a permission the caller lacks)",
       params: userIdParams, responseData: restoreView, errorStatuses: [401, 403, 404, 429],
       handler: async ({ caller, params }) => ({ message: 'Restored', data: await moderation.restore(caller, params.userId) }),
     }),

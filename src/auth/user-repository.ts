@@ -107,6 +107,17 @@ export class UserRepository extends Repository {
     return rows.map((r) => r.user_id);
   }
 
+  /**
+   * The holders of `roleName` whose accounts can act: not suspended, not deleted. Read in a
+   * statement of its own after lockHolders, so it sees a suspension committed while it waited.
+   */
+  async activeHolders(roleName: string): Promise<string[]> {
+    const rows = await this.db.rows<{ user_id: string }>(sql`
+      select r.user_id from user_roles r join users u on u.id = r.user_id
+      where r.role_name = ${roleName} and u.deleted_at is null and u.suspended_at is null`);
+    return rows.map((r) => r.user_id);
+  }
+
   /** Replaces the user's roles with `roleNames` (in that order) and sets users.role to `primary`. */
   async replaceRoles(id: string, roleNames: string[], primary: string): Promise<void> {
     await this.db.rows(sql`delete from user_roles where user_id = ${id}`);

@@ -13,6 +13,7 @@ import type { UserRepository } from '../auth/user-repository.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import { ADMIN_ROLE } from './catalogue.js';
 import type { RolePermissions } from './role-permissions.js';
+import type { StaffReach } from './staff-reach.js';
 import type { PermissionRow, RoleRow, RolesRepository } from './roles-repository.js';
 import type {
   AssignRolesInput, CreatePermissionInput, CreateRoleInput, PermissionView, RoleView, UpdateRoleInput, UserRolesView,
@@ -72,6 +73,7 @@ export class RoleService {
     private readonly users: UserRepository,
     private readonly revocations: Revocations,
     private readonly auditLog: AuditLog,
+    private readonly staff: StaffReach,
   ) {}
 
   /** Every permission, or (with role names, comma-separated) the active permissions those active roles grant. */
@@ -139,7 +141,8 @@ export class RoleService {
 
   /**
    * Replaces the roles `userId` holds (CONTRACT §21). Unknown role names: 400; unknown user: 404;
-   * taking admin from the last user who holds it: 409. Counts from the user's next request and
+   * a user holding, or roles granting, a permission the actor lacks: 403 (StaffReach); taking
+   * admin when no other active administrator remains: 409. Counts from the user's next request and
    * socket event on every node (their cached sessions and profile are dropped everywhere).
    */
   async assignRoles(actor: Caller, userId: string, input: AssignRolesInput): Promise<UserRolesView> {
@@ -153,13 +156,15 @@ export class RoleService {
       });
     }
     const user = userId.toLowerCase();
-    await this.revocations.revoke(async (tx) => {
+    await this.staff.audited(actor, { action: 'role.assign', targetType: 'user', targetId: user }, () => this.revocations.revoke(async (tx) => {
       const users = this.users.in(tx);
       const before = await users.lockRoles(user);
       if (!before) throw notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
-      if (before.includes(ADMIN_ROLE) && !roleNames.includes(ADMIN_ROLE)) {
-        const holders = await users.lockHolders(ADMIN_ROLE);
-        if (!holders.some((holder) => holder !== user)) throw lastAdmin('The last administrator cannot lose the admin role');
+      // Neither the user as they are, nor as they would be, may hold more than the actor does.
+      await this.staff.requireWithin(tx, actor, before, `user ${user}`);
+      await this.staff.requireWithin(tx, actor, roleNames, `the roles ${roleNames.join(', ')}`, 'These roles grant permissions you do not hold');
+      if (before.includes(ADMIN_ROLE) && !roleNames.includes(ADMIN_ROLE) && !(await this.staff.anotherActiveAdmin(tx, user))) {
+        throw this.staff.lastAdmin('The last active administrator cannot lose the admin role', `user ${user} is the last active administrator`);
       }
       await users.replaceRoles(user, roleNames, primaryRole(roleNames));
       await this.auditLog.append(
@@ -167,7 +172,7 @@ export class RoleService {
         tx,
       );
       return { sessions: [], users: [user] };
-    });
+    }));
     return { user_id: user, role_names: roleNames };
   }
 

@@ -3,6 +3,8 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Caller } from '../auth/caller.js';
+import type { StaffReach } from '../authorization/staff-reach.js';
+import type { Queryable } from '../db/client.js';
 import { badRequest, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { MediaRemoval } from '../media/media-removal.js';
@@ -45,6 +47,8 @@ export class ContentService {
     /** Live items and their serialised details, dropped by the events that change them (src/read-model/). */
     private readonly items: ReadCache<string, CachedItem>,
     private readonly blocks: BlockService,
+    /** Whom staff may act on: an edit or deletion of another user's item is one such action. */
+    private readonly staff: StaffReach,
   ) {}
 
   /** A live item with its uploader: from the read model, else the database (and then kept). */
@@ -161,7 +165,11 @@ export class ContentService {
     const row = await this.repository.findLive(id);
     if (!row) throw contentNotFound();
     if (!mayManageContent(caller, row)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may delete this content');
-    if (!(await this.repository.softDelete(id))) throw contentNotFound();
+    const deleted = await this.staffWrite(caller, 'content.delete', id, async (tx) => {
+      if (row.uploader_id !== caller.userId) await this.staff.check(tx, caller, row.uploader_id, 'takes');
+      return this.repository.in(tx).softDelete(id);
+    });
+    if (!deleted) throw contentNotFound();
     await this.app.events.publishAndWait('content.deleted', { contentId: id, uploaderId: row.uploader_id });
     try {
       await this.mediaRemoval.withdraw(id);
@@ -172,7 +180,7 @@ export class ContentService {
   }
 
   async edit(caller: Caller, id: string, input: EditContentInput): Promise<ContentDetail> {
-    const updated = await this.updateLocked(id, (current) => {
+    const updated = await this.updateLocked(caller, id, (current) => {
       if (!mayManageContent(caller, current)) throw unauthorized('content.error.forbidden', 'Only the owner or an administrator may edit this content');
       const blocks = new Map(current.content_info.map((b) => [b.lang, b]));
       for (const lang of LANGUAGES) {
@@ -219,14 +227,22 @@ export class ContentService {
    * Returns the edited row, read under the same lock (a delete cannot come between); null when
    * the item is gone.
    */
-  private updateLocked(id: string, build: (current: ContentRow) => ContentEdit): Promise<ContentRow | null> {
-    return this.app.database.transaction(async (tx) => {
+  private updateLocked(caller: Caller, id: string, build: (current: ContentRow) => ContentEdit): Promise<ContentRow | null> {
+    return this.staffWrite(caller, 'content.edit', id, async (tx) => {
       const contents = this.repository.in(tx);
       const current = await contents.findLiveForUpdate(id);
       if (!current) return null;
-      await contents.applyEdit(id, build(current));
+      const edit = build(current);
+      // Someone else's item (update:any_content) is a staff action on its owner.
+      if (current.uploader_id !== caller.userId) await this.staff.check(tx, caller, current.uploader_id, 'takes');
+      await contents.applyEdit(id, edit);
       return contents.findLive(id);
     });
+  }
+
+  /** A write of an item in one transaction; a refusal of StaffReach in it is audited as `<action>.refused`. */
+  private staffWrite<T>(caller: Caller, action: string, id: string, write: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.staff.audited(caller, { action, targetType: 'content', targetId: id }, () => this.app.database.transaction(write));
   }
 
   /**

@@ -21,6 +21,7 @@ import type { FollowRepository } from '../follows/follow-repository.js';
 import type { Revocations } from '../auth/revocations.js';
 import type { TwoFactorCheck } from '../auth/two-factor-check.js';
 import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
+import { ADMIN_ROLE } from '../authorization/catalogue.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { ErasureRepository } from './erasure-repository.js';
 import type { DeleteAccountInput } from './schemas.js';
@@ -70,8 +71,10 @@ export class AccountDeletion {
 
   private async deleteAtOnce(tx: Queryable, userId: string) {
     const users = this.users.in(tx);
-    // Administrators leave one at a time (the rows are locked), and never the last one.
-    const admins = await users.lockActiveAdminIds();
+    // Administrators leave one at a time (the rows are locked), and never the last one that can
+    // act: a suspended administrator counts for none (only an administrator could restore them).
+    await users.lockActiveAdminIds();
+    const admins = await users.activeHolders(ADMIN_ROLE);
     if (admins.includes(userId) && admins.length === 1) {
       throw conflict('authorization.error.last_admin', 'The last active administrator cannot delete their account');
     }

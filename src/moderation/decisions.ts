@@ -9,7 +9,11 @@
 //   until `restore`.
 // The author gets a `moderation.action` notification (no actor: neither the moderator nor any
 // reporter is named), and each decision is appended to the audit log in its own transaction.
+// Every decision and restore is a staff action on the author (or user): refused when they hold a
+// permission the moderator lacks, or (but for dismiss and restore) are the last active
+// administrator (StaffReach, src/authorization/staff-reach.ts).
 import type { AppContext } from '../context.js';
+import type { StaffReach } from '../authorization/staff-reach.js';
 import { requirePermission, type Caller } from '../auth/caller.js';
 import type { Revocations } from '../auth/revocations.js';
 import type { SessionRepository } from '../auth/session-repository.js';
@@ -81,6 +85,7 @@ export class ModerationService {
     private readonly revocations: Revocations,
     private readonly mediaRemoval: MediaRemoval,
     private readonly audit: AuditLog,
+    private readonly staff: StaffReach,
   ) {}
 
   /** GET /moderation/reports: reported targets, oldest first reported first, with their reports. */
@@ -128,6 +133,8 @@ export class ModerationService {
     const target = await this.findTarget(targetType, targetId);
     const at = new Date();
     const change = async (tx: Queryable) => {
+      // Dismissing takes nothing from the author, so even the last administrator's reports can be closed.
+      await this.staff.check(tx, caller, target.ownerId, action === 'dismiss' ? 'gives' : 'takes');
       const resolved = await this.reports.in(tx).resolveOpen(targetType, targetId, action, at);
       const contents = this.contents.in(tx);
       let roomId: string | null = null;
@@ -166,19 +173,7 @@ export class ModerationService {
       return { resolved, roomId, ended };
     };
 
-    let outcome: Awaited<ReturnType<typeof change>>;
-    if (action === 'suspend_user') {
-      // The suspension, its sessions' end and the hold of the user's items commit together with
-      // the notice to every node's caches, and every node has applied it before the answer.
-      const box: { outcome?: Awaited<ReturnType<typeof change>> } = {};
-      await this.revocations.revoke(async (tx) => {
-        box.outcome = await change(tx);
-        return { sessions: box.outcome.ended, users: [target.ownerId] };
-      });
-      outcome = box.outcome ?? { resolved: 0, roomId: null, ended: [] };
-    } else {
-      outcome = await this.app.database.transaction(change);
-    }
+    const outcome = await this.staff.audited(caller, { action: `report.${action}`, targetType, targetId }, () => this.commit(action, target.ownerId, change));
     this.notifications.deliverSoon();
 
     if (targetType === 'content' && action !== 'suspend_user') {
@@ -193,20 +188,35 @@ export class ModerationService {
         this.app.log.error({ err, contentId: targetId }, 'could not withdraw the media of removed content');
       }
     }
-    if (outcome.roomId) this.app.events.publish('chat.message.deleted', { roomId: outcome.roomId, _id: targetId });
+    if (outcome.roomId) this.app.events.publish('chat.message.deleted', { roomId: outcome.roomId, _id: targetId, senderId: target.ownerId });
     return { target_type: targetType, target_id: targetId, action, resolved_reports: outcome.resolved };
+  }
+
+  /** Runs a decision's change in its transaction; a suspension goes the way revocations go. */
+  private async commit<T extends { ended: { userId: string; sessionId: string }[] }>(action: ModerationAction, ownerId: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
+    if (action !== 'suspend_user') return this.app.database.transaction(change);
+    // The suspension, its sessions' end and the hold of the user's items commit together with
+    // the notice to every node's caches, and every node has applied it before the answer.
+    const box: { outcome?: T } = {};
+    await this.revocations.revoke(async (tx) => {
+      box.outcome = await change(tx);
+      return { sessions: box.outcome.ended, users: [ownerId] };
+    });
+    if (!box.outcome) throw new Error('a suspension committed without its outcome');
+    return box.outcome;
   }
 
   /** POST /moderation/users/{userId}/restore: lifts a suspension and releases what it held. */
   async restore(caller: Caller, userId: string): Promise<{ user_id: string; status: 'active' }> {
     requirePermission(caller, MODERATE_PERMISSION);
     if (!isUuid(userId) || !(await this.users.findStanding(userId))) throw userNotFound();
-    await this.revocations.revoke(async (tx) => {
+    await this.staff.audited(caller, { action: 'user.restore', targetType: 'user', targetId: userId }, () => this.revocations.revoke(async (tx) => {
+      await this.staff.check(tx, caller, userId, 'gives');
       await this.users.in(tx).setSuspended(userId, null);
       await this.contents.in(tx).setSuspensionHold(userId, false);
       await this.audit.append({ actorId: caller.userId, action: 'user.restore', targetType: 'user', targetId: userId }, tx);
       return { sessions: [], users: [userId] };
-    });
+    }));
     return { user_id: userId, status: 'active' };
   }
 

@@ -44,7 +44,8 @@ export async function publishWorld(server: TestServer, owner: TestUser, tag: str
 
 /** Waits (bounded) until the node answers listings from its index, not from PostgreSQL. */
 export async function indexReady(server: TestServer): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+  // Loading tens of thousands of rows on a loaded machine may take a while: the bound is generous.
+  for (let i = 0; i < 2_400; i++) {
     if (server.service.services.listingIndex.ready()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
