@@ -10,6 +10,8 @@ import type { Logger } from '../src/shared/logger.js';
 import type { AppError } from '../src/shared/errors.js';
 import type { CorsPolicy } from './cors.js';
 import { errorBody, toAppError } from './envelope.js';
+import { failureLogLevel } from '../src/shared/error-mapping.js';
+import { HSTS, overHttps } from '../src/shared/transport-security.js';
 import type { InFlightRequests } from './in-flight.js';
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -19,19 +21,6 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 };
-
-/** HSTS (CONTRACT §19) for answers that reached the client over HTTPS: a year. */
-const HSTS = 'max-age=31536000';
-
-/**
- * Whether the client's request came over HTTPS: only a trusted proxy can say so (TLS ends there),
- * in the last `X-Forwarded-Proto` entry (the one the nearest proxy wrote).
- */
-function overHttps(headers: Record<string, string>, trustProxy: boolean): boolean {
-  if (!trustProxy || !headers['x-forwarded-proto']) return false;
-  const hops = headers['x-forwarded-proto'].split(',').map((s) => s.trim().toLowerCase());
-  return hops[hops.length - 1] === 'https';
-}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -160,7 +149,10 @@ export class Exchange {
   /** The error envelope of SPEC §7 for any thrown value (no internals reach the client). */
   sendError(error: unknown, headers: Record<string, string> = {}, closeConnection = false): void {
     const appError: AppError = toAppError(error);
-    if (appError.status >= 500) this.settings.log.error({ err: error, requestId: this.requestId, method: this.method, path: this.url }, 'request failed');
+    const level = failureLogLevel(appError);
+    if (level === 'error') this.settings.log.error({ err: error, requestId: this.requestId, method: this.method, path: this.url }, 'request failed');
+    // An expected state (a switched-off platform, an outage): its code, no stack.
+    else if (level) this.settings.log[level]({ code: appError.code, requestId: this.requestId, method: this.method, path: this.url }, 'request refused');
     const body = this.method === 'HEAD' ? null : JSON.stringify(errorBody(appError));
     this.send(appError.status, { ...headers, ...(appError.headers ?? {}), 'Content-Type': JSON_TYPE }, body, closeConnection);
   }
