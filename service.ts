@@ -166,6 +166,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         services.resumableUploads.stop();
         await realtime.close();
         services.revocations.close();
+        services.listingIndex.stop();
         await services.readModel.close();
         rateLimits.close();
         if (redis) redis.disconnect();

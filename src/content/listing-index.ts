@@ -62,6 +62,10 @@ export interface IndexPage {
 }
 
 const LOAD_PAGE = 2_000;
+/** A failed full load is tried again after 1 s, doubling up to 30 s: a statement that timed out
+ * under load must not leave the node reading PostgreSQL until the next change of everything. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 /** `total` is counted exactly up to this many matches; above, estimated (CONTRACT §23: within 10 %). */
 export const COUNT_EXACT = 10_000;
 /** Matches read before a total is estimated from the share of its source that passed (about 3 % off, one standard deviation). */
@@ -138,6 +142,10 @@ export class ListingIndex {
   private readonly changedAt = new Map<string, number>();
   private readonly changedUploaderAt = new Map<string, number>();
   private loading: Promise<void> | null = null;
+  /** Failed full loads in a row, and the timer of the next try. */
+  private failedLoads = 0;
+  private retry: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly repository: ContentListingRepository,
@@ -203,21 +211,39 @@ export class ListingIndex {
     return this.slots.size();
   }
 
-  /** Starts loading (resolves when loaded; a failed load is logged and leaves the index off until the next change of everything). */
+  /** Starts loading (resolves when loaded, or when a load failed: it is then tried again with backoff). */
   start(): Promise<void> {
     if (!this.enabled) return Promise.resolve();
     return this.reloadAll();
   }
 
+  /** Stops the retries of a failed load (the node is closing). */
+  stop(): void {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+  }
+
   /** Loads everything again (after `everything` was invalidated, or a bulk write behind the service). */
   reloadAll(): Promise<void> {
-    if (!this.enabled) return Promise.resolve();
+    if (!this.enabled || this.stopped) return Promise.resolve();
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
     const generation = ++this.generation;
     this.loaded = false;
     this.reset();
-    const load = this.load(generation).catch((error: unknown) => {
-      if (generation === this.generation) this.log.error({ err: error }, 'listing index: load failed; listings read PostgreSQL');
-    });
+    const load = this.load(generation).then(
+      () => {
+        if (generation === this.generation) this.failedLoads = 0;
+      },
+      (error: unknown) => {
+        if (generation !== this.generation || this.stopped) return;
+        const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failedLoads++);
+        this.log.warn({ err: error, retryInMs: delay }, 'listing index: load failed; listings read PostgreSQL until it loads');
+        this.retry = setTimeout(() => void this.reloadAll(), delay);
+        this.retry.unref();
+      },
+    );
     this.loading = load;
     return load;
   }
