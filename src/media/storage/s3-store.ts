@@ -9,11 +9,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -39,6 +41,9 @@ export interface S3StoreOptions {
 
 /** Files at least this large go up as a multipart upload (parts of this size). */
 const PART_SIZE = 8 * 1024 * 1024;
+/** Tries at aborting the parts of a failed multipart upload, and the pause between them (10 minutes in all). */
+const ABORT_TRIES = 120;
+const ABORT_RETRY_MS = 5_000;
 /** DeleteObjects takes at most this many keys. */
 const DELETE_BATCH = 1000;
 
@@ -57,6 +62,8 @@ const isNotFound = (err: unknown) => {
   const e = err as SdkError;
   return e?.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket';
 };
+
+const withdrawnMarker = (contentId: string) => `.withdrawn/${contentId}`;
 
 /** The error a writer meets when the content item it writes for was withdrawn meanwhile (as the local store's tombstone). */
 const withdrawnError = (key: string) => Object.assign(new Error(`content of ${key} was withdrawn`), { code: 'ENOTDIR' });
@@ -97,7 +104,14 @@ export class S3MediaStore implements MediaStore {
         queueSize: 2,
         leavePartsOnError: false,
       });
-      await this.call('multipart_upload', () => upload.done());
+      try {
+        await this.call('multipart_upload', () => upload.done());
+      } catch (err) {
+        // lib-storage aborts the upload on failure; a store that went away refuses that too, so
+        // the parts are aborted again once it answers.
+        this.abortLeftParts(key);
+        throw err;
+      }
       await this.refuseWithdrawn(key);
     }
     if (options.move) await fs.promises.rm(file, { force: true });
@@ -171,14 +185,14 @@ export class S3MediaStore implements MediaStore {
   }
 
   /**
-   * A tombstone object at content/<id> first, then every object under it removed: a writer that
-   * put an object before the tombstone is listed and removed here; one after it sees the
-   * tombstone (refuseWithdrawn) and removes its own (S3 reads are strongly consistent).
+   * An empty marker object (.withdrawn/<id>: a hidden key, never served) first, then every object
+   * under content/<id>/ removed: a writer that put an object before the marker is listed and
+   * removed here; one after it sees the marker (refuseWithdrawn) and removes its own (S3 reads
+   * are strongly consistent). The marker holds nothing but the item's id.
    */
   async withdrawContent(contentId: string): Promise<void> {
-    const dir = contentDirRel(contentId);
-    await this.call('put', () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: dir, Body: Buffer.alloc(0) })));
-    await this.deletePrefix(dir);
+    await this.call('put', () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: withdrawnMarker(contentId), Body: Buffer.alloc(0) })));
+    await this.deletePrefix(contentDirRel(contentId));
   }
 
   async signedUrl(key: string, seconds: number, downloadName?: string): Promise<string> {
@@ -194,11 +208,28 @@ export class S3MediaStore implements MediaStore {
     await this.call('head_bucket', () => this.client.send(new HeadBucketCommand({ Bucket: this.bucket })));
   }
 
+  /**
+   * Aborts the unfinished multipart uploads of `key` (parts of a failed upload), trying again
+   * while the store cannot be reached, for at most ABORT_TRIES tries, in the background.
+   */
+  private abortLeftParts(key: string, attempt = 1): void {
+    const retry = () => {
+      if (attempt < ABORT_TRIES) setTimeout(() => this.abortLeftParts(key, attempt + 1), ABORT_RETRY_MS).unref();
+    };
+    void (async () => {
+      const open = await this.call('list_multipart', () => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key })));
+      for (const upload of open.Uploads ?? []) {
+        if (upload.Key !== key || !upload.UploadId) continue;
+        await this.call('abort_multipart', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId })));
+      }
+    })().catch(retry);
+  }
+
   /** Removes an object just written for a content item that was withdrawn meanwhile, and says so. */
   private async refuseWithdrawn(key: string): Promise<void> {
     const m = /^content\/([^/]+)\//.exec(key);
     if (!m) return;
-    if (!(await this.stat(contentDirRel(m[1])))) return;
+    if (!(await this.stat(withdrawnMarker(m[1])))) return;
     await this.delete(key);
     throw withdrawnError(key);
   }
