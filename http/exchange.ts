@@ -10,6 +10,7 @@ import type { Logger } from '../src/shared/logger.js';
 import type { AppError } from '../src/shared/errors.js';
 import type { CorsPolicy } from './cors.js';
 import { errorBody, toAppError } from './envelope.js';
+import { failureLogLevel } from '../src/shared/error-mapping.js';
 import type { InFlightRequests } from './in-flight.js';
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -160,7 +161,10 @@ export class Exchange {
   /** The error envelope of SPEC §7 for any thrown value (no internals reach the client). */
   sendError(error: unknown, headers: Record<string, string> = {}, closeConnection = false): void {
     const appError: AppError = toAppError(error);
-    if (appError.status >= 500) this.settings.log.error({ err: error, requestId: this.requestId, method: this.method, path: this.url }, 'request failed');
+    const level = failureLogLevel(appError);
+    if (level === 'error') this.settings.log.error({ err: error, requestId: this.requestId, method: this.method, path: this.url }, 'request failed');
+    // An expected state (a switched-off platform, an outage): its code, no stack.
+    else if (level) this.settings.log[level]({ code: appError.code, requestId: this.requestId, method: this.method, path: this.url }, 'request refused');
     const body = this.method === 'HEAD' ? null : JSON.stringify(errorBody(appError));
     this.send(appError.status, { ...headers, ...(appError.headers ?? {}), 'Content-Type': JSON_TYPE }, body, closeConnection);
   }

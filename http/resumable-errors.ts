@@ -4,6 +4,8 @@
 // checks) are written by tus directly and recognised by their text.
 import { ERRORS, TUS_RESUMABLE, TUS_VERSION } from '@tus/utils';
 import { isStorageUnavailable, storageUnavailable } from '../src/media/storage-errors.js';
+import { uploadBusy } from '../src/media/resumable-lock.js';
+import { isStreamLimit } from '../src/media/resumable-store.js';
 import { AppError, conflict } from '../src/shared/errors.js';
 import { toAppError } from './envelope.js';
 
@@ -16,14 +18,28 @@ const TUS_ERRORS = new Map<TusFailure, () => AppError>([
   [ERRORS.INVALID_OFFSET, () => conflict('upload.error.offset_mismatch', 'Upload-Offset is not the offset of the upload; ask for it with HEAD', { field: 'Upload-Offset', constraint: 'the current offset' })],
   [ERRORS.FILE_NOT_FOUND, () => uploadGone()],
   [ERRORS.FILE_NO_LONGER_EXISTS, () => uploadGone()],
-  [ERRORS.ERR_SIZE_EXCEEDED, () => new AppError(413, 'upload.error.length_exceeded', 'The body goes past the declared Upload-Length', { field: 'body', constraint: 'at most Upload-Length minus Upload-Offset bytes' })],
+  [ERRORS.ERR_SIZE_EXCEEDED, () => lengthExceeded()],
   [ERRORS.ERR_MAX_SIZE_EXCEEDED, () => new AppError(413, 'file.error.too_large', 'The upload is larger than the service accepts', { field: 'Upload-Length', constraint: 'at most Tus-Max-Size bytes' })],
   [ERRORS.INVALID_LENGTH, () => lengthRequired('Upload-Length')],
   [ERRORS.UNSUPPORTED_CREATION_DEFER_LENGTH_EXTENSION, () => lengthRequired('Upload-Defer-Length')],
   [ERRORS.INVALID_METADATA, () => new AppError(400, 'upload.error.invalid_metadata', 'Upload-Metadata is malformed', { field: 'Upload-Metadata', constraint: 'key base64,key base64' })],
   [ERRORS.UNSUPPORTED_CONCATENATION_EXTENSION, () => new AppError(400, 'upload.error.concatenation_unsupported', 'Parallel (concatenated) uploads are not offered', { field: 'Upload-Concat', constraint: 'absent' })],
   [ERRORS.ABORTED, () => new AppError(400, 'request.error.aborted', 'The request was stopped')],
+  [ERRORS.INVALID_TERMINATION, () => new AppError(409, 'upload.error.completed', 'The upload is complete')],
+  [ERRORS.ERR_LOCK_TIMEOUT, () => uploadBusy()],
+  [ERRORS.UNSUPPORTED_EXPIRATION_EXTENSION, () => new AppError(400, 'upload.error.invalid_header', 'Expiration is set by the service', { field: 'Upload-Expires', constraint: 'absent' })],
 ]);
+
+const lengthExceeded = () =>
+  new AppError(413, 'upload.error.length_exceeded', 'The body goes past the declared Upload-Length', { field: 'body', constraint: 'at most Upload-Length minus Upload-Offset bytes' });
+
+/** A refusal of tus's this map does not know (a newer version's): its status, in the envelope. */
+function otherTusRefusal(err: unknown): AppError | null {
+  const failure = err as Partial<TusFailure> | null;
+  if (typeof failure?.status_code !== 'number' || typeof failure.body !== 'string') return null;
+  if (failure.status_code < 400 || failure.status_code >= 500) return null;
+  return new AppError(failure.status_code, 'upload.error.refused', failure.body.trim() || 'The upload request was refused');
+}
 
 const uploadGone = () => new AppError(404, 'upload.error.not_found', 'No such upload');
 const unsupportedType = () =>
@@ -37,7 +53,8 @@ export function tusError(err: unknown): AppError {
   if (isStorageUnavailable(err)) return storageUnavailable();
   const known = TUS_ERRORS.get(err as TusFailure);
   if (known) return known();
-  return toAppError(err);
+  if (isStreamLimit(err)) return lengthExceeded();
+  return otherTusRefusal(err) ?? toAppError(err);
 }
 
 /** The few refusals tus writes without going through onResponseError: version and header checks. */

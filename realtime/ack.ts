@@ -4,13 +4,15 @@
 import type { z } from 'zod';
 import { storableText } from '../src/shared/storable-text.js';
 import type { Logger } from '../src/shared/logger.js';
-import { toAppError, validationError } from '../src/shared/error-mapping.js';
+import { failureLogLevel, toAppError, validationError } from '../src/shared/error-mapping.js';
 import type { AckError } from './events.js';
 
 /** The same mapping as REST answers (http/envelope.ts): an AppError as it is, an outage as 503, the rest as 500. */
 export function toAckError(err: unknown, log: Logger): AckError {
   const appError = toAppError(err);
-  if (appError.status >= 500) log.error({ err }, 'socket event failed');
+  const level = failureLogLevel(appError);
+  if (level === 'error') log.error({ err }, 'socket event failed');
+  else if (level) log[level]({ code: appError.code }, 'socket event refused');
   return { ok: false, error_code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
 }
 

@@ -2,15 +2,18 @@
 // tus's own lockers let a newer request take the lock from the older one; here a request that
 // finds the upload leased to another is refused at once. The lease is a row lock with an expiry in
 // PostgreSQL (resumable_uploads.locked_by/lock_until), renewed while the request writes, so a
-// node that dies mid-PATCH frees its uploads when the lease runs out.
+// node that dies mid-PATCH frees its uploads when the lease runs out. The lease is short: a phone
+// whose node died resumes with tus-js-client's default retries (0, 1, 3, 5 s apart: 9 s in all),
+// and a dead holder must be gone before they are; a live holder renews it every second.
 import { randomUUID } from 'node:crypto';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
 import { conflict } from '../shared/errors.js';
 import type { ResumableUploadRepository } from './resumable-upload-repository.js';
 
 /** How long a lease lasts without renewal (a dead node's uploads wait this long at most). */
-const LEASE_SECONDS = 30;
-const RENEW_EVERY_MS = (LEASE_SECONDS / 3) * 1000;
+const LEASE_SECONDS = 5;
+/** Renewals a lease gets before it would run out: a stalled renewal or two leave it held. */
+const RENEW_EVERY_MS = 1000;
 
 export const uploadBusy = () => conflict('upload.error.busy', 'Another request is writing to this upload; ask for its offset (HEAD) and resume');
 

@@ -5,6 +5,7 @@
 // full or read-only disk into 507; `create` does the latter too.
 import fs from 'node:fs';
 import path from 'node:path';
+import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { FileStore } from '@tus/file-store';
 import { ERRORS, Upload, type KvStore } from '@tus/utils';
@@ -38,6 +39,17 @@ export class UploadRecords implements KvStore<Upload> {
   }
 }
 
+/**
+ * tus's StreamLimiter stops a PATCH body that runs past what it may write (Upload-Length minus the
+ * offset: a chunked body has no Content-Length to check first). Its error is a new instance of a
+ * class tus does not export, so it is known by its shape: ERR_MAX_SIZE_EXCEEDED's status and text
+ * on an Error. Lengths are never deferred here, so the limit it hit is always Upload-Length.
+ */
+export function isStreamLimit(err: unknown): boolean {
+  const failure = err as { status_code?: unknown; body?: unknown } | null;
+  return err instanceof Error && failure?.status_code === ERRORS.ERR_MAX_SIZE_EXCEEDED.status_code && failure.body === ERRORS.ERR_MAX_SIZE_EXCEEDED.body;
+}
+
 export type ProgressListener = (uploadId: string, offset: number) => void;
 
 export class ResumableFileStore extends FileStore {
@@ -65,7 +77,10 @@ export class ResumableFileStore extends FileStore {
 
   /**
    * Appends the stream at `offset` and returns the new offset. Every byte written stays: a body
-   * that ends early (the client left) leaves the file at the last byte received.
+   * that ends early (the client left) leaves the file at the last byte received. A body that runs
+   * past Upload-Length (chunked: tus stops it on the way) is refused whole, as one with a
+   * Content-Length too large is refused before reading: its bytes are cut off again, so the file
+   * never holds a byte past the length, nor a full length the refused PATCH never completed.
    */
   override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
     const file = fs.createWriteStream(this.uploadPath(id), { flags: 'r+', start: offset });
@@ -75,6 +90,12 @@ export class ResumableFileStore extends FileStore {
     try {
       await pipeline(readable, file);
     } catch (err) {
+      if (isStreamLimit(err)) {
+        // The file stream finishes its write in progress before it closes.
+        if (!file.closed) await once(file, 'close');
+        await fs.promises.truncate(this.uploadPath(id), offset);
+        throw err;
+      }
       if (isStorageUnavailable(err)) throw storageUnavailable();
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {

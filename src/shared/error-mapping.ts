@@ -27,3 +27,22 @@ export function toAppError(error: unknown): AppError {
   if (isUnavailableError(error)) return serviceUnavailable();
   return new AppError(500, 'server.error.internal', 'An unexpected error occurred');
 }
+
+/**
+ * States the service is in on purpose or because of a dependency, not faults of its own code:
+ * a platform an operator switched off is `info`; an outage of the database, Redis, the storage
+ * or an upstream platform or SMS gateway is `warn` (operators watch it, nobody fixes the code).
+ */
+const EXPECTED_FAILURE_LEVELS: ReadonlyMap<string, 'info' | 'warn'> = new Map([
+  ['publishing.error.unavailable', 'info'],
+  ['service.error.unavailable', 'warn'],
+  ['media.error.storage_unavailable', 'warn'],
+  ['publishing.error.upstream', 'warn'],
+  ['sms.error.delivery_failed', 'warn'],
+]);
+
+/** The level a failed request or event is logged at: none for a refusal (4xx), `error` for a fault. */
+export function failureLogLevel(error: AppError): 'info' | 'warn' | 'error' | null {
+  if (error.status < 500) return null;
+  return EXPECTED_FAILURE_LEVELS.get(error.code) ?? 'error';
+}

@@ -34,13 +34,15 @@ export async function tusRequest(
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await fetch(baseUrl + urlPath, { method, headers, body: options.body ? new Uint8Array(options.body) : undefined });
   const text = await res.text();
-  let body: any = null;
+  return { status: res.status, headers: res.headers, body: jsonOrNull(text), text };
+}
+
+function jsonOrNull(text: string): any {
   try {
-    body = text ? JSON.parse(text) : null;
+    return text ? JSON.parse(text) : null;
   } catch {
-    /* not JSON */
+    return null;
   }
-  return { status: res.status, headers: res.headers, body, text };
 }
 
 /** POST (creation): the upload's path from Location on 201. */
@@ -66,27 +68,46 @@ export const patchUpload = (baseUrl: string, token: string | null, location: str
 
 export const headUpload = (baseUrl: string, token: string | null, location: string) => tusRequest(baseUrl, 'HEAD', location, { token });
 
-/**
- * A PATCH whose connection is held open after `sent` bytes of its body: `finish()` sends the rest
- * and resolves with the answer; `cut()` drops the connection there (as a phone losing signal).
- */
-export function openPatch(baseUrl: string, token: string, location: string, offset: number, bytes: Buffer, sent: number) {
+/** A PATCH on a connection of its own (node:http sends bodies fetch cannot), its body still to write. */
+function patchRequest(baseUrl: string, token: string, location: string, offset: number, framing: Record<string, string>): http.ClientRequest {
   const url = new URL(baseUrl);
-  let answered: Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>;
-  const req = http.request({
+  return http.request({
     host: url.hostname,
     port: url.port,
     method: 'PATCH',
     path: location,
     agent: false,
-    headers: {
-      ...TUS,
-      authorization: `Bearer ${token}`,
-      'Upload-Offset': String(offset),
-      'Content-Type': 'application/offset+octet-stream',
-      'Content-Length': String(bytes.length),
-    },
+    headers: { ...TUS, authorization: `Bearer ${token}`, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream', ...framing },
   });
+}
+
+/** A PATCH whose body is sent chunked (no Content-Length), in the parts given. */
+export function chunkedPatch(baseUrl: string, token: string, location: string, offset: number, parts: Buffer[]): Promise<TusAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = patchRequest(baseUrl, token, location, offset, { 'Transfer-Encoding': 'chunked' });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+        resolve({ status: res.statusCode ?? 0, headers, body: jsonOrNull(text), text });
+      });
+    });
+    // The server may answer (and stop reading) before the last part is written.
+    req.on('error', reject);
+    for (const part of parts) req.write(part);
+    req.end();
+  });
+}
+
+/**
+ * A PATCH whose connection is held open after `sent` bytes of its body: `finish()` sends the rest
+ * and resolves with the answer; `cut()` drops the connection there (as a phone losing signal).
+ */
+export function openPatch(baseUrl: string, token: string, location: string, offset: number, bytes: Buffer, sent: number) {
+  let answered: Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>;
+  const req = patchRequest(baseUrl, token, location, offset, { 'Content-Length': String(bytes.length) });
   answered = new Promise((resolve, reject) => {
     req.on('response', (res) => {
       let body = '';

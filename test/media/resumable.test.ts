@@ -12,6 +12,7 @@ import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { contentVideo, createContent, fakeMp4, latestJob, makeImage, makeVideo, manifestPosingAsMp4, scratchDir, waitForJobEnd } from './media-helpers.js';
 import {
   RESUMABLE,
+  chunkedPatch,
   createUpload,
   cuttingProxy,
   headUpload,
@@ -171,6 +172,27 @@ describe('resumable uploads (tus)', () => {
     // A body that would go past the declared length.
     expectTusError(await patchUpload(url(), owner.token, location, 500, Buffer.concat([video.subarray(500), Buffer.alloc(10)])), 413, 'upload.error.length_exceeded');
     expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('500');
+  });
+
+  it('should answer a chunked PATCH that runs past Upload-Length with 413 in the envelope, keeping none of its bytes', async () => {
+    const contentId = await createContent(owner);
+    const png = await makeImage('png', 64, 48);
+    const image = { content_id: contentId, topic_key: 'video_images_url', filename: 'room.png' };
+    const { location } = await createUpload(url(), owner.token, png.length, image);
+    const file = path.join(node().config.mediaDir, '.resumable', idOf(location));
+    const half = Math.floor(png.length / 2);
+    expect((await patchUpload(url(), owner.token, location, 0, png.subarray(0, half))).status).toBe(204);
+
+    // The rest of the file, then 500 bytes too many; then a body five times the whole length.
+    for (const parts of [[png.subarray(half), Buffer.alloc(500, 1)], [Buffer.alloc(png.length * 5, 2)]]) {
+      const answer = await chunkedPatch(url(), owner.token, location, half, parts);
+      expect(expectTusError(answer, 413, 'upload.error.length_exceeded').details?.field).toBe('body');
+      expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe(String(half));
+      expect(fs.statSync(file).size).toBe(half);
+    }
+    // The upload goes on from where it was.
+    expect((await chunkedPatch(url(), owner.token, location, half, [png.subarray(half)])).status).toBe(204);
+    expect(resumableFiles(node())).not.toContain(idOf(location));
   });
 
   it('should refuse a second PATCH while one is writing (409), and keep the first', { timeout: 120_000 }, async () => {
