@@ -66,8 +66,9 @@ function mediaKeyOf(url: string): string | null {
     if (name === '' || name.startsWith('.') || /[/\\\0]/.test(name)) return null;
     decoded.push(name);
   }
-  // The empty object left where a deleted item's media was is not media (MediaStore.withdrawContent).
-  return isContentTombstone(decoded) ? null : decoded.join('/');
+  // Nothing served sits at the root (a bucket keeps unfinished resumable uploads there), and the
+  // empty file left where a deleted item's media was is not media (MediaStore.withdrawContent).
+  return decoded.length < 2 || isContentTombstone(decoded) ? null : decoded.join('/');
 }
 
 type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;

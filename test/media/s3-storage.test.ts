@@ -204,4 +204,43 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed', attempts: 1 });
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
   });
+
+  it('should leave no object of an erased account in the bucket, nor of a deleted item', { timeout: 120_000 }, async () => {
+    const alice = await registerAndLogin(server);
+    const png = await makeImage('png', 64, 64);
+    expect((await putAvatar(alice.api, avatarForm(png, 'a.png'), { 'x-user-id': alice.userId, 'x-user-username': alice.username })).status).toBe(200);
+    const doc = await alice.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'deed.pdf' }]) });
+    expect(doc.status).toBe(201);
+    const kept = await createContent(alice);
+    expect((await alice.api.request('POST', `${UPLOAD}?id=${kept}`, { rawBody: form([{ name: 'files', value: clip, filename: 'k.mp4' }]) })).status).toBe(200);
+    expect(await waitForJobEnd(server.service, kept)).toMatchObject({ status: 'completed' });
+    const dropped = await createContent(alice);
+    expect((await alice.api.request('POST', `${UPLOAD}?id=${dropped}`, { rawBody: form([{ name: 'files', value: clip, filename: 'd.mp4' }]) })).status).toBe(200);
+    expect(await waitForJobEnd(server.service, dropped)).toMatchObject({ status: 'completed' });
+    const exported = await alice.api.post('/auth/api/v1/user/export', {});
+    expect(exported.status, exported.text).toBe(202);
+    const exportId: string = exported.body.data.export_id;
+    await until(() => alice.api.get(`/auth/api/v1/user/export/${exportId}`), (r) => r.body?.data?.status === 'ready');
+    const zip = await fetch(`${server.url}/auth/api/v1/user/export/${exportId}/download`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(zip.status).toBe(200);
+    expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString()).toBe('PK');
+
+    const mine = (keys: string[]) => keys.filter((k) => k.includes(alice.userId) || k.includes(kept) || k.includes(dropped) || k.includes(exportId));
+    const before = mine(await bucket.keys());
+    expect(before.some((k) => k.startsWith(`avatars/${alice.userId}/`))).toBe(true);
+    expect(before).toContain(`.exports/${exportId}.zip`);
+    expect(before.filter((k) => k.startsWith(`content/${dropped}/`)).length).toBeGreaterThan(3);
+
+    // A deleted item's objects go at once.
+    expect((await alice.api.delete(`/api/v1/content/${dropped}`)).status).toBe(200);
+    expect((await bucket.keys()).filter((k) => k.startsWith(`content/${dropped}/`))).toEqual([]);
+
+    // Erasure: nothing of Alice is left but the empty withdrawal markers of her items.
+    expect((await alice.api.request('DELETE', '/auth/api/v1/user/me', { body: { password: alice.password } })).status).toBe(200);
+    await until(
+      () => server.service.app.database.rows<{ finished_at: Date | null }>(sql`select finished_at from account_erasures where user_id = ${alice.userId}`),
+      (rows) => Boolean(rows[0]?.finished_at),
+    );
+    expect(mine(await bucket.keys())).toEqual([`.withdrawn/${dropped}`, `.withdrawn/${kept}`].sort());
+  });
 });

@@ -19,6 +19,7 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -50,7 +51,7 @@ const DELETE_BATCH = 1000;
 type SdkError = { name?: string; $metadata?: { httpStatusCode?: number } };
 
 /** Whether an SDK error means the store cannot be used now (rather than a missing object or a bad request). */
-function meansUnavailable(err: unknown): boolean {
+export function meansUnavailable(err: unknown): boolean {
   const e = err as SdkError;
   const status = e?.$metadata?.httpStatusCode;
   if (status === undefined) return true; // no answer: refused connection, reset, time-out
@@ -73,6 +74,8 @@ export class S3MediaStore implements MediaStore {
   readonly name: string;
   readonly client: S3Client;
   readonly bucket: string;
+  /** The client's settings (for @tus/s3-store, which makes a client of its own). */
+  readonly clientConfig: S3ClientConfig;
   private readonly observe: StoreObserver;
   private readonly scratchRoot: string;
 
@@ -81,7 +84,7 @@ export class S3MediaStore implements MediaStore {
     this.name = `s3:${options.bucket}${options.endpoint ? `@${new URL(options.endpoint).host}` : ''}`;
     this.observe = options.observe ?? (() => undefined);
     this.scratchRoot = path.join(options.scratchRoot, 'media-work');
-    this.client = new S3Client({
+    this.clientConfig = {
       endpoint: options.endpoint,
       region: options.region,
       forcePathStyle: options.forcePathStyle,
@@ -89,7 +92,8 @@ export class S3MediaStore implements MediaStore {
       // A store that is away is told quickly (one retry), not after the SDK's default back-off.
       maxAttempts: 2,
       requestHandler: { connectionTimeout: 2_000, requestTimeout: 30_000 },
-    });
+    };
+    this.client = new S3Client(this.clientConfig);
   }
 
   async putFile(key: string, file: string, options: PutOptions = {}): Promise<void> {
@@ -184,6 +188,27 @@ export class S3MediaStore implements MediaStore {
     return keys;
   }
 
+  /** The keys at the bucket's root (no "directory"): the objects of unfinished resumable uploads. */
+  async listRoot(): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call('list', () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Delimiter: '/', ContinuationToken: token })));
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  /** Aborts every unfinished multipart upload of `key` (their parts go). */
+  async abortMultipart(key: string): Promise<void> {
+    const open = await this.call('list_multipart', () => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key })));
+    for (const upload of open.Uploads ?? []) {
+      if (upload.Key !== key || !upload.UploadId) continue;
+      await this.call('abort_multipart', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId })));
+    }
+  }
+
   /**
    * An empty marker object (.withdrawn/<id>: a hidden key, never served) first, then every object
    * under content/<id>/ removed: a writer that put an object before the marker is listed and
@@ -216,13 +241,7 @@ export class S3MediaStore implements MediaStore {
     const retry = () => {
       if (attempt < ABORT_TRIES) setTimeout(() => this.abortLeftParts(key, attempt + 1), ABORT_RETRY_MS).unref();
     };
-    void (async () => {
-      const open = await this.call('list_multipart', () => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key })));
-      for (const upload of open.Uploads ?? []) {
-        if (upload.Key !== key || !upload.UploadId) continue;
-        await this.call('abort_multipart', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId })));
-      }
-    })().catch(retry);
+    this.abortMultipart(key).catch(retry);
   }
 
   /** Removes an object just written for a content item that was withdrawn meanwhile, and says so. */
