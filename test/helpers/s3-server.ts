@@ -4,7 +4,7 @@
 // without moto the S3 tests are skipped with a message naming how to install it; CI fails instead.
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { CreateBucketCommand, ListObjectsV2Command, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, ListMultipartUploadsCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 
 export const S3_SKIP_MESSAGE = 'S3 tests skipped: moto_server not found (install it: python3 -m pip install "moto[server]")';
 
@@ -27,6 +27,8 @@ export interface TestBucket {
   keys(): Promise<string[]>;
   /** Multipart uploads started and neither completed nor aborted. */
   openMultipartUploads(): Promise<number>;
+  /** A bucket policy letting anyone read the keys that match `patterns` (S3 resource wildcards). */
+  allowPublicReads(patterns: string[]): Promise<void>;
 }
 
 /** A new, empty bucket on the test's S3 API server. */
@@ -54,6 +56,10 @@ export async function createTestBucket(): Promise<TestBucket> {
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return keys.sort();
+    },
+    allowPublicReads: async (patterns) => {
+      const Statement = [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: patterns.map((p) => `arn:aws:s3:::${name}/${p}`) }];
+      await client.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify({ Version: '2012-10-17', Statement }) }));
     },
     openMultipartUploads: async () => (await client.send(new ListMultipartUploadsCommand({ Bucket: name }))).Uploads?.length ?? 0,
   };

@@ -41,7 +41,7 @@ export interface S3StoreOptions {
 }
 
 /** Files at least this large go up as a multipart upload (parts of this size). */
-const PART_SIZE = 8 * 1024 * 1024;
+export const PART_SIZE = 8 * 1024 * 1024;
 /** Tries at aborting the parts of a failed multipart upload, and the pause between them (10 minutes in all). */
 const ABORT_TRIES = 120;
 const ABORT_RETRY_MS = 5_000;
