@@ -22,7 +22,7 @@ import { MASTER_PLAYLIST } from './hls.js';
 import { mentionsStorageUnavailable } from './storage-errors.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath } from './storage/keys.js';
 import { isStoreUnavailable } from './storage/store-errors.js';
-import type { LocalCopy } from './storage/media-store.js';
+import type { LocalCopy, MediaStore } from './storage/media-store.js';
 import type { ClaimedJob, VideoJobRepository } from './video-job-repository.js';
 
 export interface JobRun {
@@ -49,6 +49,56 @@ const STORE_RETRY_MAX_SECONDS = 60;
 function publishOrder(files: string[]): string[] {
   const rank = (f: string) => (f.endsWith('.m3u8') ? (f.includes('/') ? 1 : 2) : 0);
   return [...files].sort((a, b) => rank(a) - rank(b));
+}
+
+/** How often a running transcode's finished segments are looked for (SegmentShipper). */
+const SHIP_INTERVAL_MS = 1000;
+
+/**
+ * Puts the segments of a running transcode in the store as ffmpeg finishes them, so a bucket
+ * receives the rendition while it is made (the local files stay for the check of the whole run's
+ * outputs): a segment is finished once a later one of the same rung exists. Its names carry the run's token, and no
+ * playlist names it until the run is done, so it is never served early. A failure stops the
+ * shipping; the run then meets the same store at its end.
+ */
+class SegmentShipper {
+  private timer: NodeJS.Timeout | null;
+  private running: Promise<void> = Promise.resolve();
+  private failed: unknown = null;
+
+  constructor(
+    private readonly media: MediaStore,
+    private readonly dir: string,
+    private readonly prefix: string,
+    private readonly written: Set<string>,
+  ) {
+    this.timer = setInterval(() => {
+      if (this.failed === null) this.running = this.running.then(() => this.ship()).catch((err) => void (this.failed = err));
+    }, SHIP_INTERVAL_MS);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Waits for the shipping under way; a store that could not be reached is not reported here (the end meets it). */
+  async done(): Promise<void> {
+    await this.running;
+  }
+
+  private async ship(): Promise<void> {
+    const rungs = await fs.promises.readdir(this.dir, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+    for (const rung of rungs.filter((e) => e.isDirectory())) {
+      const segments = (await fs.promises.readdir(path.join(this.dir, rung.name))).filter((f) => f.endsWith('.ts')).sort();
+      for (const segment of segments.slice(0, -1)) {
+        const key = `${this.prefix}/${rung.name}/${segment}`;
+        if (this.written.has(key)) continue;
+        await this.media.putFile(key, path.join(this.dir, rung.name, segment));
+        this.written.add(key);
+      }
+    }
+  }
 }
 
 export class VideoProcessor {
@@ -117,6 +167,10 @@ export class VideoProcessor {
       this.app.events.publish('video.progress', { uploaderId, contentId: job.contentId, stage, percent });
     };
 
+    const hlsRel = hlsDirRel(job.contentId);
+    // Keys this run put in the store; a run that fails takes them out again.
+    const written = new Set<string>();
+    const early = media.kind === 's3' ? new SegmentShipper(media, path.join(workDir, 'hls'), hlsRel, written) : null;
     try {
       const result = await runVideoPipeline({
         tools: mediaTools(config),
@@ -126,19 +180,19 @@ export class VideoProcessor {
         limits: videoLimits(config),
         signal: work.signal,
         onStage,
-      });
+      }).finally(() => early?.stop());
+      await early?.done();
       if (!(await run.stillOwned())) throw new ProcessingAbortedError();
 
       // Into the store: the new rendition replaces any earlier one (its segments have other
       // names: the run's token), whose objects go once the new ones are in place.
-      const hlsRel = hlsDirRel(job.contentId);
-      const earlier = await media.list(contentDirRel(job.contentId));
+      const earlier = (await media.list(contentDirRel(job.contentId))).filter((key) => !written.has(key));
       const made = (await fs.promises.readdir(result.hlsDir, { recursive: true, withFileTypes: true }))
         .filter((e) => e.isFile())
         .map((e) => path.relative(result.hlsDir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-      const written = new Set<string>();
       for (const file of publishOrder(made)) {
         const key = `${hlsRel}/${file}`;
+        if (written.has(key)) continue;
         await media.putFile(key, path.join(result.hlsDir, ...file.split('/')), { move: true });
         written.add(key);
       }
@@ -175,6 +229,9 @@ export class VideoProcessor {
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
       this.storeWaits.delete(job.id);
     } catch (err) {
+      // What this run put in the store is of no rendition (an earlier one, if any, stays whole).
+      await early?.done();
+      for (const key of written) await media.delete(key).catch(() => undefined);
       if (run.signal.aborted) throw new ProcessingAbortedError();
       if (isStoreUnavailable(err)) {
         await this.waitForStore(run, err);

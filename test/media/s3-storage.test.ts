@@ -128,6 +128,22 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     expect(Buffer.from(await segment.arrayBuffer())[0]).toBe(0x47);
   });
 
+  it('should put a longer rendition in the bucket segment by segment, every segment its playlist names', { timeout: 180_000 }, async () => {
+    const long = await makeVideo(path.join(scratch, 'long.mp4'), { seconds: 30, size: '320x240' });
+    const contentId = await createContent(owner);
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: long, filename: 'long.mp4' }]) });
+    expect(res.status, res.text).toBe(200);
+    expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed' });
+    const { video } = await contentVideo(server.service, contentId);
+    const hls = path.posix.dirname(video.playlist_path);
+    const variant = await (await fetch(`${server.url}/media/${hls}/240p/index.m3u8`)).text();
+    const named = variant.split('\n').filter((l) => l.endsWith('.ts')).map((l) => `${hls}/240p/${l}`);
+    expect(named.length).toBeGreaterThanOrEqual(7);
+    const stored = (await bucket.keys()).filter((k) => k.startsWith(`${hls}/240p/`) && k.endsWith('.ts'));
+    expect(stored).toEqual([...named].sort());
+    expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
+  });
+
   it('should name the store in /readyz and count its requests in the metrics', async () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
