@@ -121,7 +121,7 @@ export const authRoutes: RouteModule = (app, services) => {
       method: 'PUT', path: `${base}/user/avatar`, tag, auth: 'user', permission: 'update:profile', rateLimits: ['uploads'],
       summary: 'Replace the avatar (multipart field avatar: jpeg, png, bmp or webp); headers x-user-id, x-user-username',
       multipart: { maxFileBytes: avatarReadLimit, maxFiles: 1, fileFields: ['avatar'] },
-      headers: avatarHeaders, responseData: avatarSchema, errorStatuses: [400, 401, 403, 413, 429, 500],
+      headers: avatarHeaders, responseData: avatarSchema, errorStatuses: [400, 401, 403, 413, 429, 500, 507],
       handler: async ({ caller, headers, files }) => {
         const claimed = { userId: headers['x-user-id'], username: headers['x-user-username'] };
         const picture = await avatars.setAvatar(caller, claimed, files.find((f) => f.field === 'avatar'));

@@ -9,8 +9,8 @@ import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { avatarRelPath } from '../media/storage/keys.js';
-import { isStoreUnavailable, storeUnreachable } from '../media/storage/store-errors.js';
 import { sanitiseImage } from '../media/image-sanitiser.js';
+import { withStorageErrors } from '../media/storage-errors.js';
 import { requireSameIdentity, type Caller } from './caller.js';
 import type { UserRepository } from './user-repository.js';
 
@@ -64,13 +64,13 @@ export class AvatarService {
       fitInside: AVATAR_MAX_SIDE,
     });
     const relative = avatarRelPath(userId, newId());
-    try {
-      await this.app.media.putBuffer(relative, webp);
-    } catch (err) {
-      if (isStoreUnavailable(err)) throw storeUnreachable();
+    // A full or read-only storage answers 507 like every other upload (CONTRACT §19), an object
+    // store that cannot be reached 503 (§27); the store writes whole or not at all.
+    await withStorageErrors(() => this.app.media.putBuffer(relative, webp)).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
       this.app.log.error({ err }, 'avatar write failed');
       throw new AppError(500, 'file.error.upload_failed', 'The avatar could not be stored');
-    }
+    });
 
     let previous: string | null = null;
     try {

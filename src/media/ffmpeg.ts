@@ -8,6 +8,7 @@
 import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
 import type { Config } from '../config.js';
+import { storageFailureLine } from './storage-errors.js';
 
 export type FfmpegCommand = ffmpeg.FfmpegCommand;
 
@@ -63,7 +64,16 @@ export class ProcessingAbortedError extends Error {
 
 /**
  * Runs a prepared command to completion. The abort signal kills ffmpeg (SIGKILL: a stopping node
- * must not wait for it, and a job past its time limit must end now).
+ * must not wait for it, and a job past its time limit must end now); the promise settles only once
+ * the process has exited.
+ *
+ * Progress is read from ffmpeg's own status lines, not from fluent-ffmpeg's `progress` event:
+ * listening to that event makes fluent-ffmpeg start an ffprobe of the input beside ffmpeg, one
+ * that sniffs the demuxer (no `-f`, no protocol whitelist) and that no kill or time limit reaches.
+ *
+ * An exit status of 0 is not taken as success on its own: the muxers go on past failed writes, so
+ * a run whose output says the storage refused bytes fails here (the outputs are checked too, in
+ * output-check.ts).
  */
 export function runCommand(
   command: FfmpegCommand,
@@ -77,13 +87,18 @@ export function runCommand(
     }
     const onAbort = () => command.kill('SIGKILL');
     signal?.addEventListener('abort', onAbort, { once: true });
+    if (onProgress) {
+      command.on('stderr', (line: string) => {
+        const time = STATUS_TIME.exec(line);
+        if (time) onProgress(timemarkSeconds(time[1]));
+      });
+    }
     command
-      .on('progress', (p: { timemark?: string }) => {
-        if (onProgress && p.timemark) onProgress(timemarkSeconds(p.timemark));
-      })
-      .on('end', () => {
+      .on('end', (_stdout: string | null, stderr: string | null) => {
         signal?.removeEventListener('abort', onAbort);
-        resolve();
+        const refused = stderr ? storageFailureLine(stderr) : null;
+        if (refused) reject(new Error(`ffmpeg could not write its output: ${refused.trim().slice(0, 300)}`));
+        else resolve();
       })
       .on('error', (err: Error, _stdout: string | null, stderr: string | null) => {
         signal?.removeEventListener('abort', onAbort);
@@ -93,6 +108,9 @@ export function runCommand(
       .run();
   });
 }
+
+/** The `time=` of ffmpeg's status line ("frame=… time=00:00:04.92 bitrate=…"). */
+const STATUS_TIME = /\btime=\s*(-?\d+:\d+:\d+(?:\.\d+)?)/;
 
 function timemarkSeconds(timemark: string): number {
   const m = /^(-?\d+):(\d+):(\d+(?:\.\d+)?)$/.exec(timemark);

@@ -23,6 +23,8 @@ const LADDER: Rung[] = [
 
 const SEGMENT_SECONDS = 4;
 export const MASTER_PLAYLIST = 'master.m3u8';
+/** Each rung's own playlist, in the rung's directory. */
+export const RUNG_PLAYLIST = 'index.m3u8';
 
 function ladderFor(probe: Pick<VideoProbe, 'width' | 'height'>): Rung[] {
   const short = Math.min(probe.width, probe.height);
@@ -87,9 +89,7 @@ export async function transcodeHls(tools: MediaTools, input: string, probe: Vide
   if (options.maxSeconds) command.inputOptions('-t', String(options.maxSeconds));
   command
     .outputOptions(...args)
-    .output(path.join(options.outDir, '%v', 'index.m3u8'));
+    .output(path.join(options.outDir, '%v', RUNG_PLAYLIST));
   await runCommand(command, options.signal, (seconds) => options.onProgress?.(Math.min(1, seconds / probe.duration)));
-  const playlist = path.join(options.outDir, MASTER_PLAYLIST);
-  if (!fs.existsSync(playlist)) throw new Error('ffmpeg wrote no master playlist');
-  return { rungs, playlist };
+  return { rungs, playlist: path.join(options.outDir, MASTER_PLAYLIST) };
 }

@@ -1,12 +1,14 @@
 // The processing of one video, stage by stage: probe → thumbnail → HLS → (the caller finalises).
 // Pure media work on files: no database, no events (the worker reports stages through onStage).
-// A video beyond the limits stops after probing, before anything is decoded.
+// A video beyond the limits stops after probing, before anything is decoded; a run whose outputs
+// are not all whole (output-check.ts) fails.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MediaTools } from './ffmpeg.js';
 import { checkVideoLimits, probeVideo, type VideoLimits, type VideoProbe } from './probe.js';
 import { writeThumbnail } from './thumbnail.js';
 import { transcodeHls, type Rung } from './hls.js';
+import { verifyProcessingOutputs } from './output-check.js';
 
 export type ProcessingStage = 'probing' | 'thumbnail' | 'transcoding' | 'finalizing';
 
@@ -63,5 +65,7 @@ export async function runVideoPipeline(options: PipelineOptions): Promise<Pipeli
     onProgress: (fraction) => report('transcoding', fraction),
   });
   report('finalizing', 0);
+  // Nothing is handed on unless every file the run made is whole (a full storage leaves empty ones).
+  await verifyProcessingOutputs({ thumbnailFile, hlsDir, rungNames: rungs.map((r) => r.name) });
   return { probe, rungs, thumbnailFile, hlsDir };
 }

@@ -20,6 +20,11 @@ export function mentionsStorageUnavailable(error: unknown): boolean {
   return isStorageUnavailable(error) || UNAVAILABLE_STORAGE_TEXT.test(error instanceof Error ? error.message : String(error));
 }
 
+/** The first line of a tool's output that says the storage refused its bytes, if any. */
+export function storageFailureLine(output: string): string | null {
+  return output.split(/\r?\n|\r/).find((line) => UNAVAILABLE_STORAGE_TEXT.test(line)) ?? null;
+}
+
 export const storageUnavailable = () =>
   new AppError(507, 'media.error.storage_unavailable', 'The media storage cannot take the file now; try again later');
 

@@ -19,6 +19,7 @@ import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.
 import { runVideoPipeline, type ProcessingStage } from './pipeline.js';
 import { VideoLimitError, videoLimits } from './probe.js';
 import { MASTER_PLAYLIST } from './hls.js';
+import { IncompleteOutputError } from './output-check.js';
 import { mentionsStorageUnavailable } from './storage-errors.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath } from './storage/keys.js';
 import { isStoreUnavailable } from './storage/store-errors.js';
@@ -221,6 +222,7 @@ export class VideoProcessor {
         if (completed) await this.notifyUploader(tx, job.id, uploaderId, job.contentId, 'video.completed', {});
         return completed;
       });
+      written.clear(); // recorded (or the job is another worker's now): no longer this run's to take back
       onStage('finalizing', 100, true);
       if (updated) {
         this.notifications.deliverSoon();
@@ -229,7 +231,9 @@ export class VideoProcessor {
       log.info({ jobId: job.id, contentId: job.contentId, duration: result.probe.duration, rungs: result.rungs.map((r) => r.name) }, 'video processed');
       this.storeWaits.delete(job.id);
     } catch (err) {
-      // What this run put in the store is of no rendition (an earlier one, if any, stays whole).
+      // What the run wrote goes (and its room is freed) before the job reads as failed; what it
+      // put in the store is of no rendition and goes too (an earlier one, if any, stays whole).
+      await fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
       await early?.done();
       for (const key of written) await media.delete(key).catch(() => undefined);
       if (run.signal.aborted) throw new ProcessingAbortedError();
@@ -243,9 +247,10 @@ export class VideoProcessor {
         await this.fail(run, uploaderId, `video.error.${err.reason}`, err.message);
       } else if (err instanceof InvalidMediaError) {
         await this.fail(run, uploaderId, 'video.error.invalid_video', err.message);
-      } else if (mentionsStorageUnavailable(err) || (await this.storageLow(workDir, input))) {
-        // Out of space (or a storage turned read-only): ends failed at once, with a clean reason;
-        // what ffmpeg or the file system said stays in the log and on the job.
+      } else if (mentionsStorageUnavailable(err) || err instanceof IncompleteOutputError || (await this.storageLow(workDir, input))) {
+        // Out of space (or a storage turned read-only), also when ffmpeg exited 0 and only its
+        // outputs show it: ends failed at once, with a clean reason; what ffmpeg or the file
+        // system said stays in the log and on the job.
         log.warn({ jobId: job.id, err: (err as Error).message.slice(0, 500) }, 'video processing ran out of storage');
         await this.fail(run, uploaderId, 'video.error.storage_unavailable', STORAGE_UNAVAILABLE_MESSAGE, (err as Error).message.slice(0, 500));
       } else if (job.attempts < job.maxAttempts) {

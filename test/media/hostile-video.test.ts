@@ -10,7 +10,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { connect, nextEvent } from '../realtime/socket-client.js';
-import { UPLOAD, contentVideo, createContent, form, makeVideo, manifestPosingAsMp4, scratchDir, waitForJobEnd } from './media-helpers.js';
+import { UPLOAD, contentVideo, createContent, form, latestJob, makeVideo, manifestPosingAsMp4, scratchDir, waitForJobEnd } from './media-helpers.js';
 
 const run = promisify(execFile);
 const scratch = scratchDir();
@@ -164,8 +164,20 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
   });
 });
 
+/**
+ * An ffprobe that notes its arguments, one run a line, then is the real one: shows every probe the
+ * node starts.
+ */
+function loggingFfprobe(): { path: string; runs: () => string[] } {
+  const log = path.join(scratch, 'ffprobe-runs.log');
+  const wrapper = path.join(scratch, 'ffprobe-logging.sh');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec ffprobe "$@"\n`, { mode: 0o755 });
+  return { path: wrapper, runs: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
 describe('processing time limit (VIDEO_JOB_TIMEOUT_SECONDS=1)', () => {
-  const booted = useTestServer({ VIDEO_WORKERS: '1', VIDEO_JOB_TIMEOUT_SECONDS: '1' });
+  const ffprobe = loggingFfprobe();
+  const booted = useTestServer({ VIDEO_WORKERS: '1', VIDEO_JOB_TIMEOUT_SECONDS: '1', FFPROBE_PATH: ffprobe.path });
   let server: TestServer;
   let owner: TestUser;
 
@@ -191,10 +203,15 @@ describe('processing time limit (VIDEO_JOB_TIMEOUT_SECONDS=1)', () => {
     expect(await failedEvent).toEqual({ contentId, error_code: 'video.error.timed_out', message: 'processing took longer than the limit of 1 s' });
     socket.close();
 
-    // No ffmpeg of this content is left running, and the job stays failed (not retried).
+    // Every process the attempt started has exited by the time the job reads failed: ffmpeg is
+    // killed and waited for, and the only ffprobe runs are the node's own, with an explicit
+    // demuxer and only the file protocol (none started beside ffmpeg that the limit cannot reach).
     const { stdout } = await run('ps', ['-eo', 'args']);
     expect(stdout.split('\n').filter((l) => l.includes(contentId))).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'failed', attempts: 1 });
+    const probes = ffprobe.runs().filter((l) => l.includes(contentId));
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes) expect(probe).toMatch(/-f (mov|matroska) -protocol_whitelist file /);
+    // `failed` is final: no worker claims a failed job again.
+    expect(await latestJob(server.service, contentId)).toMatchObject({ status: 'failed', attempts: 1 });
   });
 });

@@ -132,3 +132,10 @@ export function rawRequest(
     if (options.endBody !== false) req.end();
   });
 }
+
+/** Temporary upload files left; the node removes them just after answering, so this waits (bounded) for none. */
+export async function tmpUploadLeftovers(service: RunningService): Promise<string[]> {
+  const read = () => fs.readdirSync(service.config.tmpDir).filter((f) => f.startsWith('upload-'));
+  for (let tries = 0; tries < 50 && read().length > 0; tries++) await new Promise((r) => setTimeout(r, 100));
+  return read();
+}

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, nextEvent } from '../realtime/socket-client.js';
-import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, scratchDir, waitForJobEnd } from '../media/media-helpers.js';
+import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, scratchDir, tmpUploadLeftovers, waitForJobEnd } from '../media/media-helpers.js';
 import { startVideoWorkers } from '../../jobs/video-worker.js';
 
 /** Mounting needs root (and a kernel that lets the container mount tmpfs). */
@@ -75,13 +75,6 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** Temporary upload files left; the node removes them just after answering, so this waits (bounded) for none. */
-  const tmpLeftovers = async (): Promise<string[]> => {
-    const read = () => fs.readdirSync(server.service.config.tmpDir).filter((f) => f.startsWith('upload-'));
-    for (let tries = 0; tries < 50 && read().length > 0; tries++) await new Promise((r) => setTimeout(r, 100));
-    return read();
-  };
-
   it('should answer 507 to every upload form while it is read-only, and leave the item as it was', async () => {
     const contentId = await createContent(owner);
     const before = await contentVideo(server.service, contentId);
@@ -102,7 +95,7 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     expect(await latestJob(server.service, contentId)).toBeNull();
     const detail = await owner.api.get(`/api/v1/content/${contentId}`);
     expect(detail.body.data.images).toEqual([]);
-    expect(await tmpLeftovers()).toEqual([]);
+    expect(await tmpUploadLeftovers(server.service)).toEqual([]);
     // The node still serves, and the storage takes uploads again once it can.
     const again = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'plan.pdf' }]) });
     expect(again.status, again.text).toBe(201);
@@ -124,7 +117,7 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     }
     expect(await contentVideo(server.service, contentId)).toEqual(before);
     expect(await latestJob(server.service, contentId)).toBeNull();
-    expect(await tmpLeftovers()).toEqual([]);
+    expect(await tmpUploadLeftovers(server.service)).toEqual([]);
   });
 
   it('should fail a processing job that runs out of space, with a clean reason in the detail and in video:failed', { timeout: 120_000 }, async () => {
