@@ -13,6 +13,7 @@ import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { S3_SKIP_MESSAGE, createTestBucket, s3Available, s3Endpoint, type TestBucket } from '../helpers/s3-server.js';
 import { avatarForm, putAvatar } from '../accounts/fixtures.js';
+import { createUpload, headUpload, patchUpload } from './resumable-helpers.js';
 import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, onServer, scratchDir, waitForJobEnd } from './media-helpers.js';
 
 if (!s3Available()) console.warn(S3_SKIP_MESSAGE);
@@ -218,6 +219,34 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     expect((await contentVideo(server.service, contentId)).video.status).toBe('processing');
     await storeUp();
     expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
+  });
+
+  it('should keep a tus upload in the bucket, answer 503 while the store is away, and continue it after', { timeout: 90_000 }, async () => {
+    const contentId = await createContent(owner);
+    const half = Math.floor(clip.length / 2);
+    const created = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'tus.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    expect(created.status, created.text).toBe(201);
+    const id = created.location.split('/').pop()!;
+    expect((await bucket.keys()).some((k) => k.startsWith(id))).toBe(true);
+    await storeDown();
+    try {
+      const head = await headUpload(server.url, owner.token, created.location);
+      expect(head.status).toBe(503);
+      const patch = await patchUpload(server.url, owner.token, created.location, half, clip.subarray(half));
+      expect(patch.status).toBe(503);
+      expect(patch.body).toMatchObject({ success: false, error_code: 'media.error.storage_unavailable' });
+    } finally {
+      await storeUp();
+    }
+    expect((await headUpload(server.url, owner.token, created.location)).headers.get('upload-offset')).toBe(String(half));
+    const rest = await patchUpload(server.url, owner.token, created.location, half, clip.subarray(half));
+    expect(rest.status, rest.text).toBe(204);
+    const original = await fetch(`${server.url}/media/content/${contentId}/original.mp4`);
+    expect(Buffer.from(await original.arrayBuffer()).equals(clip)).toBe(true);
+    expect((await bucket.keys()).filter((k) => k.startsWith(id))).toEqual([]);
+    // The video's processing works on a scratch copy; once it is done nothing is left on the node.
+    expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed' });
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
   });
 

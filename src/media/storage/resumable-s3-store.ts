@@ -7,7 +7,7 @@ import { Transform } from 'node:stream';
 import { S3Store } from '@tus/s3-store';
 import { ERRORS, type Upload } from '@tus/utils';
 import { isStreamLimit, type ProgressListener, type UploadRecords } from '../resumable-store.js';
-import { meansUnavailable, type S3MediaStore } from './s3-store.js';
+import { isNotFound, meansUnavailable, type S3MediaStore } from './s3-store.js';
 import { storeUnreachable } from './store-errors.js';
 
 /** Parts of this size (the S3 minimum is 5 MiB); a PATCH ending mid-part keeps its tail as the `.part` object. */
@@ -35,6 +35,21 @@ export class ResumableS3Store extends S3Store {
     } catch (err) {
       await this.records.delete(upload.id).catch(() => undefined);
       throw meansUnavailable(err) ? storeUnreachable() : err;
+    }
+  }
+
+  /**
+   * The upload as the store has it. @tus/s3-store reads a failed look-up of its `.info` as "no
+   * such upload" (404, and clients start again from zero); a store that cannot be reached is 503.
+   */
+  override async getUpload(id: string): Promise<Upload> {
+    try {
+      await this.getMetadata(id);
+      return await super.getUpload(id);
+    } catch (err) {
+      if (meansUnavailable(err)) throw storeUnreachable();
+      if (isNotFound(err)) throw ERRORS.FILE_NOT_FOUND;
+      throw err;
     }
   }
 

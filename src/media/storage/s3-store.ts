@@ -50,16 +50,26 @@ const DELETE_BATCH = 1000;
 
 type SdkError = { name?: string; $metadata?: { httpStatusCode?: number } };
 
-/** Whether an SDK error means the store cannot be used now (rather than a missing object or a bad request). */
+/** Errors of a connection that failed or broke (the SDK passes them on when its retries are spent). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+
+/**
+ * Whether an error of the SDK means the store cannot be used now (no answer, 5xx, credentials or
+ * bucket refused) rather than a missing object or a bad request. Errors that are not the SDK's
+ * or the network's (tus's own, a full local disk) are not.
+ */
 export function meansUnavailable(err: unknown): boolean {
-  const e = err as SdkError;
-  const status = e?.$metadata?.httpStatusCode;
-  if (status === undefined) return true; // no answer: refused connection, reset, time-out
-  if (status >= 500 || status === 401 || status === 403) return true;
-  return e.name === 'NoSuchBucket';
+  if (!err || typeof err !== 'object') return false;
+  const e = err as SdkError & { code?: string; $fault?: string };
+  if (e.$metadata !== undefined || e.$fault !== undefined) {
+    const status = e.$metadata?.httpStatusCode;
+    if (status === undefined) return true; // no answer: refused connection, reset, time-out
+    return status >= 500 || status === 401 || status === 403 || e.name === 'NoSuchBucket';
+  }
+  return NETWORK_CODES.has(e.code ?? '') || e.name === 'TimeoutError';
 }
 
-const isNotFound = (err: unknown) => {
+export const isNotFound = (err: unknown) => {
   const e = err as SdkError;
   return e?.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket';
 };
