@@ -245,6 +245,9 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     const original = await fetch(`${server.url}/media/content/${contentId}/original.mp4`);
     expect(Buffer.from(await original.arrayBuffer()).equals(clip)).toBe(true);
     expect((await bucket.keys()).filter((k) => k.startsWith(id))).toEqual([]);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/media_store_requests_total\{op="tus"\} [1-9]/);
+    expect(metrics).toMatch(/media_store_errors_total\{op="tus"\} [1-9]/);
     // The video's processing works on a scratch copy; once it is done nothing is left on the node.
     expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed' });
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);

@@ -25,6 +25,20 @@ export class ResumableS3Store extends S3Store {
       useTags: false,
       s3ClientConfig: { ...media.clientConfig, bucket: media.bucket },
     });
+    // Its requests count in the store's metrics, as `tus`.
+    this.client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          const out = await next(args);
+          media.observe('tus', true);
+          return out;
+        } catch (err) {
+          media.observe('tus', isNotFound(err));
+          throw err;
+        }
+      },
+      { step: 'initialize', name: 'countTusRequests' },
+    );
     // Deferred lengths are refused (the size is checked at creation), so they are not offered.
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration'];
   }

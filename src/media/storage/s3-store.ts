@@ -86,7 +86,8 @@ export class S3MediaStore implements MediaStore {
   readonly bucket: string;
   /** The client's settings (for @tus/s3-store, which makes a client of its own). */
   readonly clientConfig: S3ClientConfig;
-  private readonly observe: StoreObserver;
+  /** Counts one request to the store (the metrics). */
+  readonly observe: StoreObserver;
   private readonly scratchRoot: string;
 
   constructor(options: S3StoreOptions) {
