@@ -11,6 +11,7 @@ import type { AppError } from '../src/shared/errors.js';
 import type { CorsPolicy } from './cors.js';
 import { errorBody, toAppError } from './envelope.js';
 import { failureLogLevel } from '../src/shared/error-mapping.js';
+import { HSTS, overHttps } from '../src/shared/transport-security.js';
 import type { InFlightRequests } from './in-flight.js';
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -20,19 +21,6 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 };
-
-/** HSTS (CONTRACT §19) for answers that reached the client over HTTPS: a year. */
-const HSTS = 'max-age=31536000';
-
-/**
- * Whether the client's request came over HTTPS: only a trusted proxy can say so (TLS ends there),
- * in the last `X-Forwarded-Proto` entry (the one the nearest proxy wrote).
- */
-function overHttps(headers: Record<string, string>, trustProxy: boolean): boolean {
-  if (!trustProxy || !headers['x-forwarded-proto']) return false;
-  const hops = headers['x-forwarded-proto'].split(',').map((s) => s.trim().toLowerCase());
-  return hops[hops.length - 1] === 'https';
-}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -47,6 +47,9 @@ const unsupportedType = () =>
 const lengthRequired = (field: string) =>
   new AppError(400, 'upload.error.length_required', 'Declare the upload size (Upload-Length) at creation', { field, constraint: 'Upload-Length, a whole number of bytes' });
 
+export const invalidHeader = (name: string) =>
+  new AppError(400, 'upload.error.invalid_header', `Invalid ${name} header`, { field: name, constraint: 'see the tus 1.0 protocol' });
+
 /** Any error a tus request ended with, as the error its answer carries. */
 export function tusError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -67,6 +70,6 @@ export function tusTextError(status: number, text: string): AppError {
     });
   }
   if (invalid.includes('content-type')) return unsupportedType();
-  if (invalid.length) return new AppError(400, 'upload.error.invalid_header', `Invalid ${invalid[0]} header`, { field: invalid[0], constraint: 'see the tus 1.0 protocol' });
+  if (invalid.length) return invalidHeader(invalid[0]);
   return status === 404 ? uploadGone() : new AppError(status, 'upload.error.refused', text.trim() || 'The upload request was refused');
 }

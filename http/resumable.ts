@@ -24,7 +24,7 @@ import { rateLimitHeaders, type RateLimitName, type RateLimits } from './rate-li
 import type { OpenExchange } from './server.js';
 import { callerOf } from './steps/authenticate.js';
 import { webBody, type WebBody } from './web-body.js';
-import { tusError, tusTextError } from './resumable-errors.js';
+import { invalidHeader, tusError, tusTextError } from './resumable-errors.js';
 
 export const RESUMABLE_PATH = '/file-processing/api/v1/resumable';
 const UPLOAD_ROUTE = `${RESUMABLE_PATH}/:id`;
@@ -219,7 +219,12 @@ function requestHeaders(headers: Record<string, string>): Headers {
   for (const [name, value] of Object.entries(headers)) {
     // The body's framing is uWS's business; the Request has a stream.
     if (name === 'transfer-encoding' || name === 'connection') continue;
-    out.set(name, value);
+    try {
+      out.set(name, value);
+    } catch {
+      // A value fetch's Headers refuses (bytes it cannot carry): the client's header is wrong.
+      throw invalidHeader(name);
+    }
   }
   return out;
 }

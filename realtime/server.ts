@@ -25,6 +25,7 @@ import type { RealtimeServer } from './events.js';
 import { rooms } from './rooms.js';
 import { socketRateLimit } from './socket-rate-limit.js';
 import { NAMESPACES, namespaces } from './namespaces/index.js';
+import { HSTS, overHttps } from '../src/shared/transport-security.js';
 
 export interface Realtime {
   io: Server;
@@ -108,5 +109,10 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws, { nativePublish: app.config.REALTIME_NATIVE_PUBLISH === 'on' });
+  // engine.io writes the polling answers (and the websocket upgrade) itself; it asks for extra
+  // headers on each through this event, so HSTS reaches them as it reaches every REST answer.
+  built.io.engine.on('headers', (headers: Record<string, string>, req: { headers: Record<string, string> }) => {
+    if (overHttps(req.headers, app.config.TRUST_PROXY)) headers['Strict-Transport-Security'] = HSTS;
+  });
   return realtimeHandle(app, built, () => closeServer(built.io));
 }

@@ -328,7 +328,7 @@ export function caseArbitrary(op: Operation, known: KnownValues): fc.Arbitrary<F
 
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
 
-function garbageAuthorization(kind: GarbageAuth, text: string, tokens: Tokens): string {
+export function garbageAuthorization(kind: GarbageAuth, text: string, tokens: Tokens): string {
   const [h, p, s] = tokens.access.split('.');
   switch (kind) {
     case 'bad-signature': return `Bearer ${h}.${p}.${(s ?? '').slice(0, -4)}AAAA`;
@@ -367,7 +367,8 @@ function multipartBytes(parts: MultipartPart[], boundary: string, closing: boole
   return { bytes: Buffer.concat(chunks), lastDataStart };
 }
 
-const chunk = (b: Buffer) => (b.length ? Buffer.concat([Buffer.from(b.length.toString(16) + '\r\n'), b, Buffer.from('\r\n')]) : Buffer.alloc(0));
+/** One chunk of a chunked body (none for no bytes). */
+export const chunk = (b: Buffer) => (b.length ? Buffer.concat([Buffer.from(b.length.toString(16) + '\r\n'), b, Buffer.from('\r\n')]) : Buffer.alloc(0));
 
 /** What to put on the wire for `c`. `hangup` requests expect no answer. */
 export function toRawRequest(op: Operation, c: FuzzCase, host: string, tokens: Tokens): RawRequest {

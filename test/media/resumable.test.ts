@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
+import { sendRaw } from '../fuzz/raw-http.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { contentVideo, createContent, fakeMp4, latestJob, makeImage, makeVideo, manifestPosingAsMp4, scratchDir, waitForJobEnd } from './media-helpers.js';
 import {
@@ -169,6 +170,16 @@ describe('resumable uploads (tus)', () => {
       415,
       'request.error.unsupported_media_type',
     );
+    // An offset that is not a whole number, or bytes that are not text.
+    for (const offset of ['500 apples', '-500', '\xec?\xec\xa4\xee\xaa?']) {
+      const answer = await sendRaw(url(), {
+        method: 'PATCH',
+        target: location,
+        headers: [['Host', 'service'], ['Tus-Resumable', '1.0.0'], ['Authorization', `Bearer ${owner.token}`], ['Upload-Offset', offset], ['Content-Type', 'application/offset+octet-stream'], ['Content-Length', '100']],
+        body: video.subarray(500, 600),
+      });
+      expect({ status: answer!.status, body: JSON.parse(answer!.text) }).toMatchObject({ status: 400, body: { error_code: 'upload.error.invalid_header', details: { field: 'upload-offset' } } });
+    }
     // A body that would go past the declared length.
     expectTusError(await patchUpload(url(), owner.token, location, 500, Buffer.concat([video.subarray(500), Buffer.alloc(10)])), 413, 'upload.error.length_exceeded');
     expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('500');
