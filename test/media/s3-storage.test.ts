@@ -13,7 +13,7 @@ import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { S3_SKIP_MESSAGE, createTestBucket, s3Available, s3Endpoint, type TestBucket } from '../helpers/s3-server.js';
 import { avatarForm, putAvatar } from '../accounts/fixtures.js';
-import { createUpload, headUpload, patchUpload } from './resumable-helpers.js';
+import { chunkedPatch, createUpload, headUpload, patchUpload, tusRequest } from './resumable-helpers.js';
 import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, onServer, scratchDir, waitForJobEnd } from './media-helpers.js';
 
 if (!s3Available()) console.warn(S3_SKIP_MESSAGE);
@@ -251,6 +251,17 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     // The video's processing works on a scratch copy; once it is done nothing is left on the node.
     expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed' });
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
+  });
+
+  it('should answer a chunked PATCH past Upload-Length with 413 and go on serving', async () => {
+    const contentId = await createContent(owner);
+    const half = Math.floor(clip.length / 2);
+    const { location } = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'over.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    const answer = await chunkedPatch(server.url, owner.token, location, half, [clip.subarray(half), Buffer.alloc(500, 1)]);
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ success: false, error_code: 'upload.error.length_exceeded' });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect((await tusRequest(server.url, 'DELETE', location, { token: owner.token })).status).toBe(204);
   });
 
   it('should leave no object of an erased account in the bucket, nor of a deleted item', { timeout: 120_000 }, async () => {

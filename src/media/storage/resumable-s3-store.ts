@@ -77,6 +77,9 @@ export class ResumableS3Store extends S3Store {
       },
     });
     readable.on('error', (err) => counter.destroy(err));
+    // The store reads the stream only after a few requests of its own; an error before then (tus
+    // stopping a body past Upload-Length) must not go unheard: it is met when the store reads.
+    counter.on('error', () => undefined);
     try {
       return await super.write(readable.pipe(counter), id, offset);
     } catch (err) {
