@@ -10,6 +10,7 @@ import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
 import type { Transport } from './http/transport.js';
 import type { ReadModel } from './src/read-model/read-model.js';
 import type { ListingIndex } from './src/content/listing-index.js';
+import type { StoreObserver } from './src/media/storage/media-store.js';
 
 let processRegistry: Registry | null = null;
 
@@ -32,6 +33,8 @@ export class NodeMetrics {
   private readonly queryDuration: Histogram<'mode'>;
   private readonly queryErrors: Counter<'mode'>;
   private database: DatabaseHandle | null = null;
+  private readonly storeRequests: Counter<'op'>;
+  private readonly storeErrors: Counter<'op'>;
 
   constructor(
     private readonly mode: 'embedded' | 'server',
@@ -53,6 +56,8 @@ export class NodeMetrics {
       registers,
     });
     this.queryErrors = new Counter({ name: 'db_query_errors_total', help: 'Database queries that failed', labelNames: ['mode'], registers });
+    this.storeRequests = new Counter({ name: 'media_store_requests_total', help: 'Requests to the media object store (MEDIA_STORAGE=s3), by operation', labelNames: ['op'], registers });
+    this.storeErrors = new Counter({ name: 'media_store_errors_total', help: 'Requests to the media object store that failed, by operation', labelNames: ['op'], registers });
     const metrics = this;
     new Gauge({
       name: 'db_pool_connections',
@@ -83,6 +88,15 @@ export class NodeMetrics {
   readonly observeQuery: QueryObserver = (seconds, failed) => {
     this.queryDuration.observe({ mode: this.mode }, seconds);
     if (failed) this.queryErrors.inc({ mode: this.mode });
+  };
+
+  /**
+   * The observer the media store is built with: its requests by operation, and those that failed
+   * (a missing object looked up is not a failure). The local store makes no requests to count.
+   */
+  readonly observeStore: StoreObserver = (op, ok) => {
+    this.storeRequests.inc({ op });
+    if (!ok) this.storeErrors.inc({ op });
   };
 
   /** The listing index (docs/search.md): items held, and whether it answers now. */

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './src/shared/logger.js';
 import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
 import { createSmsProvider } from './src/sms/provider.js';
+import { createMediaStore } from './src/media/storage/create-store.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
 import { createRepositories, createServices, type ServiceSeams, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -59,7 +60,8 @@ function listen(uws: TemplatedApp, host: string, port: number): Promise<us_liste
 export async function startService(given: Config, logger?: Logger, seams: ServiceSeams = {}): Promise<RunningService> {
   let config = given;
   const log = logger ?? createLogger(config.LOG_LEVEL);
-  for (const dir of [config.dataDir, config.mediaDir, config.tmpDir]) fs.mkdirSync(dir, { recursive: true });
+  const dirs = config.MEDIA_STORAGE === 'local' ? [config.dataDir, config.mediaDir, config.tmpDir] : [config.dataDir, config.tmpDir];
+  for (const dir of dirs) fs.mkdirSync(dir, { recursive: true });
 
   // The slow JavaScript fallback of uWebSockets.js is refused unless the operator allows it (http/transport.ts).
   const { transport, fallbackServes } = transportState();
@@ -89,6 +91,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       log,
       events: new EventBus<DomainEvents>(log),
       sms: createSmsProvider(config),
+      media: createMediaStore(config, metrics.observeStore),
     };
     const repositories = createRepositories(database);
     await database.withAdvisoryLock(STARTUP_LOCK_KEY, async () => {
@@ -126,7 +129,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff), ...routeModules.flatMap((m) => m(app, services))];
+    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media), ...routeModules.flatMap((m) => m(app, services))];
     const http = createHttpServer({
       uws,
       app,

@@ -1,7 +1,7 @@
 // GET /auth/api/v1/user/export/{exportId}/download (CONTRACT §22): the ZIP of a ready export,
 // streamed to its owner's bearer token only; anyone else, and an export not ready or past its
-// 24 hours, 404. Raw (uWS) because the answer is a file, not the JSON envelope; errors still are.
-import fs from 'node:fs';
+// 24 hours, 404. The file is read from the media store; a store that cannot be reached, 503. Raw (uWS) because the answer is a file, not the JSON envelope; errors still are.
+import type { Readable } from 'node:stream';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Services } from '../src/services.js';
 import type { CallerResolver } from '../src/auth/caller.js';
@@ -9,7 +9,8 @@ import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
 import { isUuid } from '../src/shared/ids.js';
 import { callerOf } from './steps/authenticate.js';
-import { streamFile } from './media.js';
+import { sendObject } from './media.js';
+import { isStoreUnavailable, storeUnreachable } from '../src/media/storage/store-errors.js';
 import type { OpenExchange } from './server.js';
 
 export const EXPORT_DOWNLOAD_PATH = '/auth/api/v1/user/export/:exportId/download';
@@ -18,7 +19,7 @@ export function registerExportDownload(uws: TemplatedApp, app: AppContext, servi
   uws.get(EXPORT_DOWNLOAD_PATH, (res, req) => {
     const exportId = req.getParameter(0) ?? '';
     const exchange = openExchange(res, req, EXPORT_DOWNLOAD_PATH);
-    let stream: fs.ReadStream | null = null;
+    let stream: Readable | null = null;
     exchange.onAbort(() => {
       stream?.destroy();
       if (stream) exchange.streamEnded(499);
@@ -27,17 +28,20 @@ export function registerExportDownload(uws: TemplatedApp, app: AppContext, servi
     void (async () => {
       const caller = (await callerOf(callers, exchange.headers.authorization, true))!;
       if (!isUuid(exportId)) throw new AppError(404, 'export.error.not_found', 'No such export');
-      const file = await services.dataExports.fileOf(caller.userId, exportId);
-      const stat = await fs.promises.stat(file).catch(() => null);
-      if (!stat?.isFile()) throw new AppError(404, 'export.error.not_found', 'No such export ready for download');
+      const key = await services.dataExports.fileOf(caller.userId, exportId);
+      const object = await app.media.stat(key);
+      if (!object) throw new AppError(404, 'export.error.not_found', 'No such export ready for download');
       if (exchange.closed) return exchange.streamEnded(499);
-      stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
-      exchange.beginStream();
-      streamFile(exchange, stream, stat.size, 200, {
+      const downloadName = `export-${exportId}.zip`;
+      // With a CDN or public bucket address in front of media, the bytes come from the store
+      // itself, through a short-lived signed URL given to the owner only.
+      const signed = app.config.MEDIA_PUBLIC_BASE_URL ? await app.media.signedUrl(key, app.config.MEDIA_SIGNED_URL_SECONDS, downloadName) : null;
+      if (signed) return exchange.send(302, { ...noStore, Location: signed }, '');
+      stream = await sendObject(exchange, app.media, key, object, {
         ...noStore,
         'Content-Type': 'application/zip',
-        'Content-Disposition': `attachment; filename="export-${exportId}.zip"`,
+        'Content-Disposition': `attachment; filename="${downloadName}"`,
       }, app.log);
-    })().catch((error: unknown) => exchange.sendError(error, noStore));
+    })().catch((error: unknown) => exchange.sendError(isStoreUnavailable(error) ? storeUnreachable() : error, noStore));
   });
 }

@@ -1,36 +1,23 @@
-// GET/HEAD /media/<path>: files under MEDIA_DIR, served straight from uWS (not through the JSON
-// route table): streamed from disk with backpressure (never read whole), single byte ranges (206,
-// 416), validators (ETag, Last-Modified → 304) and cache lifetimes by kind of file.
+// GET/HEAD /media/<path>: objects of the media store (MEDIA_DIR or the bucket, CONTRACT §27),
+// served straight from uWS (not through the JSON route table): streamed with backpressure (never
+// read whole), single byte ranges (206, 416), validators (ETag, Last-Modified → 304) and cache
+// lifetimes by kind of file. With MEDIA_PUBLIC_BASE_URL a private file (a document) is answered
+// with a redirect to a short-lived signed URL of the store; a store that cannot be reached, 503.
 // `hls-server` is not used: it hooks a Node `http.Server`'s request event, and this service has no
 // such server (uWS answers HTTP); HLS delivery is plain static files with the right types and
 // ranges, which this module does.
-import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
-import { isContentTombstone } from '../src/media/media-removal.js';
+import { isContentTombstone } from '../src/media/storage/keys.js';
+import { contentTypeOf } from '../src/media/storage/content-types.js';
+import type { StoredObject } from '../src/media/storage/media-store.js';
+import { isStoreUnavailable, storeUnreachable } from '../src/media/storage/store-errors.js';
+import { isPrivateMedia } from '../src/shared/media-url.js';
 import type { Exchange } from './exchange.js';
 import type { OpenExchange } from './server.js';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.m3u8': 'application/vnd.apple.mpegurl',
-  '.ts': 'video/mp2t',
-  '.m4s': 'video/iso.segment',
-  '.mp4': 'video/mp4',
-  '.m4v': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.webm': 'video/webm',
-  '.mkv': 'video/x-matroska',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.png': 'image/png',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.bmp': 'image/bmp',
-  '.pdf': 'application/pdf',
-  '.vtt': 'text/vtt; charset=utf-8',
-};
 
 /** What a browser may show inline: pictures, video and HLS. Anything else (PDF, unknown) is a download. */
 const INLINE_EXTENSIONS = new Set(['.m3u8', '.ts', '.m4s', '.mp4', '.m4v', '.mov', '.webm', '.mkv', '.jpg', '.jpeg', '.png', '.webp', '.gif', '.bmp', '.vtt']);
@@ -61,8 +48,8 @@ function cacheControlFor(file: string): string {
   return 'public, max-age=3600';
 }
 
-/** The absolute file for a request path, or null for anything that could leave MEDIA_DIR or is hidden. */
-function resolveMediaPath(mediaDir: string, url: string): string | null {
+/** The media key a request path names, or null for anything that could leave the store's keys or is hidden. */
+function mediaKeyOf(url: string): string | null {
   const prefix = '/media/';
   if (!url.startsWith(prefix)) return null;
   const segments = url.slice(prefix.length).split('/');
@@ -79,8 +66,9 @@ function resolveMediaPath(mediaDir: string, url: string): string | null {
     if (name === '' || name.startsWith('.') || /[/\\\0]/.test(name)) return null;
     decoded.push(name);
   }
-  const full = path.resolve(mediaDir, ...decoded);
-  return full.startsWith(mediaDir + path.sep) ? full : null;
+  // Nothing served sits at the root (a bucket keeps unfinished resumable uploads there), and the
+  // empty file left where a deleted item's media was is not media (MediaStore.withdrawContent).
+  return decoded.length < 2 || isContentTombstone(decoded) ? null : decoded.join('/');
 }
 
 type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
@@ -102,8 +90,6 @@ function parseRange(header: string | undefined, size: number): ByteRange {
   return { start, end };
 }
 
-const etagOf = (stat: fs.Stats) => `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
-
 function etagMatches(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
@@ -114,12 +100,12 @@ function etagMatches(header: string, etag: string): boolean {
 const MEDIA_ROUTE_LABEL = '/media/*';
 
 export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExchange: OpenExchange): void {
-  const { config, log } = app;
+  const { config, log, media } = app;
 
   const handle = (res: HttpResponse, req: HttpRequest) => {
     const exchange = openExchange(res, req, MEDIA_ROUTE_LABEL);
     const { headers } = exchange;
-    let stream: fs.ReadStream | null = null;
+    let stream: Readable | null = null;
     exchange.onAbort(() => {
       stream?.destroy();
       // A streamed answer ends here when its client left (nothing else will end it).
@@ -128,85 +114,39 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExch
     const sendError = (error: AppError) => exchange.sendError(error, { 'Cache-Control': 'no-store' });
     const notFound = () => sendError(new AppError(404, 'media.error.not_found', 'Media file not found'));
 
-    const file = resolveMediaPath(config.mediaDir, exchange.url);
-    // The empty file left where a deleted item's media was is not media (src/media/media-removal.ts).
-    if (!file || isContentTombstone(path.relative(config.mediaDir, file).split(path.sep))) {
+    const key = mediaKeyOf(exchange.url);
+    if (!key) {
       notFound();
       return;
     }
-    void serve(file).catch((err) => {
+    void serve(key).catch((err) => {
+      if (exchange.closed) return;
+      if (isStoreUnavailable(err)) {
+        log.warn({ err: err.message, path: exchange.url }, 'media store unavailable');
+        return sendError(storeUnreachable());
+      }
       log.error({ err, path: exchange.url }, 'media serving failed');
       sendError(new AppError(500, 'server.error.internal', 'An unexpected error occurred'));
     });
 
-    async function serve(file: string): Promise<void> {
-      let stat: fs.Stats;
-      try {
-        // A symbolic link must not lead out of MEDIA_DIR either.
-        const real = await fs.promises.realpath(file);
-        const realRoot = await fs.promises.realpath(config.mediaDir);
-        if (!real.startsWith(realRoot + path.sep)) return notFound();
-        stat = await fs.promises.stat(real);
-        file = real;
-      } catch {
-        return notFound();
+    async function serve(key: string): Promise<void> {
+      if (config.MEDIA_PUBLIC_BASE_URL && isPrivateMedia(key)) {
+        const signed = await media.signedUrl(key, config.MEDIA_SIGNED_URL_SECONDS, path.posix.basename(key));
+        if (signed && (await media.stat(key))) {
+          exchange.send(302, { Location: signed, 'Cache-Control': 'no-store' }, '');
+          return;
+        }
       }
-      if (!stat.isFile()) return notFound();
+      const object = await media.stat(key);
+      if (!object) return notFound();
       if (exchange.closed) return exchange.streamEnded(499);
-
-      const etag = etagOf(stat);
-      const lastModified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000);
-      const common: Record<string, string> = {
-        'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
-        'Cache-Control': cacheControlFor(file),
-        ETag: etag,
-        'Last-Modified': lastModified.toUTCString(),
-        'Accept-Ranges': 'bytes',
-        ...(INLINE_EXTENSIONS.has(path.extname(file).toLowerCase()) ? {} : DOCUMENT_HEADERS),
+      const ext = path.extname(key).toLowerCase();
+      const headers: Record<string, string> = {
+        'Content-Type': contentTypeOf(key),
+        'Cache-Control': cacheControlFor(key),
+        ...(INLINE_EXTENSIONS.has(ext) ? {} : DOCUMENT_HEADERS),
       };
-
-      const ifNoneMatch = headers['if-none-match'];
-      const ifModifiedSince = headers['if-modified-since'];
-      const notModified = ifNoneMatch
-        ? etagMatches(ifNoneMatch, etag)
-        : ifModifiedSince !== undefined && !Number.isNaN(Date.parse(ifModifiedSince)) && lastModified.getTime() <= Date.parse(ifModifiedSince);
-      if (notModified) {
-        const { 'Content-Type': _type, 'Accept-Ranges': _ranges, ...unchanged } = common;
-        exchange.send(304, unchanged, null);
-        return;
-      }
-
-      // If-Range: ranges apply only while the client's copy is still current.
-      const ifRange = headers['if-range'];
-      const rangeApplies = !ifRange || ifRange === etag || ifRange === common['Last-Modified'];
-      const range = rangeApplies ? parseRange(headers.range, stat.size) : null;
-      if (range === 'unsatisfiable') {
-        exchange.sendError(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable', undefined, { 'Content-Range': `bytes */${stat.size}` }), common);
-        return;
-      }
-      const start = range ? range.start : 0;
-      const end = range ? range.end : stat.size - 1;
-      const length = Math.max(0, end - start + 1);
-      const status = range ? 206 : 200;
-      const answerHeaders = range ? { ...common, 'Content-Range': `bytes ${start}-${end}/${stat.size}` } : common;
-
-      if (exchange.method === 'HEAD') {
-        // HEAD tells the length it would send.
-        exchange.beginStream();
-        res.cork(() => {
-          exchange.writeHead(status, answerHeaders);
-          res.endWithoutBody(length);
-        });
-        exchange.streamEnded(status);
-        return;
-      }
-      if (length === 0) {
-        exchange.send(status, answerHeaders, '');
-        return;
-      }
-      stream = fs.createReadStream(file, { start, end, highWaterMark: 256 * 1024 });
-      exchange.beginStream();
-      streamFile(exchange, stream, length, status, answerHeaders, log);
+      stream = await sendObject(exchange, media, key, object, headers, log);
     }
   };
 
@@ -214,10 +154,79 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExch
   uws.head('/media/*', handle);
 }
 
+/**
+ * Answers with a stored object: validators (ETag, Last-Modified; If-None-Match, If-Modified-Since
+ * → 304), one byte range (206, 416; If-Range), HEAD, else its bytes streamed. Answers the stream
+ * it reads from (for the caller's abort handler), or null when none was needed.
+ */
+export async function sendObject(
+  exchange: Exchange,
+  media: AppContext['media'],
+  key: string,
+  object: StoredObject,
+  headers: Record<string, string>,
+  log: AppContext['log'],
+): Promise<Readable | null> {
+  const { res } = exchange;
+  const requestHeaders = exchange.headers;
+  const { etag, size } = object;
+  const lastModified = new Date(Math.floor(object.lastModified.getTime() / 1000) * 1000);
+  const common: Record<string, string> = { ...headers, ETag: etag, 'Last-Modified': lastModified.toUTCString(), 'Accept-Ranges': 'bytes' };
+
+  const ifNoneMatch = requestHeaders['if-none-match'];
+  const ifModifiedSince = requestHeaders['if-modified-since'];
+  const notModified = ifNoneMatch
+    ? etagMatches(ifNoneMatch, etag)
+    : ifModifiedSince !== undefined && !Number.isNaN(Date.parse(ifModifiedSince)) && lastModified.getTime() <= Date.parse(ifModifiedSince);
+  if (notModified) {
+    const { 'Content-Type': _type, 'Accept-Ranges': _ranges, ...unchanged } = common;
+    exchange.send(304, unchanged, null);
+    return null;
+  }
+
+  // If-Range: ranges apply only while the client's copy is still current.
+  const ifRange = requestHeaders['if-range'];
+  const rangeApplies = !ifRange || ifRange === etag || ifRange === common['Last-Modified'];
+  const range = rangeApplies ? parseRange(requestHeaders.range, size) : null;
+  if (range === 'unsatisfiable') {
+    exchange.sendError(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable', undefined, { 'Content-Range': `bytes */${size}` }), common);
+    return null;
+  }
+  const start = range ? range.start : 0;
+  const end = range ? range.end : size - 1;
+  const length = Math.max(0, end - start + 1);
+  const status = range ? 206 : 200;
+  const answerHeaders = range ? { ...common, 'Content-Range': `bytes ${start}-${end}/${size}` } : common;
+
+  if (exchange.method === 'HEAD') {
+    // HEAD tells the length it would send.
+    exchange.beginStream();
+    res.cork(() => {
+      exchange.writeHead(status, answerHeaders);
+      res.endWithoutBody(length);
+    });
+    exchange.streamEnded(status);
+    return null;
+  }
+  if (length === 0) {
+    exchange.send(status, answerHeaders, '');
+    return null;
+  }
+  const stream = await media.read(key, { start, end });
+  if (exchange.closed) {
+    stream.destroy();
+    exchange.streamEnded(499);
+    return null;
+  }
+  exchange.beginStream();
+  streamFile(exchange, stream, length, status, answerHeaders, log);
+  return stream;
+}
+
 /** Streams a file range with backpressure: pauses the read while the socket is full. */
 export function streamFile(
   exchange: Exchange,
-  stream: fs.ReadStream,
+  stream: Readable,
   total: number,
   status: number,
   headers: Record<string, string>,

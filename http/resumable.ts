@@ -91,7 +91,7 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
       return { status_code: error.status, body: '' };
     },
   };
-  const tus = new Server({ ...options, datastore: resumable.store });
+  const tus = new Server({ ...options, datastore: resumable.bytes.datastore });
 
   const handle = (res: HttpResponse, req: HttpRequest, id: string | null) => {
     const exchange = deps.openExchange(res, req, id === null ? RESUMABLE_PATH : UPLOAD_ROUTE);
@@ -109,7 +109,7 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
   const serve = async (exchange: Exchange, id: string | null, body: IncomingBody | null, declaredLength: number | null) => {
     const { method, headers } = exchange;
     if (method === 'OPTIONS') {
-      exchange.send(204, { ...discoveryHeaders(resumable.maxSize, resumable.store.extensions), ...exchange.preflightHeaders() }, null);
+      exchange.send(204, { ...discoveryHeaders(resumable.maxSize, resumable.bytes.datastore.extensions), ...exchange.preflightHeaders() }, null);
       return;
     }
     const allowed = id === null ? method === 'POST' : ['HEAD', 'PATCH', 'DELETE'].includes(method);

@@ -18,6 +18,26 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MEDIA_DIR: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
+  /** Where media lives (CONTRACT §27): `local` (MEDIA_DIR) or `s3` (an S3-compatible bucket, the S3_* settings). */
+  MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
+  /** The S3 API's address (MinIO, Ceph, R2, …); unset: AWS's own for S3_REGION. */
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).max(64).default('us-east-1'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
+    .optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+  /** Path-style addresses (endpoint/bucket/key), which most self-hosted S3 servers need. */
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  /**
+   * A CDN or the bucket's public address: public media URLs point there instead of
+   * PUBLIC_BASE_URL/media, and private files (documents, exports) get short-lived signed URLs.
+   */
+  MEDIA_PUBLIC_BASE_URL: z.url().optional(),
+  /** Lifetime of the signed URLs of private media files. */
+  MEDIA_SIGNED_URL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
@@ -214,6 +234,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (e.NODE_ENV === 'production' && !e.SMS_HTTP_URL.startsWith('https://')) {
       throw new ConfigError('invalid environment variable SMS_HTTP_URL: must be https:// in production');
     }
+  }
+  if (e.MEDIA_STORAGE === 's3' && e.S3_BUCKET === undefined) {
+    throw new ConfigError('invalid environment variable S3_BUCKET: required with MEDIA_STORAGE=s3');
+  }
+  if ((e.S3_ACCESS_KEY_ID === undefined) !== (e.S3_SECRET_ACCESS_KEY === undefined)) {
+    throw new ConfigError('invalid environment variable S3_SECRET_ACCESS_KEY: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
+  if (e.MEDIA_PUBLIC_BASE_URL !== undefined && e.MEDIA_STORAGE !== 's3') {
+    throw new ConfigError('invalid environment variable MEDIA_PUBLIC_BASE_URL: only with MEDIA_STORAGE=s3');
   }
   const dataDir = path.resolve(e.DATA_DIR);
   return Object.freeze({

@@ -1,9 +1,10 @@
-// What every domain service is built from: configuration, storage, logging, the event bus and
-// the outbound SMS provider. Nothing here knows about HTTP or sockets.
+// What every domain service is built from: configuration, storage, logging, the event bus, the
+// outbound SMS provider and the media store. Nothing here knows about HTTP or sockets.
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { DomainEventBus } from './events.js';
 import type { Logger } from './shared/logger.js';
+import type { MediaStore } from './media/storage/media-store.js';
 import type { SmsProvider } from './sms/provider.js';
 
 export interface AppContext {
@@ -12,4 +13,6 @@ export interface AppContext {
   log: Logger;
   events: DomainEventBus;
   sms: SmsProvider;
+  /** Where media bytes live (src/media/storage/). */
+  media: MediaStore;
 }

@@ -3,13 +3,15 @@
 // says which HTTP/WebSocket transport runs (http/transport.ts), so a node on the slow fallback
 // is visible to whoever probes it, and names the platforms whose publishing is switched off (a
 // production node without their client credentials: src/publishing/platforms.ts), while the node
-// stays ready for everything else.
+// stays ready for everything else. It names the media store (CONTRACT §27) and is 503 while that
+// store cannot be reached.
 import { defineRoute, type AnyRoute } from '../route.js';
 import { AppError } from '../../src/shared/errors.js';
 import type { Transport } from '../transport.js';
 import type { Platform } from '../../src/publishing/platforms.js';
+import type { MediaStore } from '../../src/media/storage/media-store.js';
 
-export function healthRoutes(isReady: () => Promise<boolean>, transport: Transport, publishingOff: readonly Platform[] = []): AnyRoute[] {
+export function healthRoutes(isReady: () => Promise<boolean>, transport: Transport, publishingOff: readonly Platform[], media: Pick<MediaStore, 'name' | 'check'>): AnyRoute[] {
   const publishing = publishingOff.length ? { publishing_off: [...publishingOff], publishing_off_reason: 'client credentials unset (sandbox values) in production' } : {};
   return [
     defineRoute({
@@ -21,7 +23,12 @@ export function healthRoutes(isReady: () => Promise<boolean>, transport: Transpo
       errorStatuses: [503],
       handler: async () => {
         if (!(await isReady())) throw new AppError(503, 'service.error.not_ready', 'Service is not ready');
-        return { raw: { status: 'ok', transport, ...publishing } };
+        try {
+          await media.check();
+        } catch {
+          throw new AppError(503, 'service.error.not_ready', `The media store ${media.name} cannot be reached`, { field: 'media_storage', constraint: media.name });
+        }
+        return { raw: { status: 'ok', transport, media_storage: media.name, ...publishing } };
       },
     }),
   ];

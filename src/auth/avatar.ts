@@ -2,16 +2,14 @@
 // type), then the image goes through the shared image path (src/media/image-sanitiser.ts: pixel
 // limit checked from the header before decoding, BMP decoded off the event loop, metadata
 // stripped), turned upright, shrunk to fit 512×512 and stored as WebP under
-// MEDIA_DIR/avatars/<userId>/<uuid>.webp; the user's previous avatar file is removed.
-import fs from 'node:fs/promises';
-import path from 'node:path';
+// avatars/<userId>/<uuid>.webp in the media store; the user's previous avatar file is removed.
 import { fileTypeFromFile } from 'file-type';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { mediaPath, mediaUrl } from '../shared/media-url.js';
+import { mediaUrl } from '../shared/media-url.js';
+import { avatarRelPath } from '../media/storage/keys.js';
 import { sanitiseImage } from '../media/image-sanitiser.js';
-import { writeIntoMedia } from '../media/storage.js';
 import { withStorageErrors } from '../media/storage-errors.js';
 import { requireSameIdentity, type Caller } from './caller.js';
 import type { UserRepository } from './user-repository.js';
@@ -65,10 +63,10 @@ export class AvatarService {
       output: 'webp',
       fitInside: AVATAR_MAX_SIDE,
     });
-    const relative = path.posix.join('avatars', userId, `${newId()}.webp`);
-    // A full or read-only storage answers 507 like every other upload (CONTRACT §19); the bytes
-    // go under a hidden name first, so a refused write leaves nothing behind.
-    const target = await withStorageErrors(() => writeIntoMedia(this.app.config, relative, webp)).catch((err: unknown) => {
+    const relative = avatarRelPath(userId, newId());
+    // A full or read-only storage answers 507 like every other upload (CONTRACT §19), an object
+    // store that cannot be reached 503 (§27); the store writes whole or not at all.
+    await withStorageErrors(() => this.app.media.putBuffer(relative, webp)).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       this.app.log.error({ err }, 'avatar write failed');
       throw new AppError(500, 'file.error.upload_failed', 'The avatar could not be stored');
@@ -80,7 +78,7 @@ export class AvatarService {
       if (!row) throw new AppError(404, 'user.error.not_found', 'User not found');
       previous = row.previous;
     } catch (err) {
-      await fs.rm(target, { force: true });
+      await this.app.media.delete(relative).catch(() => undefined);
       throw err;
     }
     await this.app.events.publishAndWait('user.changed', { userId });
@@ -92,7 +90,7 @@ export class AvatarService {
   private async removeStoredAvatar(relative: string): Promise<void> {
     if (!relative.startsWith('avatars/')) return;
     try {
-      await fs.rm(mediaPath(this.app.config, relative), { force: true });
+      await this.app.media.delete(relative);
     } catch (err) {
       this.app.log.warn({ err }, 'could not remove the previous avatar');
     }

@@ -4,8 +4,6 @@
 // a worker that dies halfway leaves a job that another claim (after the lease) goes on with from
 // the first step not done — running a half-done step again is harmless. Adding a kind of record
 // is one line in `steps`. Nothing personal is logged or kept in the job row (ids and step names).
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { UserRepository } from '../auth/user-repository.js';
 import type { SessionRepository } from '../auth/session-repository.js';
@@ -26,7 +24,7 @@ import type { StatsRepository } from '../stats/stats-repository.js';
 import type { TwoFactorRepository } from '../twofactor/two-factor-repository.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
 import type { MediaRemoval } from '../media/media-removal.js';
-import { mediaPath } from '../shared/media-url.js';
+import { avatarDirRel } from '../media/storage/keys.js';
 import { newId } from '../shared/ids.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { ErasureRepository } from './erasure-repository.js';
@@ -79,7 +77,6 @@ export class AccountErasure {
     private readonly mediaRemoval: MediaRemoval,
     private readonly auditLog: AuditLog,
   ) {
-    const rmMedia = (rel: string) => fs.promises.rm(mediaPath(app.config, rel), { recursive: true, force: true });
     this.steps = [
       { name: 'sessions', run: (id) => t.sessions.deleteAllOf(id) },
       {
@@ -93,11 +90,11 @@ export class AccountErasure {
       {
         name: 'uploaded_files',
         run: async (id) => {
-          for (const rel of await t.uploadedFiles.pathsOf(id)) await rmMedia(rel);
+          for (const rel of await t.uploadedFiles.pathsOf(id)) await app.media.delete(rel);
           await t.uploadedFiles.deleteAllOf(id);
         },
       },
-      { name: 'avatar', run: (id) => rmMedia(path.join('avatars', id)) },
+      { name: 'avatar', run: (id) => app.media.deletePrefix(avatarDirRel(id)) },
       { name: 'comments', run: (id) => t.comments.eraseAllBy(id) },
       { name: 'messages', run: (id) => t.chat.eraseAllBy(id) },
       {

@@ -1,8 +1,8 @@
 // Taking one's data (CONTRACT §22). POST /user/export asks for an export (one a day: 429 until a
 // day after the last one, not scaled by RATE_LIMIT_SCALE); a durable job (data_exports, claimed
 // with a lease by any node's worker, jobs/data-export.ts) writes a ZIP of JSON files, one per kind
-// of record, streamed to disk by yazl, to the shared media store under a dot directory the media
-// server never serves (MEDIA_DIR/.exports/<id>.zip, so any node can serve the download). Once ready
+// of record, streamed to the node's scratch disk by yazl, then put in the media store under a dot
+// prefix the media server never serves (.exports/<id>.zip, so any node can serve the download). Once ready
 // the owner is notified (`export.ready`) and may download it with their bearer token for 24 hours
 // (GET /user/export/{id}/download); then it is removed and reads `expired`. Anyone else: 404.
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import type { NotificationService } from '../notifications/service.js';
 import type { SettingsService } from '../settings/service.js';
 import { notFound, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { mediaPath } from '../shared/media-url.js';
+import { exportRelPath } from '../media/storage/keys.js';
 import type { ExportRepository, ExportRow } from './export-repository.js';
 
 /** One export a day per user. */
@@ -49,9 +49,6 @@ export interface ExportView {
   url?: string;
   expires_at?: string;
 }
-
-/** MEDIA_DIR-relative path of an export's file (a dot directory: never served as media). */
-const exportRel = (id: string) => path.join('.exports', `${id}.zip`);
 
 export class DataExports {
   private readonly worker = `export-${newId()}`;
@@ -87,13 +84,13 @@ export class DataExports {
     return this.view(await this.owned(userId, exportId));
   }
 
-  /** The file of a ready export of the owner (absolute path), else 404. */
+  /** The media key of a ready export of the owner, else 404. */
   async fileOf(userId: string, exportId: string): Promise<string> {
     const row = await this.owned(userId, exportId);
     if (row.status !== 'ready' || !row.file_path || !row.expires_at || row.expires_at.getTime() <= Date.now()) {
       throw notFound('export.error.not_found', 'No such export ready for download');
     }
-    return mediaPath(this.app.config, row.file_path);
+    return row.file_path;
   }
 
   /** The worker: claims pending exports one by one and writes them. Answers how many were made. */
@@ -102,10 +99,11 @@ export class DataExports {
     while (!shouldStop()) {
       const job = await this.exports.claimNext(this.worker, this.app.config.JOB_LEASE_SECONDS);
       if (!job) return made;
-      const rel = exportRel(job.id);
-      const file = mediaPath(this.app.config, rel);
+      const rel = exportRelPath(job.id);
+      const file = path.join(this.app.config.tmpDir, `export-${job.id}-${newId()}.zip`);
       try {
         const size = await this.write(job.user_id, file);
+        await this.app.media.putFile(rel, file, { move: true });
         const ready = await this.app.database.transaction(async (tx) => {
           if (!(await this.exports.in(tx).markReady(job.id, this.worker, rel, size, EXPORT_LIFETIME_SECONDS))) return false;
           await this.notifications.notify(tx, {
@@ -124,6 +122,7 @@ export class DataExports {
       } catch (err) {
         this.app.log.error({ err: (err as Error).message, exportId: job.id }, 'a data export failed; it is retried');
         await fs.promises.rm(file, { force: true }).catch(() => undefined);
+        await this.app.media.delete(rel).catch(() => undefined);
         await this.exports.failed(job.id, this.worker, (err as Error).message, RETRY_IN_SECONDS).catch(() => undefined);
       }
     }
@@ -135,7 +134,7 @@ export class DataExports {
     let total = 0;
     for (;;) {
       const rows = await this.exports.expireDue(EXPIRE_BATCH);
-      for (const row of rows) if (row.file_path) await fs.promises.rm(mediaPath(this.app.config, row.file_path), { force: true });
+      for (const row of rows) if (row.file_path) await this.app.media.delete(row.file_path);
       total += rows.length;
       if (rows.length < EXPIRE_BATCH) return total;
     }
@@ -143,10 +142,10 @@ export class DataExports {
 
   /** Erasure (CONTRACT §22): the user's exports, rows and files. */
   async eraseAllOf(userId: string): Promise<void> {
-    for (const rel of await this.exports.deleteAllOf(userId)) await fs.promises.rm(mediaPath(this.app.config, rel), { force: true });
+    for (const rel of await this.exports.deleteAllOf(userId)) await this.app.media.delete(rel);
   }
 
-  /** Writes the ZIP of the user's records to `file` (through a temporary name); answers its size. */
+  /** Writes the ZIP of the user's records to `file`, a scratch file of this node; answers its size. */
   private async write(userId: string, file: string): Promise<number> {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     const partial = `${file}.${newId()}.partial`;

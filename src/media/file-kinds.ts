@@ -20,6 +20,9 @@ const ACCEPTED: Record<UploadKind, Record<string, string>> = {
   document: { 'application/pdf': 'pdf' },
 };
 
+/** The extensions a video original may be stored under. */
+export const VIDEO_EXTENSIONS: readonly string[] = [...new Set(Object.values(ACCEPTED.video))];
+
 /** The file's type from its leading bytes, or null when no known signature matches. */
 export async function detectType(filePath: string): Promise<DetectedType | null> {
   const found = await fileTypeFromFile(filePath);

@@ -5,8 +5,6 @@
 // item through the same function as the multipart form (UploadService.attachToContent); a refused
 // file leaves nothing behind. Unfinished uploads expire RESUMABLE_UPLOAD_TTL seconds after their
 // creation and the sweep (jobs/resumable-expiry.ts) removes their bytes.
-import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
@@ -16,12 +14,12 @@ import { isUuid } from '../shared/ids.js';
 import { KeyedThrottle } from '../shared/keyed-throttle.js';
 import type { UploadService } from './upload-service.js';
 import type { ResumableUploadRepository, ResumableUploadRow } from './resumable-upload-repository.js';
-import { ResumableFileStore, UploadRecords } from './resumable-store.js';
+import { UploadRecords } from './resumable-store.js';
+import { createResumableBytes, type ResumableBytes } from './storage/resumable-bytes.js';
+import type { LocalCopy } from './storage/media-store.js';
+import { isStoreUnavailable, storeUnreachable } from './storage/store-errors.js';
 import { LeaseLocker } from './resumable-lock.js';
 import { isStorageUnavailable, storageUnavailable } from './storage-errors.js';
-
-/** Where the bytes of unfinished uploads live: beside the media, hidden from /media (dot name). */
-export const RESUMABLE_DIR = '.resumable';
 
 /** At most 4 progress events a second per upload (CONTRACT §24). */
 const PROGRESS_INTERVAL_MS = 250;
@@ -53,9 +51,9 @@ export interface NewUpload {
 const uploadNotFound = () => notFound('upload.error.not_found', 'No such upload');
 
 export class ResumableUploads {
-  readonly store: ResumableFileStore;
+  /** Where the bytes of unfinished uploads live (src/media/storage/resumable-bytes.ts). */
+  readonly bytes: ResumableBytes;
   readonly locker: LeaseLocker;
-  private readonly directory: string;
   private readonly progress: KeyedThrottle;
   private readonly latestOffsets = new Map<string, number>();
   /** Who to tell about an upload's progress (fixed for its life). */
@@ -66,13 +64,7 @@ export class ResumableUploads {
     private readonly uploads: ResumableUploadRepository,
     private readonly files: UploadService,
   ) {
-    this.directory = path.join(app.config.mediaDir, RESUMABLE_DIR);
-    // Made here, synchronously (the store does not make it: resumable-store.ts says why).
-    fs.mkdirSync(this.directory, { recursive: true });
-    this.store = new ResumableFileStore(
-      { directory: this.directory, records: new UploadRecords(uploads) },
-      (id, offset) => this.reportProgress(id, offset),
-    );
+    this.bytes = createResumableBytes(app.media, new UploadRecords(uploads), (id, offset) => this.reportProgress(id, offset));
     this.locker = new LeaseLocker(uploads);
     this.progress = new KeyedThrottle(PROGRESS_INTERVAL_MS, (id) => this.publishProgress(id));
   }
@@ -126,9 +118,8 @@ export class ResumableUploads {
   }
 
   /** The number of bytes an unfinished upload holds (the size of its file). */
-  async offsetOf(id: string): Promise<number | null> {
-    const stat = await fs.promises.stat(this.store.uploadPath(id)).catch(() => null);
-    return stat ? stat.size : null;
+  offsetOf(id: string): Promise<number | null> {
+    return this.bytes.offsetOf(id);
   }
 
   /**
@@ -142,19 +133,23 @@ export class ResumableUploads {
   async complete(caller: Caller, id: string): Promise<void> {
     const row = await this.uploads.claimCompletion(id, STALE_COMPLETION_SECONDS);
     if (!row) throw conflict('upload.error.completing', 'The upload is already being completed');
-    const file = { filename: row.filename, path: this.store.uploadPath(id), size: row.size };
+    let local: LocalCopy | null = null;
     try {
+      local = await this.bytes.localFile(id);
+      const file = { filename: row.filename, path: local.path, size: row.size };
       if (row.topic_key === null) await this.files.verifyVideo(file, FILE_FIELD);
       await this.files.attachToContent(caller, { contentId: row.content_id, topicKey: row.topic_key ?? undefined, files: [file], field: FILE_FIELD });
     } catch (err) {
-      const error = isStorageUnavailable(err) ? storageUnavailable() : err;
+      await local?.release().catch(() => undefined);
+      const error = isStoreUnavailable(err) ? storeUnreachable() : isStorageUnavailable(err) ? storageUnavailable() : err;
       const refused = error instanceof AppError && error.status < 500;
       if (!refused && (await this.offsetOf(id)) === row.size) await this.uploads.reopen(id);
       else await this.discard(id);
       throw error;
     }
     // An image was stored re-encoded (the upload's bytes are left); a video was moved away.
-    await fs.promises.rm(file.path, { force: true });
+    await local.release();
+    await this.bytes.remove(id);
     await this.uploads.markCompleted(id);
   }
 
@@ -165,7 +160,7 @@ export class ResumableUploads {
 
   /** Removes an upload's bytes and its record. */
   private async discard(id: string): Promise<void> {
-    await fs.promises.rm(this.store.uploadPath(id), { force: true });
+    await this.bytes.remove(id);
     await this.uploads.delete(id);
   }
 
@@ -178,17 +173,17 @@ export class ResumableUploads {
     for (;;) {
       const expired = await this.uploads.listExpired(SWEEP_BATCH);
       const deleted = await this.uploads.deleteExpired(expired);
-      for (const id of deleted) await fs.promises.rm(this.store.uploadPath(id), { force: true });
+      for (const id of deleted) await this.bytes.remove(id);
       removed += deleted.length;
       if (expired.length < SWEEP_BATCH) break;
     }
     // A file is created after its row and its row deleted after it (or with it, by the sweep
     // above), so a file without a row has lost its upload.
-    const names = (await fs.promises.readdir(this.directory).catch(() => [] as string[])).filter(isUuid);
+    const names = await this.bytes.storedIds();
     for (let i = 0; i < names.length; i += SWEEP_BATCH) {
       const batch = names.slice(i, i + SWEEP_BATCH);
       const kept = await this.uploads.existing(batch);
-      for (const id of batch) if (!kept.has(id)) await fs.promises.rm(this.store.uploadPath(id), { force: true });
+      for (const id of batch) if (!kept.has(id)) await this.bytes.remove(id);
     }
     return removed;
   }

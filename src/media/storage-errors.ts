@@ -2,6 +2,7 @@
 // `media.error.storage_unavailable`, never a 500 with the system's message; a processing job that
 // runs out of space ends `failed` with `video.error.storage_unavailable` and a clean message.
 import { AppError } from '../shared/errors.js';
+import { isStoreUnavailable, storeUnreachable } from './storage/store-errors.js';
 
 /** Out of space or quota, a read-only file system, or a directory the node may not write into. */
 const UNAVAILABLE_STORAGE_CODES = new Set(['ENOSPC', 'EROFS', 'EDQUOT', 'EACCES']);
@@ -27,11 +28,15 @@ export function storageFailureLine(output: string): string | null {
 export const storageUnavailable = () =>
   new AppError(507, 'media.error.storage_unavailable', 'The media storage cannot take the file now; try again later');
 
-/** Runs a step that writes media; a storage that cannot take the bytes becomes the 507 above. */
+/**
+ * Runs a step that writes media; a storage that cannot take the bytes becomes the 507 above, an
+ * object store that cannot be reached or refuses the 503 of CONTRACT §27.
+ */
 export async function withStorageErrors<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (err) {
+    if (isStoreUnavailable(err)) throw storeUnreachable();
     throw isStorageUnavailable(err) ? storageUnavailable() : err;
   }
 }

@@ -1,16 +1,13 @@
 // The two upload forms of SPEC §4.4. Every file is checked by its bytes (never by the client's
 // name or declared type), measured, and only then moved under MEDIA_DIR. Images are not moved:
 // what is stored is their re-encoded copy (image-sanitiser.ts: pixel limit, metadata stripped).
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AppContext } from '../context.js';
-import type { Config } from '../config.js';
 import type { Caller } from '../auth/caller.js';
 import { AppError, badRequest, forbidden } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
-import { mediaPath, mediaUrl } from '../shared/media-url.js';
+import { mediaUrl } from '../shared/media-url.js';
 import { z } from 'zod';
-import { UPLOAD_KINDS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
+import { UPLOAD_KINDS, VIDEO_EXTENSIONS, acceptedAs, acceptedMimeTypes, detectType, maxBytesFor, type DetectedType, type UploadKind } from './file-kinds.js';
 import { mediaTools } from './ffmpeg.js';
 import { VideoLimitError, checkVideoLimits, probeVideo, videoLimits } from './probe.js';
 import type { ContentRepository } from '../content/content-repository.js';
@@ -18,7 +15,7 @@ import { contentNotFound, findManageableContent } from '../content/access.js';
 import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
 import type { VideoJobRepository } from './video-job-repository.js';
 import { notifyVideoJobQueued } from './job-signal.js';
-import { contentDirRel, contentImageRelPath, moveIntoMedia, originalRelPath, uploadRelPath, writeIntoMedia } from './storage.js';
+import { contentImageRelPath, originalRelPath, uploadRelPath } from './storage/keys.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
 import { withStorageErrors } from './storage-errors.js';
 
@@ -217,17 +214,17 @@ export class UploadService {
     const rel = uploadRelPath(caller.userId, id, type.ext);
     return this.keepUpload(
       { id, userId: caller.userId, kind, path: rel, mimeType: type.mime, size: file.size, originalName: displayName(file.filename), metadata, clientMetadata },
-      () => moveIntoMedia(this.app.config, file.path, rel),
+      () => this.app.media.putFile(rel, file.path, { move: true }),
     );
   }
 
-  /** Stores a general-form file under MEDIA_DIR and records it; the stored file goes again when the record fails. */
+  /** Stores a general-form file in the media store and records it; the stored file goes again when the record fails. */
   private async keepUpload(upload: NewUploadedFile, store: () => Promise<unknown>): Promise<UploadedFileResult> {
     await store();
     try {
       await this.uploadedFiles.insertCompleted(upload);
     } catch (err) {
-      await fs.promises.rm(mediaPath(this.app.config, upload.path), { force: true });
+      await this.app.media.delete(upload.path).catch(() => undefined);
       throw err;
     }
     return {
@@ -257,7 +254,7 @@ export class UploadService {
     const rel = uploadRelPath(caller.userId, id, image.ext);
     return this.keepUpload(
       { id, userId: caller.userId, kind: 'image', path: rel, mimeType: image.mime, size: image.data.length, originalName: displayName(file.filename), metadata, clientMetadata },
-      () => writeIntoMedia(this.app.config, rel, image.data),
+      () => this.app.media.putBuffer(rel, image.data),
     );
   }
 
@@ -276,12 +273,11 @@ export class UploadService {
     const file = files[0];
     const type = await this.checkFile(file, field, 'video');
     const rel = originalRelPath(contentId, type.ext);
-    await this.intoContentDirectory(contentId, () => moveIntoMedia(this.app.config, file.path, rel));
+    await this.intoContentDirectory(contentId, () => this.app.media.putFile(rel, file.path, { move: true }));
     // A replaced original of another container type must not linger (removed only once the new
     // one is in place: a storage that refuses the new one leaves the item as it was).
-    const dir = mediaPath(this.app.config, contentDirRel(contentId));
-    for (const old of await fs.promises.readdir(dir).catch(() => [] as string[])) {
-      if (old.startsWith('original.') && old !== path.basename(rel)) await fs.promises.rm(path.join(dir, old), { force: true });
+    for (const ext of VIDEO_EXTENSIONS) {
+      if (ext !== type.ext) await this.app.media.delete(originalRelPath(contentId, ext));
     }
     const uploaderId = await this.app.database.transaction(async (tx) => {
       const contents = this.contents.in(tx);
@@ -299,8 +295,8 @@ export class UploadService {
   }
 
   /**
-   * Writes into an item's media directory. An item deleted since its ownership was checked has a
-   * tombstone file where the directory was (src/media/media-removal.ts), so the write fails: that
+   * Writes into an item's media. An item deleted since its ownership was checked has a tombstone
+   * where its media was (MediaStore.withdrawContent), so the write fails: that
    * is the item being gone (404), not a fault of the server.
    */
   private async intoContentDirectory<T>(contentId: string, write: () => Promise<T>): Promise<T> {
@@ -338,7 +334,7 @@ export class UploadService {
         const image = await this.sanitise(file, field);
         const id = newId();
         const rel = contentImageRelPath(contentId, id, image.ext);
-        await this.intoContentDirectory(contentId, () => writeIntoMedia(this.app.config, rel, image.data));
+        await this.intoContentDirectory(contentId, () => this.app.media.putBuffer(rel, image.data));
         images.push({ id, path: rel, name: displayName(file.filename) });
       }
       const uploaderId = await this.app.database.transaction(async (tx) => {
@@ -352,7 +348,7 @@ export class UploadService {
       });
       await this.app.events.publishAndWait('content.changed', { contentId, uploaderId });
     } catch (err) {
-      for (const image of images) await fs.promises.rm(mediaPath(this.app.config, image.path), { force: true });
+      for (const image of images) await this.app.media.delete(image.path).catch(() => undefined);
       throw err;
     }
     return images.map((image) => ({ url: mediaUrl(this.app.config, image.path) }));

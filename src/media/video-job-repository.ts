@@ -83,6 +83,17 @@ export class VideoJobRepository extends Repository {
   }
 
   /**
+   * Gives the job back without counting the attempt (the media store could not be reached: the
+   * video is not at fault, so waiting for the store must not use up its attempts).
+   */
+  async requeueUncounted(jobId: string, workerId: string, error: string, delaySeconds: number): Promise<void> {
+    await this.db.rows(sql`
+      update video_jobs set status = 'queued', attempts = greatest(0, attempts - 1), last_error = ${error}, locked_by = null,
+        lease_until = null, run_after = now() + make_interval(secs => ${delaySeconds}), updated_at = now()
+      where id = ${jobId} and locked_by = ${workerId} and status = 'running'`);
+  }
+
+  /**
    * Jobs waiting and being worked on, across all nodes (metrics). `stalled` are running jobs whose
    * lease ran out (their worker died; another node takes them up). Reads the live rows only (the
    * partial claim index), so it stays cheap however many finished jobs the table holds.

@@ -1,19 +1,19 @@
 // Which content a user may publish: their own, not deleted, completed, with its original video
-// file present under MEDIA_DIR (CONTRACT: contents.video.original_path).
-import fs from 'node:fs';
-import type { Config } from '../config.js';
+// object present in the media store (CONTRACT: contents.video.original_path).
+import type { Readable } from 'node:stream';
+import type { MediaStore } from '../media/storage/media-store.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { findManageableContent } from '../content/access.js';
 import { conflict, forbidden } from '../shared/errors.js';
-import { mediaPath } from '../shared/media-url.js';
 
 export interface PublishableVideo {
   contentId: string;
-  filePath: string;
   size: number;
+  /** The original's bytes (a range of them, offsets inclusive), read from the media store. */
+  read: (range?: { start: number; end: number }) => Promise<Readable>;
 }
 
-export async function findPublishableVideo(contents: ContentRepository, config: Config, contentId: string, userId: string): Promise<PublishableVideo> {
+export async function findPublishableVideo(contents: ContentRepository, media: MediaStore, contentId: string, userId: string): Promise<PublishableVideo> {
   const row = await findManageableContent(contents, userId, contentId, {
     notAllowed: () => forbidden('publishing.error.not_owner', 'Only the uploader can publish this content'),
   });
@@ -21,13 +21,7 @@ export async function findPublishableVideo(contents: ContentRepository, config: 
   if (row.status !== 'completed') throw notReady(`its status is ${row.status}`);
   const originalPath = row.video?.original_path;
   if (!originalPath) throw notReady('it has no video file');
-  let filePath: string;
-  try {
-    filePath = mediaPath(config, originalPath);
-  } catch {
-    throw notReady('its video file is missing');
-  }
-  const stat = await fs.promises.stat(filePath).catch(() => null);
-  if (!stat?.isFile() || stat.size === 0) throw notReady('its video file is missing');
-  return { contentId, filePath, size: stat.size };
+  const stat = await media.stat(originalPath);
+  if (!stat || stat.size === 0) throw notReady('its video file is missing');
+  return { contentId, size: stat.size, read: (range) => media.read(originalPath, range) };
 }

@@ -169,7 +169,7 @@ export class PublishingService {
     return this.publish(caller, claimedUserId, 'tiktok', body.id, refusal, async ({ accessToken, video, publicationId }) => {
       const result = await this.tiktok.publishVideo({
         accessToken,
-        filePath: video.filePath,
+        read: video.read,
         size: video.size,
         caption,
         privacyLevel: body.privacy_level,
@@ -188,7 +188,7 @@ export class PublishingService {
     return this.publish(caller, claimedUserId, 'youtube', body.id, refusal, async ({ accessToken, video }) => {
       const result = await this.youtube.uploadVideo({
         accessToken,
-        filePath: video.filePath,
+        read: video.read,
         size: video.size,
         title: body.title,
         description: body.description,
@@ -218,7 +218,7 @@ export class PublishingService {
     this.requireSwitchedOn(platform);
     if (refusal) throw refusal;
     const { userId } = caller;
-    const video = await findPublishableVideo(this.contents, this.app.config, contentId, userId);
+    const video = await findPublishableVideo(this.contents, this.app.media, contentId, userId);
     const account = await this.usableAccount(userId, platform);
     const publicationId = await this.publications.start(userId, video.contentId, platform);
     try {

@@ -1,6 +1,5 @@
 // TikTok's Content Posting API "direct post" with FILE_UPLOAD (init, chunked PUT of the bytes,
 // status fetch). Base URLs come from configuration, so a stand-in server can play TikTok in tests.
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { API_TIMEOUT_MS, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
@@ -34,7 +33,8 @@ export function planChunks(videoSize: number, chunkBytes = TIKTOK_CHUNK_BYTES): 
 
 interface TikTokPost {
   accessToken: string;
-  filePath: string;
+  /** The video's bytes (a range of them), from the media store. */
+  read: (range?: { start: number; end: number }) => Promise<Readable>;
   size: number;
   caption: string;
   privacyLevel: TikTokPrivacyLevel;
@@ -72,7 +72,7 @@ export class TikTokClient {
 
     for (const range of plan.ranges) {
       const length = range.end - range.start + 1;
-      const stream = fs.createReadStream(post.filePath, { start: range.start, end: range.end });
+      const stream = await post.read(range);
       const res = await callPlatform('tiktok', 'video transfer', uploadUrl, {
         method: 'PUT',
         headers: {

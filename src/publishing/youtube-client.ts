@@ -1,7 +1,6 @@
 // YouTube: the YouTube Data API v3 resumable upload (a session is opened with the metadata, then
 // the bytes are PUT to its URI in one streamed request). Base URLs come from configuration, so a
 // stand-in can play Google.
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
@@ -12,7 +11,8 @@ type YouTubePrivacy = (typeof YOUTUBE_PRIVACY)[number];
 
 interface YouTubeUpload {
   accessToken: string;
-  filePath: string;
+  /** The video's bytes (a range of them), from the media store. */
+  read: (range?: { start: number; end: number }) => Promise<Readable>;
   size: number;
   title: string;
   description: string;
@@ -57,7 +57,7 @@ export class YouTubeClient {
     }
     await init.body?.cancel().catch(() => undefined);
 
-    const stream = fs.createReadStream(upload.filePath);
+    const stream = await upload.read();
     const res = await callPlatform('youtube', 'video transfer', sessionUri, {
       method: 'PUT',
       headers: { Authorization: `Bearer ${upload.accessToken}`, 'Content-Type': 'video/mp4', 'Content-Length': String(upload.size) },

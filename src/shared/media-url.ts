@@ -1,20 +1,20 @@
-// Media files live under MEDIA_DIR and are served at PUBLIC_BASE_URL/media/<relative path>.
+// Media objects are served at PUBLIC_BASE_URL/media/<key> (http/media.ts), or, with
+// MEDIA_PUBLIC_BASE_URL (a CDN or the bucket's public address, CONTRACT §27), public ones at
+// MEDIA_PUBLIC_BASE_URL/<key>. Private files (documents) keep the /media address, which then
+// answers with a short-lived signed URL of the store.
 import path from 'node:path';
 import type { Config } from '../config.js';
 
 /** A relative path of segments that encodeURIComponent leaves as they are (the names this service gives files). */
 const PLAIN_PATH = /^[\w.~-]+(?:\/[\w.~-]+)*$/;
 
-export function mediaUrl(config: Config, relativePath: string): string {
-  // Most paths need no escaping: a test instead of splitting, encoding and joining each (every listed item has several).
-  if (PLAIN_PATH.test(relativePath)) return `${config.publicBaseUrl}/media/${relativePath}`;
-  const clean = relativePath.split(path.sep).join('/').replace(/^\/+/, '');
-  return `${config.publicBaseUrl}/media/${clean.split('/').map(encodeURIComponent).join('/')}`;
-}
+/** Documents are private: never on the public CDN or bucket address, only through signed URLs. */
+export const isPrivateMedia = (key: string): boolean => path.extname(key).toLowerCase() === '.pdf';
 
-/** Absolute path under MEDIA_DIR for a relative media path (refuses escapes). */
-export function mediaPath(config: Config, relativePath: string): string {
-  const full = path.resolve(config.mediaDir, relativePath);
-  if (!full.startsWith(config.mediaDir + path.sep)) throw new Error('media path escapes MEDIA_DIR');
-  return full;
+export function mediaUrl(config: Config, relativePath: string): string {
+  const base = config.MEDIA_PUBLIC_BASE_URL && !isPrivateMedia(relativePath) ? config.MEDIA_PUBLIC_BASE_URL.replace(/\/+$/, '') : `${config.publicBaseUrl}/media`;
+  // Most paths need no escaping: a test instead of splitting, encoding and joining each (every listed item has several).
+  if (PLAIN_PATH.test(relativePath)) return `${base}/${relativePath}`;
+  const clean = relativePath.split(path.sep).join('/').replace(/^\/+/, '');
+  return `${base}/${clean.split('/').map(encodeURIComponent).join('/')}`;
 }

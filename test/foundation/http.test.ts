@@ -284,7 +284,7 @@ describe('health', () => {
     expect(live.body).toEqual({ status: 'ok' });
     const ready = await api.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', transport: 'uws-native' });
+    expect(ready.body).toEqual({ status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/) });
     // Probes are not counted against rate limits.
     expect(live.headers.get('x-ratelimit-limit')).toBeNull();
   });

@@ -14,7 +14,7 @@ describe('foundation smoke', () => {
   it('answers health and readiness', async () => {
     const api = new ApiClient(server.url);
     expect((await api.get('/healthz')).body).toEqual({ status: 'ok' });
-    expect((await api.get('/readyz')).body).toEqual({ status: 'ok', transport: 'uws-native' });
+    expect((await api.get('/readyz')).body).toEqual({ status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/) });
   });
 
   it('answers unknown paths with a 404 envelope', async () => {

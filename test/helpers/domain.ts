@@ -6,6 +6,7 @@
 // its constructor takes, and nothing of our database is mocked.
 import { afterAll, beforeAll } from 'vitest';
 import { randomBytes, randomInt } from 'node:crypto';
+import { createMediaStore } from '../../src/media/storage/create-store.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -56,7 +57,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
   // database ends as a node leaves it at start (migrations, then the role catalogue).
   await applyMigrations(database, log);
   await seedRolesAndPermissions(database, repositories.roles);
-  const app: AppContext = { config, database, log, events: new EventBus<DomainEvents>(log), sms: new OutboxSmsProvider(config.smsOutboxFile) };
+  const app: AppContext = { config, database, log, events: new EventBus<DomainEvents>(log), sms: new OutboxSmsProvider(config.smsOutboxFile), media: createMediaStore(config) };
 
   let built: { notifications: NotificationService; push: PushService } | null = null;
   let blocks: BlockService | null = null;

@@ -69,6 +69,12 @@ export async function testEnvironment(overrides: Record<string, string> = {}): P
     const template = inject('pgliteTemplate');
     if (template && fs.existsSync(template)) fs.cpSync(template, path.join(dataDir, 'pgdata'), { recursive: true });
   }
+  // TEST_MEDIA_STORAGE=s3: the node keeps its media in a fresh bucket of the test setup's S3 API
+  // server (test/helpers/s3-server.ts), for running a media test file against the object store.
+  if (process.env.TEST_MEDIA_STORAGE === 's3' && overrides.MEDIA_STORAGE === undefined) {
+    const { createTestBucket } = await import('./s3-server.js');
+    Object.assign(env, (await createTestBucket()).env());
+  }
   if (process.env.TEST_REDIS_URL) {
     env.REDIS_URL = process.env.TEST_REDIS_URL;
     env.REDIS_PREFIX = `revs-test-${randomBytes(4).toString('hex')}:`;

@@ -49,7 +49,7 @@ describe('production build', () => {
     const port = await listeningPort(node);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', transport: 'uws-native' });
+    expect(await ready.json()).toEqual({ status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/) });
     // The migrations ran from dist/ (the administrator was stored), and the JSON data loads.
     const login = await fetch(`http://127.0.0.1:${port}/auth/api/v1/login`, {
       method: 'POST',

@@ -62,7 +62,7 @@ describe('metrics after REST and socket traffic', () => {
   it('reports the transport on /readyz', async () => {
     const res = await fetch(`${server.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok', transport: 'uws-native' });
+    expect(await res.json()).toEqual({ status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/) });
   });
 
   it('counts REST answers by route template, method and status, with latency', async () => {

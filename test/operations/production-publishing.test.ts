@@ -35,7 +35,7 @@ describe('a production process without publishing credentials', () => {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
-      status: 'ok', transport: 'uws-native', publishing_off: ['tiktok', 'youtube'], publishing_off_reason: 'client credentials unset (sandbox values) in production',
+      status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/), publishing_off: ['tiktok', 'youtube'], publishing_off_reason: 'client credentials unset (sandbox values) in production',
     });
     expect(node.stdout()).toContain('TikTok publishing is switched off');
     expect(node.stdout()).toContain('YouTube publishing is switched off');
