@@ -13,6 +13,8 @@ import { cleanUpChildren, freePort, startChild, type Child } from '../helpers/ch
 import { startNode, testEnvironment } from '../helpers/server.js';
 import type { RunningService } from '../../service.js';
 import { fullBody } from '../content/fixtures.js';
+import { storedMedia } from '../helpers/stored-media.js';
+import { loadConfig } from '../../src/config.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 let node: RunningService | undefined;
@@ -75,9 +77,9 @@ describe('account erasure across a crash', () => {
     const created = await user.post('/content/api/v1/content', fullBody());
     expect(created.status, created.text).toBe(201);
     const itemId: string = created.body.data.id;
-    const mediaFile = path.join(env.DATA_DIR, 'media', 'content', itemId, 'original.mp4');
-    fs.mkdirSync(path.dirname(mediaFile), { recursive: true });
-    fs.writeFileSync(mediaFile, 'video bytes');
+    const stored = storedMedia({ config: loadConfig(env) });
+    const mediaFile = `content/${itemId}/original.mp4`;
+    await stored.write(mediaFile, 'video bytes');
 
     expect((await user.request('DELETE', '/auth/api/v1/user/me', { body: { password } })).status).toBe(202);
     // Some steps recorded, then killed without warning before the erasure finished.
@@ -103,6 +105,6 @@ describe('account erasure across a crash', () => {
       select (select count(*)::int from contents where uploader_id = ${userId}) as contents, phone_number as phone, given_name
       from users where id = ${userId}`);
     expect(left).toEqual({ contents: 0, phone: `deleted:${userId}`, given_name: 'Deleted' });
-    expect(fs.existsSync(mediaFile)).toBe(false);
+    expect(await stored.exists(mediaFile)).toBe(false);
   });
 });

@@ -2,8 +2,6 @@
 // (sessions and sockets end, login answers as for an unknown number, the number registers again,
 // profile and content 404 to others, comments, messages and listings forget the user), and what the
 // erasure job leaves: nothing of the user readable by anyone, media files gone, payments kept.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { authenticator } from 'otplib';
@@ -14,6 +12,7 @@ import { ApiClient, expectErrorEnvelope, lastCode, loginAdmin, registerAndLogin,
 import { closeAll, connect, disconnected } from '../realtime/socket-client.js';
 import { CONTENT, publish } from '../content/fixtures.js';
 import { topUp } from '../campaigns/fixtures.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 const ME = '/auth/api/v1/user/me';
 const SNS = '/sns/api/v1';
@@ -90,17 +89,15 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
   it('should leave nothing of the user readable by anyone, free the number, and keep the payments', { timeout: 90_000 }, async () => {
     const alice = await registerAndLogin(server, { given_name: 'Alice', family_name: 'Leaving' });
     const bob = await registerAndLogin(server);
-    const mediaDir = server.service.config.mediaDir;
+    const stored = storedMedia(server.service);
 
     // What Alice leaves behind: an item with a media file, a comment and a reaction on Bob's item,
     // a message to Bob, follows both ways, a saved search, an avatar file, a payment.
     const aliceItem = await publish(server, alice);
-    const itemFile = path.join(mediaDir, 'content', aliceItem, 'original.mp4');
-    fs.mkdirSync(path.dirname(itemFile), { recursive: true });
-    fs.writeFileSync(itemFile, 'video bytes');
-    const avatarFile = path.join(mediaDir, 'avatars', alice.userId, 'a.webp');
-    fs.mkdirSync(path.dirname(avatarFile), { recursive: true });
-    fs.writeFileSync(avatarFile, 'image bytes');
+    const itemFile = `content/${aliceItem}/original.mp4`;
+    await stored.write(itemFile, 'video bytes');
+    const avatarFile = `avatars/${alice.userId}/a.webp`;
+    await stored.write(avatarFile, 'image bytes');
     const bobItem = await publish(server, bob);
     const comment = await alice.api.post(`${SNS}/comments`, { contentId: bobItem, msg: 'A comment by Alice' });
     expect(comment.status, comment.text).toBe(201);
@@ -177,8 +174,8 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
              (select count(*)::int from payments where user_id = ${alice.userId}) as payments,
              (select count(*)::int from balance_ledger where user_id = ${alice.userId}) as ledger`);
     expect(counts).toEqual({ sessions: 0, contents: 0, follows: 0, reactions: 0, saved_searches: 0, notifications: 0, comment_texts: 0, message_texts: 0, payments: 1, ledger: 1 });
-    expect(fs.existsSync(itemFile)).toBe(false);
-    expect(fs.existsSync(avatarFile)).toBe(false);
+    expect(await stored.exists(itemFile)).toBe(false);
+    expect(await stored.exists(avatarFile)).toBe(false);
     expect((await fetch(`${server.url}/media/content/${aliceItem}/original.mp4`)).status).toBe(404);
     // Bob's item lost Alice's reaction from its count.
     expect((await bob.api.get(`/api/v1/content/${bobItem}`)).body.data.reaction_count).toBe(0);

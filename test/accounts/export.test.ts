@@ -1,7 +1,6 @@
 // Taking one's data (CONTRACT §22) over the real server: one export a day, made by the job, read
 // back with an independent ZIP reader (yauzl): every kind of record is there; only the owner's
 // bearer token gets the status and the file; an expired export is gone.
-import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import yauzl from 'yauzl';
@@ -11,6 +10,7 @@ import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from 
 import { CONTENT, publish } from '../content/fixtures.js';
 import { topUp } from '../campaigns/fixtures.js';
 import { EXPORT_FILES } from '../../src/leaving/export.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 const EXPORT = '/auth/api/v1/user/export';
 const SNS = '/sns/api/v1';
@@ -143,11 +143,11 @@ describe('data export: the ZIP', () => {
     expect((await alice.api.get(`${EXPORT}/${id}`)).body.data).toEqual({ export_id: id, status: 'expired' });
     expect((await download(url, alice.token)).status).toBe(404);
     const [row] = await db.rows<{ file_path: string }>(sql`select file_path from data_exports where id = ${id}`);
-    const file = `${server.service.config.mediaDir}/${row.file_path}`;
-    expect(fs.existsSync(file)).toBe(true);
+    const stored = storedMedia(server.service);
+    expect(await stored.exists(row.file_path)).toBe(true);
     // The export file is never served as media.
     expect((await fetch(`${server.url}/media/${row.file_path}`)).status).toBe(404);
     expect(await server.service.services.dataExports.expireDue()).toBe(1);
-    expect(fs.existsSync(file)).toBe(false);
+    expect(await stored.exists(row.file_path)).toBe(false);
   });
 });

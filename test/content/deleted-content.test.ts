@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { storedMedia } from '../helpers/stored-media.js';
 import { useTestServer } from '../helpers/fixture.js';
 import { startNode, type TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type ApiResponse, type TestUser } from '../helpers/api.js';
@@ -44,8 +45,18 @@ const leftovers = (id: string) => fs.readdirSync(path.join(server.service.config
 const mediaRemovedAt = async (id: string) =>
   (await server.service.app.database.rows<{ media_removed_at: Date | null }>(sql`select media_removed_at from contents where id = ${id}`))[0].media_removed_at;
 
-/** The item's content dir is replaced by the empty tombstone file, and nothing else of it is left. */
-function expectFilesGone(id: string) {
+/**
+ * Nothing of the item is left, and its marker stops late writers: on the disk its content dir is
+ * replaced by the empty tombstone file; in the bucket no object is under it and the empty
+ * `.withdrawn/<id>` marker exists (docs/media.md).
+ */
+async function expectFilesGone(id: string) {
+  const stored = storedMedia(server.service);
+  expect(await stored.list(`content/${id}`)).toEqual([]);
+  if (stored.kind === 's3') {
+    expect((await stored.read(`.withdrawn/${id}`)).length).toBe(0);
+    return;
+  }
   const stat = fs.lstatSync(contentDir(id));
   expect(stat.isFile()).toBe(true);
   expect(stat.size).toBe(0);
@@ -113,7 +124,7 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
     await expectGone(server.url, urls);
     // The second node shares MEDIA_DIR and answers 404 at once too, with no message to wait for.
     if (nodeB) await expectGone(nodeB.url, urls);
-    expectFilesGone(contentId);
+    await expectFilesGone(contentId);
     expect(await mediaRemovedAt(contentId)).not.toBeNull();
     // The tombstone itself is never served, and HEAD agrees.
     expectError(await new ApiClient(server.url).get(`/media/content/${contentId}`), 404, 'media.error.not_found');
@@ -125,7 +136,7 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
       rawBody: form([{ name: 'files', value: await makeImage('png'), filename: 'late.png' }]),
     });
     expectError(res, 404, 'content.error.not_found');
-    expectFilesGone(contentId);
+    await expectFilesGone(contentId);
   });
 });
 
@@ -136,8 +147,7 @@ describe('a deleted item can no longer be used', () => {
   beforeAll(async () => {
     contentId = await createContent(owner);
     // Published as the video worker would record it (the pipeline is covered above).
-    fs.mkdirSync(contentDir(contentId), { recursive: true });
-    fs.writeFileSync(path.join(contentDir(contentId), 'original.mp4'), Buffer.alloc(1024, 1));
+    await storedMedia(server.service).write(`content/${contentId}/original.mp4`, Buffer.alloc(1024, 1));
     await server.service.app.database.rows(sql`
       update contents set status = 'completed',
         video = video || ${JSON.stringify({ status: 'completed', original_path: `content/${contentId}/original.mp4`, size: 1024 })}::jsonb
@@ -210,7 +220,7 @@ describe('recovery and racing work', () => {
     }
     expect(await mediaRemovedAt(contentId)).not.toBeNull();
     await expectGone(server.url, [image]);
-    expectFilesGone(contentId);
+    await expectFilesGone(contentId);
   });
 
   it('should stop a video job running at the delete, which re-creates nothing', { timeout: 120_000 }, async () => {
@@ -231,7 +241,7 @@ describe('recovery and racing work', () => {
 
     expect((await owner.api.delete(`/api/v1/content/${contentId}`)).status).toBe(200);
     expect(await latestJob(server.service, contentId)).toMatchObject({ status: 'failed', last_error: 'content deleted' });
-    expectFilesGone(contentId);
+    await expectFilesGone(contentId);
 
     // The worker notices at its next heartbeat (a second with a 3 s lease) and stops; a worker
     // that got as far as moving its results finds the tombstone in the way. Either way, once the
@@ -243,7 +253,7 @@ describe('recovery and racing work', () => {
     await new Promise((r) => setTimeout(r, 4000));
     off();
     expect(progressed.filter((s) => s === 'finalizing')).toEqual([]);
-    expectFilesGone(contentId);
+    await expectFilesGone(contentId);
     const { status } = await contentVideo(server.service, contentId);
     expect(status).toBe('processing');
     // The worker is free again: the next job of another item completes.

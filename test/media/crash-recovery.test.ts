@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { storedMedia } from '../helpers/stored-media.js';
+import { loadConfig } from '../../src/config.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startNode, testEnvironment } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
@@ -71,7 +73,7 @@ describe('video processing survives a killed node', () => {
     const environment = await testEnvironment({ JOB_LEASE_SECONDS: '2', VIDEO_WORKERS: '1', SCHEDULER_ENABLED: 'false' });
     cleanup = environment.cleanup;
     const env = environment.env;
-    const mediaDir = path.join(env.DATA_DIR, 'media');
+    const stored = storedMedia({ config: loadConfig(env) });
     const clip = await makeVideo(path.join(scratch, 'long.mp4'), { seconds: 30, size: '640x360' });
 
     // The node that will be killed: a real process.
@@ -82,12 +84,11 @@ describe('video processing survives a killed node', () => {
     expect(res.status).toBe(200);
 
     // Wait until transcoding is under way (segments appear in the job's work directory).
-    const contentDir = path.join(mediaDir, 'content', contentId);
+    const workDir = stored.workDir(contentId);
     let partial: string[] = [];
     while (partial.length < 2) {
-      const work = fs.existsSync(contentDir) ? fs.readdirSync(contentDir).filter((n) => n.startsWith('.work-')) : [];
-      partial = work.flatMap((w) => {
-        const hls = path.join(contentDir, w, 'hls');
+      partial = stored.workDirsLeft(contentId).flatMap((w) => {
+        const hls = path.join(workDir, w, 'hls');
         return fs.existsSync(hls) ? fs.readdirSync(hls, { recursive: true }).map(String).filter((f) => f.endsWith('.ts')) : [];
       });
       await sleep(50);
@@ -102,7 +103,7 @@ describe('video processing survives a killed node', () => {
         /* already gone */
       }
     }
-    expect(fs.existsSync(path.join(contentDir, 'hls', 'master.m3u8'))).toBe(false);
+    expect(await stored.exists(`content/${contentId}/hls/master.m3u8`)).toBe(false);
 
     // A new node on the same storage: the job stays `running` under the dead node's claim until
     // its 2 s lease runs out; then this node claims it again (attempt 2) and finishes it.
@@ -113,9 +114,9 @@ describe('video processing survives a killed node', () => {
     expect(status).toBe('completed');
     expect(video).toMatchObject({ status: 'completed', resolution: '640x360', playlist_path: `content/${contentId}/hls/master.m3u8` });
     expect(video.duration).toBeGreaterThan(29);
-    const variant = fs.readFileSync(path.join(mediaDir, 'content', contentId, 'hls', '360p', 'index.m3u8'), 'utf8');
+    const variant = (await stored.read(`content/${contentId}/hls/360p/index.m3u8`)).toString('utf8');
     expect(variant.split('\n').filter((l) => l.endsWith('.ts')).length).toBeGreaterThanOrEqual(7);
-    expect(fs.readdirSync(contentDir).filter((n) => n.startsWith('.work-'))).toEqual([]);
+    expect(stored.workDirsLeft(contentId)).toEqual([]);
   });
 
   it('should give a job back at once when its node stops cleanly mid-way', { timeout: 240_000 }, async () => {

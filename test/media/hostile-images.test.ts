@@ -1,5 +1,6 @@
 // CONTRACT §19: every stored image is decoded with a pixel limit, re-encoded and stripped of
 // metadata, at every entry point (avatar, content images, general upload), over the real server.
+import { storedMedia } from '../helpers/stored-media.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -169,7 +170,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     );
     expect(uploads[0].n).toBe(0);
     expect(await storedImagesOf(contentId)).toEqual([]);
-    expect(fs.existsSync(path.join(server.service.config.mediaDir, 'content', contentId, 'images'))).toBe(false);
+    expect(await storedMedia(server.service).list(`content/${contentId}/images`)).toEqual([]);
     expect(await tmpFilesLeft()).toEqual([]);
     expect((await new ApiClient(server.url).get('/healthz')).status).toBe(200);
   });
@@ -191,8 +192,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
     ]);
     expectImageTooLarge(res, 'files');
     expect(await storedImagesOf(contentId)).toEqual([]);
-    const dir = path.join(server.service.config.mediaDir, 'content', contentId, 'images');
-    expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
+    expect(await storedMedia(server.service).list(`content/${contentId}/images`)).toEqual([]);
   });
 
   it('should fail with a content image that passes the type check but cannot be decoded', async () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { storedMedia } from '../helpers/stored-media.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
@@ -53,7 +54,8 @@ async function uploadMain(user: TestUser, contentId: string, video: Buffer, file
   return user.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: video, filename, type: 'video/mp4' }]) });
 }
 
-const hlsDir = (server: TestServer, contentId: string) => path.join(server.service.config.mediaDir, 'content', contentId, 'hls');
+/** The item's stored HLS files (none after a failed run: nothing of it is kept). */
+const hlsFiles = (server: TestServer, contentId: string) => storedMedia(server.service).list(`content/${contentId}/hls`);
 
 afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -98,7 +100,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
       expect(status).toBe('failed');
       expect(video).toMatchObject({ status: 'failed', playlist_path: null });
       expect(video.resolution ?? null).toBeNull();
-      expect(fs.existsSync(hlsDir(server, contentId))).toBe(false);
+      expect(await hlsFiles(server, contentId)).toEqual([]);
       expect(await failed).toMatchObject({ error_code: 'video.error.invalid_video' });
     }
   });
@@ -117,7 +119,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(job).toMatchObject({ status: 'failed', attempts: 1 });
     expect(job.last_error).toMatch(/^the video lasts 5(\.\d+)? s; at most 3 s are accepted$/);
     expect((await contentVideo(server.service, contentId)).video).toMatchObject({ status: 'failed', error: job.last_error });
-    expect(fs.existsSync(hlsDir(server, contentId))).toBe(false);
+    expect(await hlsFiles(server, contentId)).toEqual([]);
     expect(await failed).toMatchObject({ error_code: 'video.error.too_long', message: job.last_error });
   });
 
@@ -138,7 +140,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(job).toMatchObject({ status: 'failed', attempts: 1 });
     expect(job.last_error).toBe('the video is 4000x2200; at most 3840x2160 (either orientation) is accepted');
     expect((await contentVideo(server.service, contentId)).status).toBe('failed');
-    expect(fs.existsSync(hlsDir(server, contentId))).toBe(false);
+    expect(await hlsFiles(server, contentId)).toEqual([]);
     expect(await failed).toMatchObject({ error_code: 'video.error.resolution_too_high' });
   });
 
@@ -160,7 +162,7 @@ describe('hostile video input (MAX_VIDEO_SECONDS=3)', () => {
     expect(await waitForJobEnd(server.service, contentId)).toMatchObject({ status: 'completed', last_error: null });
     const { video } = await contentVideo(server.service, contentId);
     expect(video).toMatchObject({ status: 'completed', resolution: '160x120' });
-    expect(fs.existsSync(path.join(server.service.config.mediaDir, video.playlist_path))).toBe(true);
+    expect(await storedMedia(server.service).exists(video.playlist_path)).toBe(true);
   });
 });
 
@@ -199,7 +201,7 @@ describe('processing time limit (VIDEO_JOB_TIMEOUT_SECONDS=1)', () => {
     const { status, video } = await contentVideo(server.service, contentId);
     expect(status).toBe('failed');
     expect(video).toMatchObject({ status: 'failed', error: 'processing took longer than the limit of 1 s', playlist_path: null });
-    expect(fs.existsSync(hlsDir(server, contentId))).toBe(false);
+    expect(await hlsFiles(server, contentId)).toEqual([]);
     expect(await failedEvent).toEqual({ contentId, error_code: 'video.error.timed_out', message: 'processing took longer than the limit of 1 s' });
     socket.close();
 

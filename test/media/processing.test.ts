@@ -3,6 +3,7 @@
 // looks like a video ends `failed` with a reason.
 import fs from 'node:fs';
 import path from 'node:path';
+import { storedMedia } from '../helpers/stored-media.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
@@ -123,8 +124,7 @@ describe('video processing', () => {
     expect(Buffer.from(await thumb.arrayBuffer()).subarray(0, 2).toString('hex')).toBe('ffd8');
 
     // No work directory is left behind.
-    const left = fs.readdirSync(path.join(server.service.config.mediaDir, 'content', contentId));
-    expect(left.filter((n) => n.startsWith('.work-'))).toEqual([]);
+    expect(storedMedia(server.service).workDirsLeft(contentId)).toEqual([]);
   });
 
   it('should process a 720p video without audio into a 360p + 720p ladder', { timeout: 120_000 }, async () => {
@@ -135,7 +135,7 @@ describe('video processing', () => {
     expect((await waitForJobEnd(server.service, contentId)).status).toBe('completed');
     const { video } = await contentVideo(server.service, contentId);
     expect(video.resolution).toBe('1280x720');
-    const master = fs.readFileSync(path.join(server.service.config.mediaDir, video.playlist_path), 'utf8');
+    const master = (await storedMedia(server.service).read(video.playlist_path)).toString('utf8');
     expect(master).toContain('RESOLUTION=640x360');
     expect(master).toContain('RESOLUTION=1280x720');
     expect(master).not.toContain('1920x1080');

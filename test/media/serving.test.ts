@@ -7,35 +7,37 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, ApiClient } from '../helpers/api.js';
 import { rawRequest } from './media-helpers.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 const booted = useTestServer({ VIDEO_WORKERS: '0' });
 let server: TestServer;
-let media: string;
 const segment = randomBytes(300_000);
 const big = randomBytes(3 * 1024 * 1024 + 17);
 
-function put(rel: string, data: Buffer | string) {
-  const file = path.join(media, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, data);
-}
+/** Stores `data` at `key` where the node keeps its media (MEDIA_DIR or the bucket). */
+const put = (key: string, data: Buffer | string) => storedMedia(server.service).write(key, data);
 
 beforeAll(async () => {
   server = booted.current;
-  media = server.service.config.mediaDir;
-  put('content/c1/hls/master.m3u8', '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=880000,RESOLUTION=640x360\n360p/index.m3u8\n');
-  put('content/c1/hls/360p/abcd12341_000.ts', segment);
-  put('content/c1/hls/360p/part_000.m4s', segment.subarray(0, 1000));
-  put('content/c1/original.mp4', big);
-  put('content/c1/thumbnail-abcd12341.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
-  put('uploads/u1/3f0c7a52-1d2e-4f7a-9b1c-0d9e8f7a6b5c.png', Buffer.from('png'));
-  put('uploads/u1/3f0c7a52-1d2e-4f7a-9b1c-0d9e8f7a6b5c.webp', Buffer.from('webp'));
-  put('docs/deed.pdf', Buffer.from('%PDF-1.4'));
-  put('content/c1/.work-job-1/secret.ts', Buffer.from('unfinished'));
-  put('content/c1/empty.ts', Buffer.alloc(0));
-  // Something outside MEDIA_DIR that traversal attempts aim at.
+  await put('content/c1/hls/master.m3u8', '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=880000,RESOLUTION=640x360\n360p/index.m3u8\n');
+  await put('content/c1/hls/360p/abcd12341_000.ts', segment);
+  await put('content/c1/hls/360p/part_000.m4s', segment.subarray(0, 1000));
+  await put('content/c1/original.mp4', big);
+  await put('content/c1/thumbnail-abcd12341.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+  await put('uploads/u1/3f0c7a52-1d2e-4f7a-9b1c-0d9e8f7a6b5c.png', Buffer.from('png'));
+  await put('uploads/u1/3f0c7a52-1d2e-4f7a-9b1c-0d9e8f7a6b5c.webp', Buffer.from('webp'));
+  await put('docs/deed.pdf', Buffer.from('%PDF-1.4'));
+  await put('content/c1/.work-job-1/secret.ts', Buffer.from('unfinished'));
+  await put('content/c1/empty.ts', Buffer.alloc(0));
+  // Something outside MEDIA_DIR that traversal attempts aim at, and a link out of it. In the
+  // bucket, keys at its root (where the resumable uploads' objects live) are never served either.
   fs.writeFileSync(path.join(server.dataDir, 'outside.txt'), 'do not serve');
-  fs.symlinkSync(path.join(server.dataDir, 'outside.txt'), path.join(media, 'link.txt'));
+  if (storedMedia(server.service).kind === 'local') {
+    fs.symlinkSync(path.join(server.dataDir, 'outside.txt'), path.join(server.service.config.mediaDir, 'link.txt'));
+  } else {
+    await put('outside.txt', 'do not serve');
+    await put('link.txt', 'do not serve');
+  }
 });
 
 const get = (p: string, headers: Record<string, string> = {}) => fetch(server.url + p, { headers });

@@ -10,6 +10,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { UPLOAD, createContent, fakeMp4, form, makeImage, makePdf, makeVideo, onServer, scratchDir } from './media-helpers.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 /** Sends only the request head of an upload declaring `length` bytes; resolves with what came back before the server closed. */
 function sendHeadOnly(baseUrl: string, length: number): Promise<string> {
@@ -223,7 +224,7 @@ describe('upload attached to a content item', () => {
     const rows = await server.service.app.database.rows<{ status: string; video: any }>(sql`select status, video from contents where id = ${contentId}`);
     expect(rows[0].status).toBe('processing');
     expect(rows[0].video).toMatchObject({ status: 'processing', original_path: `content/${contentId}/original.mp4`, size: video.length });
-    expect(fs.existsSync(path.join(server.service.config.mediaDir, 'content', contentId, 'original.mp4'))).toBe(true);
+    expect(await storedMedia(server.service).exists(`content/${contentId}/original.mp4`)).toBe(true);
     const jobs = await server.service.app.database.rows<{ status: string }>(sql`select status from video_jobs where content_id = ${contentId}`);
     expect(jobs).toEqual([{ status: 'queued' }]);
 

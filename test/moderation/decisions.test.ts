@@ -4,8 +4,6 @@
 // decision with its effects: dismiss lists a held item again, remove takes content (and its media),
 // comments and messages down, warn tells the author, suspend_user ends the user's sessions, refuses
 // their login and holds their items until restore. Reporters are named to moderators only.
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { useTestServer } from '../helpers/fixture.js';
@@ -13,6 +11,7 @@ import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, loginAdmin, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { createContent as createPublished } from '../sns/fixtures.js';
 import { CONTENT } from '../content/fixtures.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 const REPORTS = '/sns/api/v1/reports';
 const QUEUE = '/api/v1/moderation/reports';
@@ -179,9 +178,7 @@ describe('decisions', () => {
 
   it('remove (content): 404 to everyone but its owner, who sees removed and the note; its media is not served', async () => {
     const contentId = await createPublished(server, author);
-    const media = path.join(server.service.config.mediaDir, 'content', contentId, 'thumbnail-abcdef12.jpg');
-    fs.mkdirSync(path.dirname(media), { recursive: true });
-    fs.writeFileSync(media, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    await storedMedia(server.service).write(`content/${contentId}/thumbnail-abcdef12.jpg`, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     const mediaUrl = `${server.url}/media/content/${contentId}/thumbnail-abcdef12.jpg`;
     expect((await fetch(mediaUrl)).status).toBe(200);
     await report(reporters[0], 'content', contentId, 'misleading_listing');
