@@ -16,6 +16,7 @@ import { requirePermission } from '../src/auth/caller.js';
 import type { Services } from '../src/services.js';
 import type { ResumableUploadRow } from '../src/media/resumable-upload-repository.js';
 import { readOnlyLocker } from '../src/media/resumable-lock.js';
+import { withChunkedBody } from '../src/media/resumable-store.js';
 import { AppError } from '../src/shared/errors.js';
 import { newId } from '../src/shared/ids.js';
 import { IncomingBody, bodyTooLarge, hasBody } from './body.js';
@@ -137,7 +138,8 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
       ...(incoming ? { body: incoming.stream, duplex: 'half' } : {}),
     } as RequestInit);
     requests.set(request, state);
-    const response = await tus.handleWeb(request);
+    // A body of unknown length (chunked) is written only once it ended (see withChunkedBody).
+    const response = await (incoming && declaredLength === null ? withChunkedBody(() => tus.handleWeb(request)) : tus.handleWeb(request));
     await answer(exchange, response, state, incoming, body, rateHeaders);
   };
 

@@ -5,6 +5,7 @@
 // full or read-only disk into 507; `create` does the latter too.
 import fs from 'node:fs';
 import path from 'node:path';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { FileStore } from '@tus/file-store';
@@ -38,6 +39,20 @@ export class UploadRecords implements KvStore<Upload> {
     await this.uploads.delete(id);
   }
 }
+
+const chunkedBody = new AsyncLocalStorage<true>();
+
+/**
+ * Runs tus's handling of a request whose body came without Content-Length (chunked): its length is
+ * known only at its end, so a store that cannot take bytes back (the bucket's parts) holds them
+ * until then (ResumableS3Store.write).
+ */
+export function withChunkedBody<T>(handle: () => Promise<T>): Promise<T> {
+  return chunkedBody.run(true, handle);
+}
+
+/** Whether the body being written came without Content-Length (inside withChunkedBody). */
+export const bodyIsChunked = (): boolean => chunkedBody.getStore() === true;
 
 /**
  * tus's StreamLimiter stops a PATCH body that runs past what it may write (Upload-Length minus the

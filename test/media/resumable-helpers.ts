@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
 import type { RunningService } from '../../service.js';
+import { storedMedia } from '../helpers/stored-media.js';
 
 export const RESUMABLE = '/file-processing/api/v1/resumable';
 const TUS = { 'Tus-Resumable': '1.0.0' };
@@ -82,7 +83,15 @@ function patchRequest(baseUrl: string, token: string, location: string, offset: 
 }
 
 /** A PATCH whose body is sent chunked (no Content-Length), in the parts given. */
-export function chunkedPatch(baseUrl: string, token: string, location: string, offset: number, parts: Buffer[]): Promise<TusAnswer> {
+export function chunkedPatch(
+  baseUrl: string,
+  token: string,
+  location: string,
+  offset: number,
+  parts: Buffer[],
+  /** Awaited after every part but the last has been sent (e.g. until the node has read them). */
+  beforeLast?: () => Promise<void>,
+): Promise<TusAnswer> {
   return new Promise((resolve, reject) => {
     const req = patchRequest(baseUrl, token, location, offset, { 'Transfer-Encoding': 'chunked' });
     req.on('response', (res) => {
@@ -96,8 +105,9 @@ export function chunkedPatch(baseUrl: string, token: string, location: string, o
     });
     // The server may answer (and stop reading) before the last part is written.
     req.on('error', reject);
-    for (const part of parts) req.write(part);
-    req.end();
+    for (const part of parts.slice(0, -1)) req.write(part);
+    const last = parts.at(-1);
+    void (beforeLast ?? (async () => undefined))().then(() => req.end(last), reject);
   });
 }
 
@@ -141,11 +151,8 @@ export async function offsetReaches(baseUrl: string, token: string, location: st
   }
 }
 
-/** The files of unfinished uploads on a node's storage. */
-export function resumableFiles(node: RunningService): string[] {
-  const dir = path.join(node.config.mediaDir, '.resumable');
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-}
+/** The unfinished uploads kept on a node's storage (the disk or the bucket). */
+export const resumableFiles = (node: RunningService): Promise<string[]> => storedMedia(node).resumableUploads();
 
 export interface ClientRequestLog {
   method: string;

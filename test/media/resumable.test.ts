@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import { storedMedia } from '../helpers/stored-media.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import { sendRaw } from '../fuzz/raw-http.js';
@@ -111,7 +112,7 @@ describe('resumable uploads (tus)', () => {
   it('should refuse creations the upload rules do not allow, keeping nothing', async () => {
     const contentId = await createContent(owner);
     const othersItem = await createContent(other);
-    const before = resumableFiles(node()).length;
+    const before = (await resumableFiles(node())).length;
     const create = (size: number, metadata: Record<string, string>) => createUpload(url(), owner.token, size, metadata);
 
     expect(expectTusError(await create(100, { filename: 'a.mp4' }), 400, 'upload.error.invalid_metadata').details?.field).toBe('content_id');
@@ -134,7 +135,7 @@ describe('resumable uploads (tus)', () => {
     const malformed = await tusRequest(url(), 'POST', RESUMABLE, { token: owner.token, headers: { 'Upload-Length': '10', 'Upload-Metadata': 'content_id !!!,,' } });
     expectTusError(malformed, 400, 'upload.error.invalid_header');
 
-    expect(resumableFiles(node()).length).toBe(before);
+    expect((await resumableFiles(node())).length).toBe(before);
     expect(await node().app.database.rows(sql`select id from resumable_uploads where content_id in (${contentId}, ${othersItem})`)).toEqual([]);
   });
 
@@ -190,7 +191,6 @@ describe('resumable uploads (tus)', () => {
     const png = await makeImage('png', 64, 48);
     const image = { content_id: contentId, topic_key: 'video_images_url', filename: 'room.png' };
     const { location } = await createUpload(url(), owner.token, png.length, image);
-    const file = path.join(node().config.mediaDir, '.resumable', idOf(location));
     const half = Math.floor(png.length / 2);
     expect((await patchUpload(url(), owner.token, location, 0, png.subarray(0, half))).status).toBe(204);
 
@@ -199,11 +199,31 @@ describe('resumable uploads (tus)', () => {
       const answer = await chunkedPatch(url(), owner.token, location, half, parts);
       expect(expectTusError(answer, 413, 'upload.error.length_exceeded').details?.field).toBe('body');
       expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe(String(half));
-      expect(fs.statSync(file).size).toBe(half);
+      expect(await storedMedia(node()).resumableBytes(idOf(location))).toBe(half);
     }
     // The upload goes on from where it was.
     expect((await chunkedPatch(url(), owner.token, location, half, [png.subarray(half)])).status).toBe(204);
-    expect(resumableFiles(node())).not.toContain(idOf(location));
+    expect(await resumableFiles(node())).not.toContain(idOf(location));
+  });
+
+  it('should keep none of a chunked PATCH past Upload-Length even when it brought more than a part of the bucket (8 MiB)', { timeout: 120_000 }, async () => {
+    const contentId = await createContent(owner);
+    const length = 9 * 1024 * 1024;
+    const { location } = await createUpload(url(), owner.token, length, mainVideo(contentId));
+    // 10 MiB in 1 MiB chunks. The last goes only once the node has passed the first 9 MiB to its
+    // store (its progress says so): a whole 8 MiB part of the bucket before tus sees the body run past.
+    const parts = Array.from({ length: 10 }, (_, i) => Buffer.alloc(1024 * 1024, i + 1));
+    let passed = 0;
+    const off = node().app.events.subscribe('upload.progress', (p) => {
+      if (p.contentId === contentId) passed = Math.max(passed, p.offset);
+    });
+    const answer = await chunkedPatch(url(), owner.token, location, 0, parts, async () => {
+      while (passed < length) await new Promise((r) => setTimeout(r, 20));
+    }).finally(off);
+    expect(expectTusError(answer, 413, 'upload.error.length_exceeded').details?.field).toBe('body');
+    expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('0');
+    expect(await storedMedia(node()).resumableBytes(idOf(location))).toBe(0);
+    expect((await tusRequest(url(), 'DELETE', location, { token: owner.token })).status).toBe(204);
   });
 
   it('should refuse a second PATCH while one is writing (409), and keep the first', { timeout: 120_000 }, async () => {
@@ -211,10 +231,15 @@ describe('resumable uploads (tus)', () => {
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const first = openPatch(url(), owner.token, location, 0, video, 4000);
     await first.written;
-    // The first PATCH holds the upload once its bytes land.
-    await offsetReaches(url(), owner.token, location, 4000);
-
-    const second = await patchUpload(url(), owner.token, location, 4000, video.subarray(4000));
+    // The first PATCH holds the upload once its bytes reach the node. Until then a PATCH at 4000
+    // is refused for its offset and writes nothing (the bucket shows a PATCH's bytes in the
+    // offset only when it ends, so the lock is what the test waits for, not the offset).
+    let second = await patchUpload(url(), owner.token, location, 4000, video.subarray(4000));
+    while (second.body?.error_code !== 'upload.error.busy') {
+      expect(second.status).toBe(409);
+      await new Promise((r) => setTimeout(r, 50));
+      second = await patchUpload(url(), owner.token, location, 4000, video.subarray(4000));
+    }
     expectTusError(second, 409, 'upload.error.busy');
     const again = await patchUpload(url(), owner.token, location, 0, video);
     expect(again.status).toBe(409);
@@ -246,7 +271,7 @@ describe('resumable uploads (tus)', () => {
 
       expect((await headUpload(url(), owner.token, location)).status).toBe(404);
       expectTusError(await patchUpload(url(), owner.token, location, bytes.length, Buffer.alloc(0)), 404, 'upload.error.not_found');
-      expect(resumableFiles(node())).not.toContain(idOf(location));
+      expect(await resumableFiles(node())).not.toContain(idOf(location));
       expect(await uploadRow(idOf(location))).toBeNull();
       expect(await contentVideo(node(), contentId)).toEqual(before);
       expect(await latestJob(node(), contentId)).toBeNull();
@@ -310,7 +335,7 @@ describe('resumable uploads (tus)', () => {
     const rest = await patchUpload(url(), owner.token, created.location, sent, video.subarray(sent));
     expect(rest.status).toBe(204);
     expect(rest.headers.get('upload-offset')).toBe(String(video.length));
-    expect(resumableFiles(node())).not.toContain(idOf(created.location));
+    expect(await resumableFiles(node())).not.toContain(idOf(created.location));
     // A finished upload still tells a client that lost the last answer that it is complete.
     const done = await headUpload(url(), owner.token, created.location);
     expect(done.status).toBe(200);
@@ -318,8 +343,7 @@ describe('resumable uploads (tus)', () => {
     expectTusError(await patchUpload(url(), owner.token, created.location, video.length, Buffer.alloc(1)), 409, 'upload.error.completed');
     expect((await waitForJobEnd(node(), contentId)).status).toBe('completed');
     // The file the job read is the one sent, byte for byte.
-    const original = path.join(node().config.mediaDir, 'content', contentId, 'original.mp4');
-    expect(fs.readFileSync(original).equals(video)).toBe(true);
+    expect((await storedMedia(node()).read(`content/${contentId}/original.mp4`)).equals(video)).toBe(true);
   });
 
   it('should add extra media (topic_key) as the multipart form does, with Upload-Expires on every answer', async () => {
@@ -352,14 +376,14 @@ describe('resumable uploads (tus)', () => {
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const patched = await patchUpload(url(), owner.token, location, 0, video.subarray(0, 3000));
     expect(patched.status).toBe(204);
-    expect(resumableFiles(node())).toContain(idOf(location));
+    expect(await resumableFiles(node())).toContain(idOf(location));
 
     const ended = await tusRequest(url(), 'DELETE', location, { token: owner.token });
     expect(ended.status).toBe(204);
     // A DELETE counts against the general limit as any request; a PATCH against none.
     expect(ended.headers.get('x-ratelimit-limit')).not.toBeNull();
     expect(patched.headers.get('x-ratelimit-limit')).toBeNull();
-    expect(resumableFiles(node())).not.toContain(idOf(location));
+    expect(await resumableFiles(node())).not.toContain(idOf(location));
     expect((await headUpload(url(), owner.token, location)).status).toBe(404);
     expect(await uploadRow(idOf(location))).toBeNull();
   });

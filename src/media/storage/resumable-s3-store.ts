@@ -3,10 +3,14 @@
 // 503 `media.error.storage_unavailable`, and a creation the store refuses leaves no record. The
 // upload's record stays in PostgreSQL (its expiry, owner and item); the store keeps its own
 // `.info` object beside the parts (the multipart upload's id), which any node reads.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { S3Store } from '@tus/s3-store';
 import { ERRORS, type Upload } from '@tus/utils';
-import { isStreamLimit, type ProgressListener, type UploadRecords } from '../resumable-store.js';
+import { bodyIsChunked, isStreamLimit, type ProgressListener, type UploadRecords } from '../resumable-store.js';
 import { isNotFound, meansUnavailable, type S3MediaStore } from './s3-store.js';
 import { storeUnreachable } from './store-errors.js';
 
@@ -14,6 +18,8 @@ import { storeUnreachable } from './store-errors.js';
 const PART_SIZE = 8 * 1024 * 1024;
 
 export class ResumableS3Store extends S3Store {
+  private readonly spoolDir: string;
+
   constructor(
     media: S3MediaStore,
     private readonly records: UploadRecords,
@@ -39,6 +45,7 @@ export class ResumableS3Store extends S3Store {
       },
       { step: 'initialize', name: 'countTusRequests' },
     );
+    this.spoolDir = media.scratchFor('.resumable-chunked');
     // Deferred lengths are refused (the size is checked at creation), so they are not offered.
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration'];
   }
@@ -81,7 +88,20 @@ export class ResumableS3Store extends S3Store {
     // stopping a body past Upload-Length) must not go unheard: it is met when the store reads.
     counter.on('error', () => undefined);
     try {
-      return await super.write(readable.pipe(counter), id, offset);
+      if (!bodyIsChunked()) return await super.write(readable.pipe(counter), id, offset);
+      // A chunked body may run past Upload-Length, which tus learns only when it does; by then the
+      // parts it filled would be in the multipart upload, and S3 cannot take a part back. So such
+      // a body waits on this node's scratch disk (at most Upload-Length minus the offset, tus's
+      // limit) and goes to the store whole once it ended; one stopped past the length keeps
+      // nothing, as on the disk. A body cut off by its client ends normally and is kept.
+      const spool = path.join(this.spoolDir, `${id}-${randomBytes(6).toString('hex')}`);
+      await fs.promises.mkdir(this.spoolDir, { recursive: true });
+      try {
+        await pipeline(readable.pipe(counter), fs.createWriteStream(spool));
+        return await super.write(fs.createReadStream(spool), id, offset);
+      } finally {
+        await fs.promises.rm(spool, { force: true });
+      }
     } catch (err) {
       if (isStreamLimit(err)) throw err;
       if (meansUnavailable(err)) throw storeUnreachable();
