@@ -109,6 +109,21 @@ export class ResumableS3Store extends S3Store {
     }
   }
 
+  /**
+   * Ends an upload (tus DELETE): @tus/s3-store aborts the multipart upload and deletes the
+   * upload's object and `.info`, but leaves the `.part` tail, bytes the client sent, and knows
+   * nothing of the upload's record (the disk's store deletes it with the file).
+   */
+  override async remove(id: string): Promise<void> {
+    try {
+      await super.remove(id);
+      await this.deleteIncompletePart(id);
+      await this.records.delete(id);
+    } catch (err) {
+      throw meansUnavailable(err) ? storeUnreachable() : err;
+    }
+  }
+
   /** Drops what this node cached of an upload (its objects are gone). */
   async forget(id: string): Promise<void> {
     await this.clearCache(id);
