@@ -231,15 +231,16 @@ describe('resumable uploads (tus)', () => {
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const first = openPatch(url(), owner.token, location, 0, video, 4000);
     await first.written;
-    // The first PATCH holds the upload once its bytes reach the node. Until then a PATCH at 4000
-    // is refused for its offset and writes nothing (the bucket shows a PATCH's bytes in the
-    // offset only when it ends, so the lock is what the test waits for, not the offset).
-    let second = await patchUpload(url(), owner.token, location, 4000, video.subarray(4000));
-    while (second.body?.error_code !== 'upload.error.busy') {
-      expect(second.status).toBe(409);
+    // The first PATCH holds the upload's lease while it writes. (The disk shows its bytes in the
+    // offset as they land, the bucket only when it ends: the test waits for the lease.)
+    for (;;) {
+      const [row] = await node().app.database.rows<{ locked_by: string | null }>(sql`select locked_by from resumable_uploads where id = ${idOf(location)}`);
+      if (row?.locked_by) break;
       await new Promise((r) => setTimeout(r, 50));
-      second = await patchUpload(url(), owner.token, location, 4000, video.subarray(4000));
     }
+    // A second PATCH at the offset the upload reports is refused, whatever that offset is.
+    const at = Number((await headUpload(url(), owner.token, location)).headers.get('upload-offset'));
+    const second = await patchUpload(url(), owner.token, location, at, video.subarray(at));
     expectTusError(second, 409, 'upload.error.busy');
     const again = await patchUpload(url(), owner.token, location, 0, video);
     expect(again.status).toBe(409);
