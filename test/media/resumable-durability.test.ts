@@ -16,7 +16,7 @@ import { runJobNow } from '../../jobs/scheduler.js';
 import { resumableExpiryJob } from '../../jobs/resumable-expiry.js';
 import { contentVideo, createContent, makeImage, makeVideo, scratchDir, waitForJobEnd } from './media-helpers.js';
 import { mediaInBucket, storedMedia } from '../helpers/stored-media.js';
-import { createUpload, headUpload, offsetReaches, openPatch, patchUpload, resumableFiles } from './resumable-helpers.js';
+import { createUpload, headUpload, leaseTaken, openPatch, patchUpload, resumableFiles } from './resumable-helpers.js';
 
 const scratch = scratchDir();
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -95,8 +95,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a resumable upload on two nodes
     const { location } = await createUpload(nodeA.url, owner.token, video.length, mainVideo(contentId));
     const onA = openPatch(nodeA.url, owner.token, location, 0, video, 3000);
     await onA.written;
-    await offsetReaches(nodeB.url, owner.token, location, 3000);
-    const onB = await patchUpload(nodeB.url, owner.token, location, 3000, video.subarray(3000));
+    await leaseTaken(nodeA, location);
+    const at = Number((await headUpload(nodeB.url, owner.token, location)).headers.get('upload-offset'));
+    const onB = await patchUpload(nodeB.url, owner.token, location, at, video.subarray(at));
     expect(onB.status).toBe(409);
     expect(onB.body.error_code).toBe('upload.error.busy');
     expect((await onA.finish()).status).toBe(204);

@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
+import { sql } from 'drizzle-orm';
 import type { RunningService } from '../../service.js';
 import { storedMedia } from '../helpers/stored-media.js';
 
@@ -147,6 +148,19 @@ export async function offsetReaches(baseUrl: string, token: string, location: st
   for (;;) {
     const head = await headUpload(baseUrl, token, location);
     if (Number(head.headers.get('upload-offset')) === expected) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Polls until a PATCH holds the upload's lease (its writer). The disk shows a PATCH's bytes in the
+ * offset as they land, the bucket only when the PATCH ends, so tests of a second writer wait here.
+ */
+export async function leaseTaken(node: RunningService, location: string): Promise<void> {
+  const id = location.split('/').pop()!;
+  for (;;) {
+    const [row] = await node.app.database.rows<{ locked_by: string | null }>(sql`select locked_by from resumable_uploads where id = ${id}`);
+    if (row?.locked_by) return;
     await new Promise((r) => setTimeout(r, 50));
   }
 }

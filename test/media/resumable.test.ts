@@ -18,6 +18,7 @@ import {
   createUpload,
   cuttingProxy,
   headUpload,
+  leaseTaken,
   metadataHeader,
   offsetReaches,
   openPatch,
@@ -231,13 +232,8 @@ describe('resumable uploads (tus)', () => {
     const { location } = await createUpload(url(), owner.token, video.length, mainVideo(contentId));
     const first = openPatch(url(), owner.token, location, 0, video, 4000);
     await first.written;
-    // The first PATCH holds the upload's lease while it writes. (The disk shows its bytes in the
-    // offset as they land, the bucket only when it ends: the test waits for the lease.)
-    for (;;) {
-      const [row] = await node().app.database.rows<{ locked_by: string | null }>(sql`select locked_by from resumable_uploads where id = ${idOf(location)}`);
-      if (row?.locked_by) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // The first PATCH holds the upload's lease while it writes.
+    await leaseTaken(node(), location);
     // A second PATCH at the offset the upload reports is refused, whatever that offset is.
     const at = Number((await headUpload(url(), owner.token, location)).headers.get('upload-offset'));
     const second = await patchUpload(url(), owner.token, location, at, video.subarray(at));
