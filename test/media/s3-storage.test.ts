@@ -13,6 +13,8 @@ import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { S3_SKIP_MESSAGE, createTestBucket, s3Available, s3Endpoint, type TestBucket } from '../helpers/s3-server.js';
 import { avatarForm, putAvatar } from '../accounts/fixtures.js';
+import { execFileSync } from 'node:child_process';
+import { canMountTmpfs } from './tiny-storage.js';
 import { chunkedPatch, createUpload, headUpload, patchUpload, tusRequest } from './resumable-helpers.js';
 import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, onServer, scratchDir, waitForJobEnd } from './media-helpers.js';
 
@@ -261,6 +263,33 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     expect(answer.status).toBe(413);
     expect(answer.body).toMatchObject({ success: false, error_code: 'upload.error.length_exceeded' });
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect((await tusRequest(server.url, 'DELETE', location, { token: owner.token })).status).toBe(204);
+  });
+
+  it.skipIf(!canMountTmpfs())('should answer 507 to a chunked PATCH when the scratch disk it waits on is full, and keep none of it', async () => {
+    const contentId = await createContent(owner);
+    const half = Math.floor(clip.length / 2);
+    const { location } = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'full.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    // The chunked body waits in this folder before it goes to the bucket: a full 64 KiB tmpfs there.
+    const spool = server.service.app.media.scratchFor('.resumable-chunked');
+    fs.mkdirSync(spool, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', spool], { stdio: 'ignore' });
+    try {
+      const filler = fs.openSync(path.join(spool, '.filler'), 'w');
+      try {
+        for (;;) fs.writeSync(filler, Buffer.alloc(4096, 1));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        fs.closeSync(filler);
+      }
+      const answer = await chunkedPatch(server.url, owner.token, location, half, [clip.subarray(half)]);
+      expectErrorEnvelope(answer, 507, 'media.error.storage_unavailable');
+      expect(fs.readdirSync(spool)).toEqual(['.filler']);
+    } finally {
+      execFileSync('umount', ['-l', spool], { stdio: 'ignore' });
+    }
+    expect((await headUpload(server.url, owner.token, location)).headers.get('upload-offset')).toBe(String(half));
     expect((await tusRequest(server.url, 'DELETE', location, { token: owner.token })).status).toBe(204);
   });
 

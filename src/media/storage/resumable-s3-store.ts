@@ -13,6 +13,7 @@ import { ERRORS, type Upload } from '@tus/utils';
 import { bodyIsChunked, isStreamLimit, type ProgressListener, type UploadRecords } from '../resumable-store.js';
 import { isNotFound, meansUnavailable, type S3MediaStore } from './s3-store.js';
 import { storeUnreachable } from './store-errors.js';
+import { isStorageUnavailable, storageUnavailable } from '../storage-errors.js';
 
 /** Parts of this size (the S3 minimum is 5 MiB); a PATCH ending mid-part keeps its tail as the `.part` object. */
 const PART_SIZE = 8 * 1024 * 1024;
@@ -105,6 +106,8 @@ export class ResumableS3Store extends S3Store {
     } catch (err) {
       if (isStreamLimit(err)) throw err;
       if (meansUnavailable(err)) throw storeUnreachable();
+      // The node's scratch disk, where a chunked body waits, is full or read-only: 507 as on the disk store.
+      if (isStorageUnavailable(err)) throw storageUnavailable();
       throw ERRORS.FILE_WRITE_ERROR;
     }
   }
