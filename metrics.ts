@@ -8,9 +8,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
 import type { Transport } from './http/transport.js';
-import type { ReadModel } from './src/read-model/read-model.js';
+import type { ReadModel } from './src/read-model/index.js';
 import type { ListingIndex } from './src/content/listing-index.js';
-import type { StoreObserver } from './src/media/storage/media-store.js';
+import type { StoreObserver } from './src/media/index.js';
 
 let processRegistry: Registry | null = null;
 

@@ -4,13 +4,13 @@
 import type { Readable } from 'node:stream';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Services } from '../src/services.js';
-import type { CallerResolver } from '../src/auth/caller.js';
+import type { CallerResolver } from '../src/auth/index.js';
 import type { AppContext } from '../src/context.js';
 import { AppError } from '../src/shared/errors.js';
 import { isUuid } from '../src/shared/ids.js';
 import { callerOf } from './steps/authenticate.js';
 import { sendObject } from './media.js';
-import { isStoreUnavailable, storeUnreachable } from '../src/media/storage/store-errors.js';
+import { isStoreUnavailable, storeUnreachable } from '../src/media/index.js';
 import type { OpenExchange } from './server.js';
 
 export const EXPORT_DOWNLOAD_PATH = '/auth/api/v1/user/export/:exportId/download';

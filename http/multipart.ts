@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AppError, badRequest } from '../src/shared/errors.js';
-import { isStorageUnavailable, storageUnavailable } from '../src/media/storage-errors.js';
+import { isStorageUnavailable, storageUnavailable } from '../src/media/index.js';
 import type { IncomingBody } from './body.js';
 import type { MultipartOptions, UploadedFile } from './route.js';
 

@@ -3,7 +3,7 @@
 //   authenticate → limit-rate → authorise → read-body → validate → handle → respond
 // (a step the route does not need is left out: no authentication on public routes, no limits on
 // health probes, no permission check where none is declared, no body where none is taken).
-import type { CallerResolver } from '../src/auth/caller.js';
+import type { CallerResolver } from '../src/auth/index.js';
 import type { RateLimits } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
 import { authenticate } from './steps/authenticate.js';

@@ -6,7 +6,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
 import type { AnyRoute } from './route.js';
 import type { Services } from '../src/services.js';
-import type { CallerResolver } from '../src/auth/caller.js';
+import type { CallerResolver } from '../src/auth/index.js';
 import type { RateLimits } from './rate-limit.js';
 import { registerResumableUploads } from './resumable.js';
 import { registerMediaRoutes } from './media.js';

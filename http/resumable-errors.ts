@@ -3,9 +3,9 @@
 // `onResponseError` as its ERRORS constants (matched by identity); a few (version and header
 // checks) are written by tus directly and recognised by their text.
 import { ERRORS, TUS_RESUMABLE, TUS_VERSION } from '@tus/utils';
-import { isStorageUnavailable, storageUnavailable } from '../src/media/storage-errors.js';
-import { uploadBusy } from '../src/media/resumable-lock.js';
-import { isStreamLimit } from '../src/media/resumable-store.js';
+import { isStorageUnavailable, storageUnavailable } from '../src/media/index.js';
+import { uploadBusy } from '../src/media/index.js';
+import { isStreamLimit } from '../src/media/index.js';
 import { AppError, conflict } from '../src/shared/errors.js';
 import { toAppError } from './envelope.js';
 

@@ -2,7 +2,7 @@
 // permission, its rate limits and its handler. The server, the OpenAPI document and the
 // README's permission table are all derived from these declarations.
 import type { z } from 'zod';
-import type { Caller } from '../src/auth/caller.js';
+import type { Caller } from '../src/auth/index.js';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import type { RateLimitName } from './rate-limit.js';

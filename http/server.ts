@@ -5,7 +5,7 @@
 // on the same app, and the raw routes (media files, documents) are registered first.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AppContext } from '../src/context.js';
-import type { CallerResolver } from '../src/auth/caller.js';
+import type { CallerResolver } from '../src/auth/index.js';
 import { AppError } from '../src/shared/errors.js';
 import { IncomingBody, bodyTooLarge, hasBody } from './body.js';
 import { CorsPolicy } from './cors.js';

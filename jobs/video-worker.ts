@@ -12,9 +12,9 @@ import os from 'node:os';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import { randomToken } from '../src/shared/ids.js';
-import type { ClaimedJob } from '../src/media/video-job-repository.js';
-import { ProcessingAbortedError } from '../src/media/ffmpeg.js';
-import { onVideoJobQueued } from '../src/media/job-signal.js';
+import type { ClaimedJob } from '../src/media/index.js';
+import { ProcessingAbortedError } from '../src/media/index.js';
+import { onVideoJobQueued } from '../src/media/index.js';
 
 export interface VideoWorkers {
   stop(timeoutMs: number): Promise<void>;

@@ -4,8 +4,8 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { DomainEventBus } from './events.js';
 import type { Logger } from './shared/logger.js';
-import type { MediaStore } from './media/storage/media-store.js';
-import type { SmsProvider } from './sms/provider.js';
+import type { MediaStore } from './media/index.js';
+import type { SmsProvider } from './sms/index.js';
 
 export interface AppContext {
   config: Config;

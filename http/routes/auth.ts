@@ -3,16 +3,16 @@ import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
 import {
   loginBody, phoneBody, refreshBody, registerBody, sessionHeaders, userAgentHeader, verifyOtpBody,
-} from '../../src/auth/schemas.js';
+} from '../../src/auth/index.js';
 import {
   avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders,
   profileQuery, updateProfileBody, userIdParams,
-} from '../../src/auth/profile-schemas.js';
+} from '../../src/auth/index.js';
 import {
   avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema,
-} from '../../src/auth/response-schemas.js';
-import { deleteAccountBody, deletionScheduledSchema, exportIdParams, exportViewSchema } from '../../src/leaving/schemas.js';
-import { blockRecordSchema, blockedListQuery, blockedListSchema, unblockedSchema } from '../../src/blocks/schemas.js';
+} from '../../src/auth/index.js';
+import { deleteAccountBody, deletionScheduledSchema, exportIdParams, exportViewSchema } from '../../src/leaving/index.js';
+import { blockRecordSchema, blockedListQuery, blockedListSchema, unblockedSchema } from '../../src/blocks/index.js';
 
 const base = '/auth/api/v1';
 const tag = 'auth';

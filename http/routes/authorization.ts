@@ -4,7 +4,7 @@ import { defineRoute, type RouteModule } from '../route.js';
 import {
   assignRolesBody, createPermissionBody, createRoleBody, listPermissionsQuery, permissionView, roleIdParams, roleView,
   updateRoleBody, userRolesParams, userRolesView,
-} from '../../src/authorization/schemas.js';
+} from '../../src/authorization/index.js';
 
 const base = '/authorization/api/v1';
 const tag = 'authorization';

@@ -2,15 +2,15 @@
 // CONTRACT §6 and §12). Decisions are in docs/campaigns.md.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { idempotencyHeader, topUpBodySchema } from '../../src/payments/schemas.js';
-import { withoutRawCardData } from '../../src/payments/raw-card-data.js';
+import { idempotencyHeader, topUpBodySchema } from '../../src/payments/index.js';
+import { withoutRawCardData } from '../../src/payments/index.js';
 import {
   boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema,
-} from '../../src/campaigns/schemas.js';
+} from '../../src/campaigns/index.js';
 import {
   balanceSchema, boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, receiptSchema,
   processedPaymentBodySchema, targetLocationsSchema, topUpResultSchema,
-} from '../../src/campaigns/response-schemas.js';
+} from '../../src/campaigns/index.js';
 
 const base = '/api/v1';
 const tag = 'campaigns';

@@ -3,7 +3,7 @@
 // Every change is also pushed on /chat (realtime/namespaces/chat.ts) to the room on every node.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { reactionBody } from '../../src/comments/schemas.js';
+import { reactionBody } from '../../src/comments/index.js';
 import {
   createRoomBody,
   editMessageBody,
@@ -13,9 +13,9 @@ import {
   roomIdParams,
   roomsQuery,
   sendMessageBody,
-} from '../../src/chat/schemas.js';
-import { historyItemSchema, messageViewSchema } from '../../src/chat/message-view.js';
-import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema } from '../../src/chat/event-views.js';
+} from '../../src/chat/index.js';
+import { historyItemSchema, messageViewSchema } from '../../src/chat/index.js';
+import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema } from '../../src/chat/index.js';
 
 const BASE = '/sns/api/v1/chat';
 const TAG = 'sns';

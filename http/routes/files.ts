@@ -3,8 +3,8 @@
 // - attached to a content item: query `id` (+ `topic-key` for extra images), file field `files`.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { UPLOAD_KINDS } from '../../src/media/file-kinds.js';
-import { MAX_IMAGES_PER_REQUEST } from '../../src/media/upload-service.js';
+import { UPLOAD_KINDS } from '../../src/media/index.js';
+import { MAX_IMAGES_PER_REQUEST } from '../../src/media/index.js';
 
 const base = '/file-processing/api/v1';
 const tag = 'files';

@@ -8,8 +8,8 @@
 import { defineRoute, type AnyRoute } from '../route.js';
 import { AppError } from '../../src/shared/errors.js';
 import type { Transport } from '../transport.js';
-import type { Platform } from '../../src/publishing/platforms.js';
-import type { MediaStore } from '../../src/media/storage/media-store.js';
+import type { Platform } from '../../src/publishing/index.js';
+import type { MediaStore } from '../../src/media/index.js';
 
 export function healthRoutes(isReady: () => Promise<boolean>, transport: Transport, publishingOff: readonly Platform[], media: Pick<MediaStore, 'name' | 'check'>): AnyRoute[] {
   const publishing = publishingOff.length ? { publishing_off: [...publishingOff], publishing_off_reason: 'client credentials unset (sandbox values) in production' } : {};

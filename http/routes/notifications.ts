@@ -1,9 +1,9 @@
 // {sns_api} = /sns/api/v1: the notification inbox and Web Push subscriptions (CONTRACT §17).
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { inboxQuery, markReadBody } from '../../src/notifications/schemas.js';
-import { notificationViewSchema } from '../../src/notifications/types.js';
-import { pushSubscriptionBody, pushUnsubscribeBody } from '../../src/push/schemas.js';
+import { inboxQuery, markReadBody } from '../../src/notifications/index.js';
+import { notificationViewSchema } from '../../src/notifications/index.js';
+import { pushSubscriptionBody, pushUnsubscribeBody } from '../../src/push/index.js';
 
 const BASE = '/sns/api/v1';
 const TAG = 'notifications';

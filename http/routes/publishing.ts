@@ -5,9 +5,9 @@
 // docs/publishing.md.
 import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
-import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../../src/publishing/platforms.js';
-import { PublishingService } from '../../src/publishing/service.js';
-import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/schemas.js';
+import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../../src/publishing/index.js';
+import { PublishingService } from '../../src/publishing/index.js';
+import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/index.js';
 
 const base = '/content/api/v1';
 const tag = 'publishing';

@@ -1,7 +1,7 @@
 // {sns_api} = /sns/api/v1/reports: a user reports a content item, a comment, a message or a user
 // (CONTRACT §21). The moderators' side (queue, decisions) is in moderation.ts.
 import { defineRoute, type RouteModule } from '../route.js';
-import { reportBody, reportView } from '../../src/moderation/report-schemas.js';
+import { reportBody, reportView } from '../../src/moderation/index.js';
 
 const BASE = '/sns/api/v1';
 const TAG = 'sns';

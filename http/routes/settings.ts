@@ -1,9 +1,9 @@
 // {content_api} = /content/api/v1 (SPEC §4.7): settings, two-factor toggle, sessions, statistics.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { settingsPatchBody, settingsTreeSchema } from '../../src/settings/schemas.js';
-import { toggleTwoFactorBody } from '../../src/twofactor/schemas.js';
-import { statsByDayData, statsByDayQuery } from '../../src/stats/schemas.js';
+import { settingsPatchBody, settingsTreeSchema } from '../../src/settings/index.js';
+import { toggleTwoFactorBody } from '../../src/twofactor/index.js';
+import { statsByDayData, statsByDayQuery } from '../../src/stats/index.js';
 
 const base = '/content/api/v1';
 const tag = 'settings';

@@ -1,9 +1,9 @@
 // {sns_api} = /sns/api/v1: comments (with replies and reactions). Chat is in chat.ts, presence in presence.ts.
 import { z } from 'zod';
 import { defineRoute, type RouteModule } from '../route.js';
-import { commentIdParams, contentIdParams, createCommentBody, reactionBody } from '../../src/comments/schemas.js';
+import { commentIdParams, contentIdParams, createCommentBody, reactionBody } from '../../src/comments/index.js';
 import { pageQuery } from '../../src/shared/cursor.js';
-import { commentViewSchema } from '../../src/comments/comment-view.js';
+import { commentViewSchema } from '../../src/comments/index.js';
 
 const BASE = '/sns/api/v1';
 const TAG = 'sns';

@@ -1,6 +1,6 @@
 // Who is calling: the bearer token's live session, resolved to a caller with its permissions.
 // `user` routes require one; `optional` routes use one when sent (a bad one is still 401).
-import type { Caller, CallerResolver } from '../../src/auth/caller.js';
+import type { Caller, CallerResolver } from '../../src/auth/index.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import type { Step } from './request-state.js';
 

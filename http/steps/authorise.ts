@@ -1,5 +1,5 @@
 // The route's permission: held by the caller's role, else 403 (401 without a caller).
-import { requirePermission } from '../../src/auth/caller.js';
+import { requirePermission } from '../../src/auth/index.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import type { Step } from './request-state.js';
 

@@ -1,5 +1,5 @@
 // What the steps of one request's pipeline hand on to each other.
-import type { Caller } from '../../src/auth/caller.js';
+import type { Caller } from '../../src/auth/index.js';
 import type { AppContext } from '../../src/context.js';
 import type { IncomingBody } from '../body.js';
 import type { Exchange } from '../exchange.js';

@@ -3,7 +3,7 @@
 // is a 400 naming it; the handler gets the parsed values.
 import type { z } from 'zod';
 import { unauthorized } from '../../src/shared/errors.js';
-import type { Caller } from '../../src/auth/caller.js';
+import type { Caller } from '../../src/auth/index.js';
 import { storableText } from '../../src/shared/storable-text.js';
 import { validationError } from '../envelope.js';
 import type { Step } from './request-state.js';

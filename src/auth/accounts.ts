@@ -3,7 +3,7 @@ import bcrypt from 'bcryptjs';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { DEFAULT_ROLE } from '../authorization/catalogue.js';
+import { DEFAULT_ROLE } from '../authorization/index.js';
 import { OtpService } from './otp.js';
 import type { CodeDeliveryDetails, LoginResult, Refreshed, Registered } from './response-schemas.js';
 import { normalisePhoneNumber } from './phone.js';

@@ -8,9 +8,9 @@ import type { AppContext } from '../context.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { avatarRelPath } from '../media/storage/keys.js';
-import { sanitiseImage } from '../media/image-sanitiser.js';
-import { withStorageErrors } from '../media/storage-errors.js';
+import { avatarRelPath } from '../media/index.js';
+import { sanitiseImage } from '../media/index.js';
+import { withStorageErrors } from '../media/index.js';
 import { requireSameIdentity, type Caller } from './caller.js';
 import type { UserRepository } from './user-repository.js';
 

@@ -2,12 +2,12 @@
 // model's session cache or else the database, so a revoked session is refused from the next
 // request on, on every node.
 import { unauthorized, forbidden } from '../shared/errors.js';
-import type { RolePermissions } from '../authorization/role-permissions.js';
+import type { RolePermissions } from '../authorization/index.js';
 import type { TokenService } from './tokens.js';
 import type { SessionService } from './sessions.js';
 import type { SessionRepository } from './session-repository.js';
-import type { ReadCache } from '../read-model/read-cache.js';
-import type { CachedSession } from '../read-model/read-model.js';
+import type { ReadCache } from '../read-model/index.js';
+import type { CachedSession } from '../read-model/index.js';
 import type { IdleTimeout } from './idle-timeout.js';
 
 export interface Caller {

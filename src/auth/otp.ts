@@ -3,7 +3,7 @@
 import bcrypt from 'bcryptjs';
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { SmsPurpose } from '../sms/provider.js';
+import type { SmsPurpose } from '../sms/index.js';
 import { AppError, badRequest, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { OtpRepository } from './otp-repository.js';

@@ -9,10 +9,10 @@ import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from './accounts.js';
 import type { ProfileChanges, UserRepository } from './user-repository.js';
 import { JsonText } from '../shared/json-text.js';
-import type { ReadCache } from '../read-model/read-cache.js';
-import type { CachedFollowings, CachedProfile, CachedPublicProfile } from '../read-model/read-model.js';
-import type { FollowRepository } from '../follows/follow-repository.js';
-import { SharedReads } from '../read-model/shared-reads.js';
+import type { ReadCache } from '../read-model/index.js';
+import type { CachedFollowings, CachedProfile, CachedPublicProfile } from '../read-model/index.js';
+import type { FollowRepository } from '../follows/index.js';
+import { SharedReads } from '../read-model/index.js';
 import type { UserProfile } from './response-schemas.js';
 
 /** Whom a viewer follows is kept only up to this many; a viewer who follows more is asked of the database each time. */

@@ -18,8 +18,8 @@
 //   was ended and on each node that hears of it).
 import type { DatabaseHandle, Queryable } from '../db/client.js';
 import type { DomainEventBus } from '../events.js';
-import type { Invalidation } from '../read-model/invalidation.js';
-import type { ReadModel } from '../read-model/read-model.js';
+import type { Invalidation } from '../read-model/index.js';
+import type { ReadModel } from '../read-model/index.js';
 import type { Logger } from '../shared/logger.js';
 import { RetryQueue } from '../shared/retry-queue.js';
 import { isUnavailableError, serviceUnavailable } from '../shared/unavailable.js';

@@ -4,7 +4,7 @@
 // now(), so every node agrees on what has expired.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import { DEFAULT_SETTINGS } from '../settings/schemas.js';
+import { DEFAULT_SETTINGS } from '../settings/index.js';
 
 interface NewSession {
   id: string;

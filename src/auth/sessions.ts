@@ -7,11 +7,11 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
 import type { SessionRepository } from './session-repository.js';
-import type { SettingsRepository } from '../settings/settings-repository.js';
+import type { SettingsRepository } from '../settings/index.js';
 import type { TokenService } from './tokens.js';
 import type { EndedSession, Revocations } from './revocations.js';
-import type { NotificationService } from '../notifications/service.js';
-import { wantsLoginAlerts } from '../notifications/preferences.js';
+import type { NotificationService } from '../notifications/index.js';
+import { wantsLoginAlerts } from '../notifications/index.js';
 import type { IdleTimeout } from './idle-timeout.js';
 
 interface SessionView {

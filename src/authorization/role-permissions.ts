@@ -3,7 +3,7 @@
 // clears this at once; where the nodes cannot tell each other (caches not trusted: see
 // src/read-model/relay.ts) it is read again every UNTRUSTED_MS, as before there was a read model.
 import type { DomainEventBus } from '../events.js';
-import type { ReadModel } from '../read-model/read-model.js';
+import type { ReadModel } from '../read-model/index.js';
 import type { RolesRepository } from './roles-repository.js';
 
 const TRUSTED_MS = 60_000;

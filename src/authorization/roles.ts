@@ -7,10 +7,10 @@
 import { badRequest, conflict, isUniqueViolation, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import type { DatabaseHandle } from '../db/client.js';
-import type { Caller } from '../auth/caller.js';
-import type { Revocations } from '../auth/revocations.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { Caller } from '../auth/index.js';
+import type { Revocations } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
+import type { AuditLog } from '../moderation/index.js';
 import { ADMIN_ROLE } from './catalogue.js';
 import type { RolePermissions } from './role-permissions.js';
 import type { StaffReach } from './staff-reach.js';

@@ -8,8 +8,8 @@ import type { DatabaseHandle } from '../db/client.js';
 import { ConfigError } from '../config.js';
 import { newId } from '../shared/ids.js';
 import { PERMISSIONS, SEEDED_ROLES, ADMIN_ROLE } from './catalogue.js';
-import { normalisePhoneNumber } from '../auth/phone.js';
-import type { UserRepository } from '../auth/user-repository.js';
+import { normalisePhoneNumber } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
 import type { RolesRepository } from './roles-repository.js';
 
 /**

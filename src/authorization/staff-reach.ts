@@ -9,10 +9,10 @@
 // role rows locked, so a role change or another suspension running at the same moment waits for
 // it and then sees it. A refusal rolls that transaction back, so it is appended to the audit log
 // on its own, after.
-import type { Caller } from '../auth/caller.js';
-import type { UserRepository } from '../auth/user-repository.js';
+import type { Caller } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
 import type { Queryable } from '../db/client.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../moderation/index.js';
 import { AppError, conflict, forbidden } from '../shared/errors.js';
 import { ADMIN_ROLE } from './catalogue.js';
 import type { RolesRepository } from './roles-repository.js';

@@ -8,10 +8,10 @@
 // `relationsOf`, kept per node in the read model's `blocks` cache and dropped on every node by the
 // `block.changed` event before the block's request answers (docs/moderation.md, "Blocks").
 import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/caller.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { FollowRepository } from '../follows/follow-repository.js';
-import type { ReadCache } from '../read-model/read-cache.js';
+import type { Caller } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
+import type { FollowRepository } from '../follows/index.js';
+import type { ReadCache } from '../read-model/index.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import { avatarUrl, displayName } from '../shared/person.js';
 import { badRequest, conflict, forbidden, isForeignKeyViolation, notFound } from '../shared/errors.js';

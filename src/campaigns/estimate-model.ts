@@ -8,7 +8,7 @@
 //                    distinct people with the same impressions; diminishing with duration)
 //   views          = I × view rate;  engagement = views × engagement rate;  cpc = cpm / (1000 × ctr)
 // Each figure is given as a ±15% range; reach never exceeds the audience.
-import { BASE_CPM, platformFee } from '../pricing/pricing.js';
+import { BASE_CPM, platformFee } from '../pricing/index.js';
 
 /** Share of Vietnam's population per age band (2019 census, approximate). */
 const AGE_BANDS: { from: number; to: number; share: number }[] = [

@@ -1,9 +1,9 @@
 // Request schemas of the campaign endpoints (SPEC §4.8). Objects are lenient (unknown fields are
 // dropped) except where a field could carry money or card data, which the raw-card guard covers.
 import { z } from 'zod';
-import { PAYMENT_METHODS } from '../payments/schemas.js';
-import { withoutRawCardData } from '../payments/raw-card-data.js';
-import { CAMPAIGN_DURATIONS, MAX_CAMPAIGN_BUDGET, totalWithFee } from '../pricing/pricing.js';
+import { PAYMENT_METHODS } from '../payments/index.js';
+import { withoutRawCardData } from '../payments/index.js';
+import { CAMPAIGN_DURATIONS, MAX_CAMPAIGN_BUDGET, totalWithFee } from '../pricing/index.js';
 
 const id = z.string().trim().min(1).max(100);
 const label = z.string().trim().min(1).max(100);

@@ -2,7 +2,7 @@
 // and the population the estimate model works on. Unknown places are 400: an estimate over a
 // place we cannot size would be made up.
 import { badRequest } from '../shared/errors.js';
-import { COUNTRY_POPULATION, findLocationById, findLocationByName, type TargetLocation } from '../targeting/locations.js';
+import { COUNTRY_POPULATION, findLocationById, findLocationByName, type TargetLocation } from '../targeting/index.js';
 import type { AudienceInput } from './estimate-model.js';
 
 interface LocationRef {

@@ -4,12 +4,12 @@
 // change is stored first, then published as a domain event that realtime pushes to the room on
 // every node.
 import type { AppContext } from '../context.js';
-import { requirePermission, type Caller } from '../auth/caller.js';
+import { requirePermission, type Caller } from '../auth/index.js';
 import { AppError, badRequest, conflict, forbidden, notFound, isUniqueViolation } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf } from '../shared/cursor.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { BlockService } from '../blocks/service.js';
+import type { UserRepository } from '../auth/index.js';
+import type { BlockService } from '../blocks/index.js';
 import type { ChatRepository, MessageAccessRow, MessageRow, RoomRow } from './chat-repository.js';
 import type { CreateRoomInput, MessagesQuery, RoomsQuery, SendMessageInput } from './schemas.js';
 import type { HistoryItem, MessageView, ReactionSummary } from './message-view.js';

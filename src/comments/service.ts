@@ -4,7 +4,7 @@
 // possible, and an item that is not published takes and shows comments and reactions for its
 // uploader and administrators only. Everyone else gets the 404 of an item that does not exist.
 import type { AppContext } from '../context.js';
-import { requirePermission, type Caller } from '../auth/caller.js';
+import { requirePermission, type Caller } from '../auth/index.js';
 import { badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
@@ -12,8 +12,8 @@ import { avatarUrl, displayName } from '../shared/person.js';
 import type { CommentHead, CommentRepository, CommentRow } from './comment-repository.js';
 import type { ContentMediaRow, ContentRepository } from '../content/content-repository.js';
 import type { Queryable } from '../db/client.js';
-import type { NotificationService } from '../notifications/service.js';
-import type { BlockService } from '../blocks/service.js';
+import type { NotificationService } from '../notifications/index.js';
+import type { BlockService } from '../blocks/index.js';
 import { mayViewContent } from '../content/access.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';

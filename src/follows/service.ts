@@ -4,13 +4,13 @@
 import type { AppContext } from '../context.js';
 import { badRequest, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { fullName } from '../auth/accounts.js';
-import { requireSameIdentity, type Caller } from '../auth/caller.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { NotificationService } from '../notifications/service.js';
+import { fullName } from '../auth/index.js';
+import { requireSameIdentity, type Caller } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
+import type { NotificationService } from '../notifications/index.js';
 import type { FollowRepository } from './follow-repository.js';
-import type { FollowRecord } from '../auth/response-schemas.js';
-import type { BlockService } from '../blocks/service.js';
+import type { FollowRecord } from '../auth/index.js';
+import type { BlockService } from '../blocks/index.js';
 
 const userNotFound = () => notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
 

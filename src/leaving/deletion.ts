@@ -11,18 +11,18 @@
 //   (erasure.ts).
 import bcrypt from 'bcryptjs';
 import type { Queryable } from '../db/client.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { SessionRepository } from '../auth/session-repository.js';
-import type { OtpRepository } from '../auth/otp-repository.js';
+import type { UserRepository } from '../auth/index.js';
+import type { SessionRepository } from '../auth/index.js';
+import type { OtpRepository } from '../auth/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import type { CommentRepository } from '../comments/comment-repository.js';
-import type { ChatRepository } from '../chat/chat-repository.js';
-import type { FollowRepository } from '../follows/follow-repository.js';
-import type { Revocations } from '../auth/revocations.js';
-import type { TwoFactorCheck } from '../auth/two-factor-check.js';
+import type { CommentRepository } from '../comments/index.js';
+import type { ChatRepository } from '../chat/index.js';
+import type { FollowRepository } from '../follows/index.js';
+import type { Revocations } from '../auth/index.js';
+import type { TwoFactorCheck } from '../auth/index.js';
 import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
-import { ADMIN_ROLE } from '../authorization/catalogue.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import { ADMIN_ROLE } from '../authorization/index.js';
+import type { AuditLog } from '../moderation/index.js';
 import type { ErasureRepository } from './erasure-repository.js';
 import type { DeleteAccountInput } from './schemas.js';
 

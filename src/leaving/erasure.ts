@@ -5,31 +5,31 @@
 // the first step not done — running a half-done step again is harmless. Adding a kind of record
 // is one line in `steps`. Nothing personal is logged or kept in the job row (ids and step names).
 import type { AppContext } from '../context.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { SessionRepository } from '../auth/session-repository.js';
+import type { UserRepository } from '../auth/index.js';
+import type { SessionRepository } from '../auth/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
-import type { UploadedFileRepository } from '../media/uploaded-file-repository.js';
-import type { CommentRepository } from '../comments/comment-repository.js';
-import type { ChatRepository } from '../chat/chat-repository.js';
-import type { FollowRepository } from '../follows/follow-repository.js';
-import type { NotificationRepository } from '../notifications/notification-repository.js';
-import type { PushRepository } from '../push/push-repository.js';
+import type { UploadedFileRepository } from '../media/index.js';
+import type { CommentRepository } from '../comments/index.js';
+import type { ChatRepository } from '../chat/index.js';
+import type { FollowRepository } from '../follows/index.js';
+import type { NotificationRepository } from '../notifications/index.js';
+import type { PushRepository } from '../push/index.js';
 import type { SavedSearchRepository } from '../saved-searches/saved-search-repository.js';
 import type { PresenceRepository } from '../presence/presence-repository.js';
-import type { IdempotencyRepository } from '../payments/idempotency-repository.js';
-import type { SocialAccountRepository } from '../publishing/social-account-repository.js';
-import type { OAuthStateRepository } from '../publishing/oauth-state-repository.js';
-import type { PublicationRepository } from '../publishing/publication-repository.js';
-import type { StatsRepository } from '../stats/stats-repository.js';
-import type { TwoFactorRepository } from '../twofactor/two-factor-repository.js';
-import type { SettingsRepository } from '../settings/settings-repository.js';
-import type { MediaRemoval } from '../media/media-removal.js';
-import { avatarDirRel } from '../media/storage/keys.js';
+import type { IdempotencyRepository } from '../payments/index.js';
+import type { SocialAccountRepository } from '../publishing/index.js';
+import type { OAuthStateRepository } from '../publishing/index.js';
+import type { PublicationRepository } from '../publishing/index.js';
+import type { StatsRepository } from '../stats/index.js';
+import type { TwoFactorRepository } from '../twofactor/index.js';
+import type { SettingsRepository } from '../settings/index.js';
+import type { MediaRemoval } from '../media/index.js';
+import { avatarDirRel } from '../media/index.js';
 import { newId } from '../shared/ids.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../moderation/index.js';
 import type { ErasureRepository } from './erasure-repository.js';
-import type { BlockRepository } from '../blocks/block-repository.js';
-import type { ReportRepository } from '../moderation/reports-repository.js';
+import type { BlockRepository } from '../blocks/index.js';
+import type { ReportRepository } from '../moderation/index.js';
 
 /** The repositories the erasure reaches: every table that holds something of a user. */
 export interface ErasureTables {

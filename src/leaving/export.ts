@@ -12,11 +12,11 @@ import yazl from 'yazl';
 import type { AppContext } from '../context.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import type { ContentSerialiser } from '../content/serialise.js';
-import type { NotificationService } from '../notifications/service.js';
-import type { SettingsService } from '../settings/service.js';
+import type { NotificationService } from '../notifications/index.js';
+import type { SettingsService } from '../settings/index.js';
 import { notFound, tooManyRequests } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { exportRelPath } from '../media/storage/keys.js';
+import { exportRelPath } from '../media/index.js';
 import type { ExportRepository, ExportRow } from './export-repository.js';
 
 /** One export a day per user. */

@@ -1,6 +1,6 @@
 // Request and response schemas of leaving (CONTRACT §22): account deletion and data export.
 import { z } from 'zod';
-import { PASSWORD_MAX } from '../auth/schemas.js';
+import { PASSWORD_MAX } from '../auth/index.js';
 
 export const deleteAccountBody = z.strictObject({
   password: z.string().min(1).max(PASSWORD_MAX),

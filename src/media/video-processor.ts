@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { NotificationService } from '../notifications/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { videoSummary } from './video-summary.js';
 import { InvalidMediaError, ProcessingAbortedError, mediaTools } from './ffmpeg.js';

@@ -13,17 +13,17 @@
 // permission the moderator lacks, or (but for dismiss and restore) are the last active
 // administrator (StaffReach, src/authorization/staff-reach.ts).
 import type { AppContext } from '../context.js';
-import type { StaffReach } from '../authorization/staff-reach.js';
-import { requirePermission, type Caller } from '../auth/caller.js';
-import type { Revocations } from '../auth/revocations.js';
-import type { SessionRepository } from '../auth/session-repository.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { ChatRepository } from '../chat/chat-repository.js';
-import type { CommentRepository } from '../comments/comment-repository.js';
+import type { StaffReach } from '../authorization/index.js';
+import { requirePermission, type Caller } from '../auth/index.js';
+import type { Revocations } from '../auth/index.js';
+import type { SessionRepository } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
+import type { ChatRepository } from '../chat/index.js';
+import type { CommentRepository } from '../comments/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import type { Queryable } from '../db/client.js';
-import type { MediaRemoval } from '../media/media-removal.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { MediaRemoval } from '../media/index.js';
+import type { NotificationService } from '../notifications/index.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';

@@ -5,10 +5,10 @@
 // every listing, 404 to everyone but its owner (who sees `under_review`), until a moderator decides.
 // Nothing here tells the author or other reporters who reported.
 import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/caller.js';
-import type { UserRepository } from '../auth/user-repository.js';
-import type { ChatRepository } from '../chat/chat-repository.js';
-import type { CommentRepository } from '../comments/comment-repository.js';
+import type { Caller } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
+import type { ChatRepository } from '../chat/index.js';
+import type { CommentRepository } from '../comments/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { mayViewContent } from '../content/access.js';
 import { badRequest, conflict, isUniqueViolation, notFound, tooManyRequests } from '../shared/errors.js';

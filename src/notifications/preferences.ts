@@ -1,7 +1,7 @@
 // Which setting of SPEC §2.5 gates which notification type (CONTRACT §17). A type without a
 // toggle is always stored. `tags` has no type yet: the service has no tagging of people.
-import type { SettingsRepository } from '../settings/settings-repository.js';
-import { DEFAULT_SETTINGS } from '../settings/schemas.js';
+import type { SettingsRepository } from '../settings/index.js';
+import { DEFAULT_SETTINGS } from '../settings/index.js';
 import type { NotificationType } from './types.js';
 
 type InAppToggle = keyof typeof DEFAULT_SETTINGS.content.in_app_notifications;

@@ -5,8 +5,8 @@
 // charge, keyed by the same idempotency key).
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import { assertCampaignCurrency } from '../pricing/currency.js';
-import { CAMPAIGN_CURRENCY } from '../pricing/pricing.js';
+import { assertCampaignCurrency } from '../pricing/index.js';
+import { CAMPAIGN_CURRENCY } from '../pricing/index.js';
 import { AppError, badRequest, forbidden, notFound } from '../shared/errors.js';
 import { isUuid, newId, randomToken } from '../shared/ids.js';
 import { withIdempotency, type IdempotencyClaim, type ServiceAnswer, type StoredResponse } from './idempotency.js';
@@ -15,7 +15,7 @@ import type { LedgerEntry, LedgerRepository } from './ledger-repository.js';
 import type { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
 import { TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
-import type { BalanceSummary, Receipt, TopUpResult } from '../campaigns/response-schemas.js';
+import type { BalanceSummary, Receipt, TopUpResult } from '../campaigns/index.js';
 
 type PaymentPurpose = 'campaign_create' | 'campaign_budget' | 'boost' | 'top_up';
 

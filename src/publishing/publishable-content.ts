@@ -1,7 +1,7 @@
 // Which content a user may publish: their own, not deleted, completed, with its original video
 // object present in the media store (CONTRACT: contents.video.original_path).
 import type { Readable } from 'node:stream';
-import type { MediaStore } from '../media/storage/media-store.js';
+import type { MediaStore } from '../media/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { findManageableContent } from '../content/access.js';
 import { conflict, forbidden } from '../shared/errors.js';

@@ -6,9 +6,9 @@
 // user publishes one of their completed videos, and we stream its original file to the platform
 // (refreshing the access token first when it has expired), recording each publication.
 import { createHash } from 'node:crypto';
-import type { OutboundGate } from '../outbound/gate.js';
+import type { OutboundGate } from '../outbound/index.js';
 import type { AppContext } from '../context.js';
-import { requireSameIdentity, type Caller } from '../auth/caller.js';
+import { requireSameIdentity, type Caller } from '../auth/index.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';

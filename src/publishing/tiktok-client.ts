@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { API_TIMEOUT_MS, TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
-import type { OutboundGate } from '../outbound/gate.js';
+import type { OutboundGate } from '../outbound/index.js';
 
 export const TIKTOK_PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
 type TikTokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];

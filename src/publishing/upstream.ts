@@ -1,7 +1,7 @@
 // Outbound calls to the platforms (Node's global fetch) and how their failures surface: a 502
 // `publishing.error.upstream` naming the platform's own error code, never a token or a body.
 import { AppError } from '../shared/errors.js';
-import type { OutboundGate } from '../outbound/gate.js';
+import type { OutboundGate } from '../outbound/index.js';
 import { PLATFORM_NAMES, type Platform } from './platforms.js';
 
 /** Metadata calls (tokens, init, status) give up after this long; byte transfers get longer. */

@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { TRANSFER_TIMEOUT_MS, callPlatform, cleanCode, readJson, upstreamError } from './upstream.js';
-import type { OutboundGate } from '../outbound/gate.js';
+import type { OutboundGate } from '../outbound/index.js';
 
 export const YOUTUBE_PRIVACY = ['private', 'unlisted', 'public'] as const;
 type YouTubePrivacy = (typeof YOUTUBE_PRIVACY)[number];

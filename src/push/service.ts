@@ -13,7 +13,7 @@ import webpush from 'web-push';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
 import { badRequest, notFound } from '../shared/errors.js';
-import type { OutboundGate } from '../outbound/gate.js';
+import type { OutboundGate } from '../outbound/index.js';
 import { newId } from '../shared/ids.js';
 import type { DueDelivery, PushRepository } from './push-repository.js';
 import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';

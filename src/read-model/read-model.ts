@@ -11,7 +11,7 @@ import type { Queryable } from '../db/client.js';
 import type { DomainEventBus, DomainEvents } from '../events.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
-import type { BlockRelations } from '../blocks/block-repository.js';
+import type { BlockRelations } from '../blocks/index.js';
 import type { Invalidation } from './invalidation.js';
 import type { InvalidationRelay } from './relay.js';
 import { ReadCache, type ReadCacheStats } from './read-cache.js';

@@ -6,7 +6,7 @@
 // notification preferences are read from the database when used), so other changes publish nothing.
 import type { AppContext } from '../context.js';
 import { badRequest } from '../shared/errors.js';
-import type { UserRepository } from '../auth/user-repository.js';
+import type { UserRepository } from '../auth/index.js';
 import type { SettingsRepository } from './settings-repository.js';
 import { DEFAULT_SETTINGS, READ_ONLY_PATHS, type SettingsPatch, type SettingsTree } from './schemas.js';
 

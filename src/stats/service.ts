@@ -2,8 +2,8 @@
 // from daily_stats; later days (today always) are counted live from the source tables.
 // reactions_total is the running total of reactions received up to the end of each day;
 // each *_growth is the sum of that column over the range.
-import { requirePermission, type Caller } from '../auth/caller.js';
-import type { UserRepository } from '../auth/user-repository.js';
+import { requirePermission, type Caller } from '../auth/index.js';
+import type { UserRepository } from '../auth/index.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
 import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';

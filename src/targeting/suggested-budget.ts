@@ -3,7 +3,7 @@
 //      (0.05 × P × 2 / 1000 × CPM = 4 VND per inhabitant at 40,000 VND CPM);
 // max: the same reaching 20% of the people (16 VND per inhabitant).
 // Both rounded up to 100,000 VND; min never below the Basic preset, max at least twice min.
-import { BASE_CPM, BUDGET_PRESETS } from '../pricing/pricing.js';
+import { BASE_CPM, BUDGET_PRESETS } from '../pricing/index.js';
 
 const STEP = 100_000;
 const roundUp = (amount: number) => Math.ceil(amount / STEP) * STEP;

@@ -1,6 +1,6 @@
 // Request schema of POST /content/api/v1/auth/2fa/toggle (SPEC §4.7, CONTRACT §11).
 import { z } from 'zod';
-import { PASSWORD_MAX, phoneNumberField } from '../auth/schemas.js';
+import { PASSWORD_MAX, phoneNumberField } from '../auth/index.js';
 
 export const toggleTwoFactorBody = z
   .object({

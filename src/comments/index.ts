@@ -1,0 +1,4 @@
+// The public surface of src/comments/: what other domains and the doors use of it.
+export type { CommentRepository } from './comment-repository.js';
+export { commentViewSchema } from './comment-view.js';
+export { commentIdParams, contentIdParams, createCommentBody, reactionBody } from './schemas.js';

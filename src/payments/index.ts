@@ -1,0 +1,6 @@
+// The public surface of src/payments/: what other domains and the doors use of it.
+export type { IdempotencyRepository } from './idempotency-repository.js';
+export type { ServiceAnswer } from './idempotency.js';
+export { withoutRawCardData } from './raw-card-data.js';
+export { PAYMENT_METHODS, idempotencyHeader, topUpBodySchema } from './schemas.js';
+export type { PaymentLinkView, PaymentService, PaymentView } from './service.js';
