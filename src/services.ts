@@ -35,7 +35,7 @@ import { SavedSearchMatchRepository } from './saved-searches/match-repository.js
 import { SavedSearchRepository } from './saved-searches/saved-search-repository.js';
 import { JobRunRepository } from './scheduling/job-run-repository.js';
 import { SettingsRepository } from './settings/settings-repository.js';
-import { ServiceSecretRepository } from './shared/service-secret-repository.js';
+import { ServiceSecretRepository } from './secrets/service-secret-repository.js';
 import { StatsRepository } from './stats/stats-repository.js';
 import { TwoFactorRepository } from './twofactor/two-factor-repository.js';
 import { AccountService } from './auth/accounts.js';
@@ -78,6 +78,7 @@ import { VideoJobRepository } from './media/video-job-repository.js';
 import { VideoJobQueue } from './media/video-job-queue.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { NotificationService } from './notifications/service.js';
+import { LoginAlerts } from './notifications/login-alerts.js';
 import { createPaymentProvider } from './payments/provider.js';
 import { PaymentService } from './payments/service.js';
 import { PresenceService } from './presence/service.js';
@@ -96,14 +97,14 @@ import { createRelay } from './read-model/create-relay.js';
 import { ReadModelNoticeRepository } from './read-model/notice-repository.js';
 import { ReportRepository } from './moderation/reports-repository.js';
 import { ReportService } from './moderation/reports.js';
-import { ModerationService } from './moderation/decisions.js';
+import { ModerationService } from './moderation/service.js';
 import { ErasureRepository } from './leaving/erasure-repository.js';
 import { AccountDeletion } from './leaving/deletion.js';
 import { AccountErasure } from './leaving/erasure.js';
 import { ExportRepository } from './leaving/export-repository.js';
 import { DataExports } from './leaving/export.js';
-import { AuditLogRepository } from './moderation/audit-repository.js';
-import { AuditLog } from './moderation/audit-log.js';
+import { AuditLogRepository } from './audit/audit-repository.js';
+import { AuditLog } from './audit/audit-log.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -303,7 +304,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
   const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
   const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
-  const sessions = new SessionService(app, repositories.sessions, repositories.settings, tokens, revocations, notifications, idleTimeout);
+  const sessions = new SessionService(app, repositories.sessions, tokens, revocations, new LoginAlerts(repositories.settings, notifications), idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
   const twoFactor = new TwoFactorService(app, repositories.twoFactor, repositories.users, repositories.serviceSecrets);
   const otp = new OtpService(app, repositories.otpCodes);

@@ -1,7 +1,7 @@
 // /api/v1/moderation (CONTRACT §21): what staff holding moderate:content read and do.
 // One list of routes, by area; each area's routes go under its heading.
 import { defineRoute, type RouteModule } from '../route.js';
-import { auditPageView, auditQuery } from '../../src/moderation/index.js';
+import { auditPageView, auditQuery } from '../../src/audit/index.js';
 import { queuePage, queueQuery, resolveBody, resolveView, restoreView, targetParams, userIdParams } from '../../src/moderation/index.js';
 
 const base = '/api/v1/moderation';

@@ -3,13 +3,15 @@ import bcrypt from 'bcryptjs';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { DEFAULT_ROLE } from '../authorization/index.js';
 import { OtpService } from './otp.js';
 import type { CodeDeliveryDetails, LoginResult, Refreshed, Registered } from './response-schemas.js';
 import { normalisePhoneNumber } from './phone.js';
 import type { LoginGuard } from './login-guard.js';
 import type { SessionService } from './sessions.js';
 import type { TokenService } from './tokens.js';
+
+/** The role a registered account starts with (src/authorization/catalogue.ts seeds it). */
+export const DEFAULT_ROLE = 'end_user';
 import type { TwoFactorCheck } from './two-factor-check.js';
 import type { UserRepository } from './user-repository.js';
 

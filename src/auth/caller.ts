@@ -1,8 +1,8 @@
 // Who is calling: resolved from a bearer access token plus a live-session check, in the read
 // model's session cache or else the database, so a revoked session is refused from the next
 // request on, on every node.
-import { unauthorized, forbidden } from '../shared/errors.js';
-import type { RolePermissions } from '../authorization/index.js';
+import { unauthorized } from '../shared/errors.js';
+import type { Caller } from '../shared/caller.js';
 import type { TokenService } from './tokens.js';
 import type { SessionService } from './sessions.js';
 import type { SessionRepository } from './session-repository.js';
@@ -10,33 +10,7 @@ import type { ReadCache } from '../read-model/index.js';
 import type { CachedSession } from '../read-model/index.js';
 import type { IdleTimeout } from './idle-timeout.js';
 
-export interface Caller {
-  userId: string;
-  sessionId: string;
-  username: string;
-  /** The primary role (the highest of admin, moderator, broker, end_user, else the first). */
-  role: string;
-  /** Every role the user holds; permissions are what these grant together. */
-  roles: readonly string[];
-  permissions: ReadonlySet<string>;
-}
-
-export const can = (caller: Caller, permission: string): boolean => caller.permissions.has(permission);
-
-export function requirePermission(caller: Caller, permission: string): void {
-  if (!can(caller, permission)) {
-    throw forbidden('authorization.error.forbidden', `Permission ${permission} is required`);
-  }
-}
-
-/** Identity headers (SPEC §5.6) must name the token's own user: someone else's id is 401. */
-export function requireSameIdentity(caller: Caller, claimed: { userId: string; username?: string }): void {
-  const sameUser = claimed.userId.toLowerCase() === caller.userId.toLowerCase();
-  const sameName = claimed.username === undefined || claimed.username.toLowerCase() === caller.username.toLowerCase();
-  if (!sameUser || !sameName) {
-    throw unauthorized('auth.error.identity_mismatch', 'x-user-id and x-user-username must name the authenticated user');
-  }
-}
+export { can, requirePermission, requireSameIdentity, type Caller } from '../shared/caller.js';
 
 /** A session ended by privacy.session_timeout answers this from then on (not session_revoked). */
 const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Session ended after being idle longer than its timeout');
@@ -47,11 +21,16 @@ const sessionTimedOut = () => unauthorized('auth.error.session_timed_out', 'Sess
  */
 const SESSION_FRESH_MS = 30_000;
 
+/** The permissions a set of roles grants together (src/authorization/ keeps them). */
+export interface PermissionsOfRoles {
+  forRoles(roles: readonly string[]): Promise<ReadonlySet<string>>;
+}
+
 export class CallerResolver {
   constructor(
     private readonly sessions: SessionRepository,
     private readonly tokens: TokenService,
-    private readonly rolePermissions: RolePermissions,
+    private readonly rolePermissions: PermissionsOfRoles,
     /** Ends a session found idle, the way every revocation goes (revocations.ts). */
     private readonly sessionService: SessionService,
     /** Live sessions recently checked (read-model.ts), dropped when one is revoked on any node. */

@@ -1,5 +1,5 @@
 // The public surface of src/auth/: what other domains and the doors use of it.
-export { fullName } from './accounts.js';
+export { DEFAULT_ROLE, fullName } from './accounts.js';
 export { requirePermission, requireSameIdentity } from './caller.js';
 export type { Caller, CallerResolver } from './caller.js';
 export type { OtpRepository } from './otp-repository.js';
@@ -8,6 +8,7 @@ export { avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHea
 export { avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema } from './response-schemas.js';
 export type { FollowRecord } from './response-schemas.js';
 export type { Revocations } from './revocations.js';
+export type { NewDeviceAlerts } from './sessions.js';
 export { PASSWORD_MAX, loginBody, phoneBody, phoneNumberField, refreshBody, registerBody, sessionHeaders, userAgentHeader, verifyOtpBody } from './schemas.js';
 export type { SessionRepository } from './session-repository.js';
 export type { TwoFactorCheck } from './two-factor-check.js';

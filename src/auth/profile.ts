@@ -11,9 +11,13 @@ import type { ProfileChanges, UserRepository } from './user-repository.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/index.js';
 import type { CachedFollowings, CachedProfile, CachedPublicProfile } from '../read-model/index.js';
-import type { FollowRepository } from '../follows/index.js';
 import { SharedReads } from '../read-model/index.js';
 import type { UserProfile } from './response-schemas.js';
+
+/** Whom a viewer follows, newest first, at most `limit` of them (src/follows/ keeps the follows). */
+export interface FollowingLookup {
+  followingIds(followerId: string, limit: number): Promise<string[]>;
+}
 
 /** Whom a viewer follows is kept only up to this many; a viewer who follows more is asked of the database each time. */
 const MAX_KEPT_FOLLOWINGS = 5_000;
@@ -35,7 +39,7 @@ export class ProfileService {
   constructor(
     private readonly app: AppContext,
     private readonly users: UserRepository,
-    private readonly follows: FollowRepository,
+    private readonly follows: FollowingLookup,
     private readonly caches: ProfileCaches,
   ) {}
 

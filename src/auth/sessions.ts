@@ -7,11 +7,9 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../shared/errors.js';
 import { newId, sha256 } from '../shared/ids.js';
 import type { SessionRepository } from './session-repository.js';
-import type { SettingsRepository } from '../settings/index.js';
 import type { TokenService } from './tokens.js';
 import type { EndedSession, Revocations } from './revocations.js';
-import type { NotificationService } from '../notifications/index.js';
-import { wantsLoginAlerts } from '../notifications/index.js';
+import type { Queryable } from '../db/client.js';
 import type { IdleTimeout } from './idle-timeout.js';
 
 interface SessionView {
@@ -38,16 +36,26 @@ const sameHash = (a: string, b: string): boolean => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+/**
+ * The `login.new_device` alert (src/notifications/login-alerts.ts): auth opens the session and
+ * says a device is new; whether the user wants to hear of it and how is the notifications' affair.
+ */
+export interface NewDeviceAlerts {
+  /** Stores the alert in `tx` when the user wants it (privacy.login_notifications); whether it did. */
+  store(tx: Queryable, alert: { userId: string; sessionId: string; userAgent: string; ip: string }): Promise<boolean>;
+  /** Sends what store() stored, once its transaction committed. */
+  deliverSoon(): void;
+}
+
 const endedOf = (userId: string, sessionIds: string[]): EndedSession[] => sessionIds.map((sessionId) => ({ userId, sessionId }));
 
 export class SessionService {
   constructor(
     private readonly app: AppContext,
     private readonly sessions: SessionRepository,
-    private readonly settings: SettingsRepository,
     private readonly tokens: TokenService,
     private readonly revocations: Revocations,
-    private readonly notifications: NotificationService,
+    private readonly newDeviceAlerts: NewDeviceAlerts,
     /** privacy.session_timeout, checked with the freshest activity of every node. */
     readonly idleTimeout: IdleTimeout,
   ) {}
@@ -74,17 +82,10 @@ export class SessionService {
         refreshTtlSeconds: this.app.config.REFRESH_TOKEN_TTL,
       });
       // The very first login is not a new device: there is no earlier one to compare with.
-      if (!history.any || history.seen || !(await wantsLoginAlerts(this.settings.in(tx), userId))) return false;
-      await this.notifications.notify(tx, {
-        userId,
-        type: 'login.new_device',
-        actorId: null,
-        subject: { type: 'session', id: sessionId },
-        data: { user_agent: agent, ip },
-      });
-      return true;
+      if (!history.any || history.seen) return false;
+      return this.newDeviceAlerts.store(tx, { userId, sessionId, userAgent: agent, ip });
     });
-    if (newDevice) this.notifications.deliverSoon();
+    if (newDevice) this.newDeviceAlerts.deliverSoon();
     return { sessionId, refreshToken, newDevice };
   }
 

@@ -7,8 +7,8 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import { getOrCreateServiceSecret } from '../secrets/index.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 import { unauthorized } from '../shared/errors.js';
 
 const ISSUER = 'real-estate-video-service';

@@ -1,5 +1,7 @@
 // The permissions the service checks, and which seeded role holds which. Seeding only adds
 // (an administrator's later changes to roles are kept). Names are `<verb>:<noun>`.
+import { DEFAULT_ROLE } from '../auth/index.js';
+
 export const PERMISSIONS = {
   'create:permission': 'Create permissions',
   'read:role': 'List roles',
@@ -40,5 +42,6 @@ export const SEEDED_ROLES: Record<string, { description: string; permissions: Pe
   admin: { description: 'Administrator: every permission', permissions: Object.keys(PERMISSIONS) as PermissionName[] },
 };
 
-export const DEFAULT_ROLE = 'end_user';
+// The role a new account gets is auth's to say (it registers accounts); the catalogue seeds it.
+export { DEFAULT_ROLE };
 export const ADMIN_ROLE = 'admin';

@@ -10,7 +10,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import type { Caller } from '../auth/index.js';
 import type { Revocations } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
-import type { AuditLog } from '../moderation/index.js';
+import type { AuditLog } from '../audit/index.js';
 import { ADMIN_ROLE } from './catalogue.js';
 import type { RolePermissions } from './role-permissions.js';
 import type { StaffReach } from './staff-reach.js';

@@ -12,7 +12,7 @@
 import type { Caller } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
 import type { Queryable } from '../db/client.js';
-import type { AuditLog } from '../moderation/index.js';
+import type { AuditLog } from '../audit/index.js';
 import { AppError, conflict, forbidden } from '../shared/errors.js';
 import { ADMIN_ROLE } from './catalogue.js';
 import type { RolesRepository } from './roles-repository.js';

@@ -6,56 +6,15 @@
 // Both drivers speak the same SQL, so one set of migrations (src/db/migrations) serves both, and
 // queries are drizzle-orm `sql` templates compiled to text and bound parameters (queryable.ts) and sent
 // to the driver directly (see docs/architecture.md for why no query builder).
-import type { SQL } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
 import { openEmbedded } from './embedded.js';
 import { openServer } from './server.js';
+import type { DatabaseHandle, QueryObserver } from './handle.js';
 
-/**
- * What a repository runs its SQL on: the database, or a transaction on it. Every query of the
- * service goes through `rows`, straight to the driver (PGlite or node-postgres) with the same
- * type parsing in both modes: timestamptz and date as Date, int8 as number, numeric as string,
- * json as values.
- */
-export interface Queryable {
-  rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
-}
-
-export interface DatabaseHandle extends Queryable {
-  /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /**
-   * The same database for jobs' statements that may take minutes (ANALYZE, roll-ups): in server
-   * mode a statement otherwise waits at most DATABASE_TIMEOUT_MS for its answer. Never for a request.
-   */
-  longRunning: Pick<DatabaseHandle, 'rows' | 'transaction'>;
-  /** Runs fn while holding a session-level advisory lock (one holder across all nodes). Waits for it. */
-  withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
-  /** Runs fn only if the advisory lock is free now; returns undefined when another node holds it. */
-  tryWithAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
-  /** Runs a multi-statement SQL script on one connection (migrations). */
-  execScript(script: string): Promise<void>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-  /** Connections now: for metrics (embedded: the one PGlite connection and the queries queued on it). */
-  usage(): PoolUsage;
-  mode: 'embedded' | 'server';
-}
-
-export interface PoolUsage {
-  /** Connections open. */
-  open: number;
-  /** Most connections the pool opens. */
-  max: number;
-  /** Open connections not running anything. */
-  idle: number;
-  /** Queries (or checkouts) waiting for a connection. */
-  waiting: number;
-}
-
-/** Told the duration of every repository query and whether it failed (metrics hook; see service.ts). */
-export type QueryObserver = (seconds: number, failed: boolean) => void;
+// The handle's types live in handle.ts, below the two drivers that implement them; most code
+// meets them here, beside the function that opens the database.
+export type { DatabaseHandle, PoolUsage, QueryObserver, Queryable } from './handle.js';
 
 export async function openDatabase(config: Config, log: Logger, observeQuery?: QueryObserver): Promise<DatabaseHandle> {
   return config.embeddedDatabase ? openEmbedded(config, log, observeQuery) : openServer(config, log, observeQuery);

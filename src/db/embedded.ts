@@ -12,22 +12,11 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
-import type { DatabaseHandle, QueryObserver } from './client.js';
+import type { DatabaseHandle, EmbeddedEngine, QueryObserver, Run } from './handle.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { openPglite, type PgliteOptions } from './pglite-open.mjs';
 import { PgliteThread } from './pglite-thread.js';
-import { observed, queryableOver, type Run } from './queryable.js';
-
-/** PGlite as the handle needs it, wherever it runs. */
-export interface EmbeddedEngine {
-  query: Run;
-  /** Runs fn in one transaction, its statements sent through `query`; commits when fn resolves, rolls back when it throws. */
-  transaction<T>(fn: (query: Run) => Promise<T>): Promise<T>;
-  /** Runs a multi-statement script; rolls back what it left open when it fails. */
-  exec(script: string): Promise<void>;
-  /** Checkpoints and closes the database. */
-  close(): Promise<void>;
-}
+import { observed, queryableOver } from './queryable.js';
 
 /** PGlite on the calling thread. */
 async function mainThreadEngine(options: PgliteOptions): Promise<EmbeddedEngine> {

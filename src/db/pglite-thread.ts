@@ -4,9 +4,8 @@
 // PGlite) fails everything still waiting and every later call, and is logged: nothing hangs.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.js';
-import type { EmbeddedEngine } from './embedded.js';
 import type { PgliteOptions } from './pglite-open.mjs';
-import type { Run } from './queryable.js';
+import type { EmbeddedEngine, Run } from './handle.js';
 
 type Request =
   | { kind: 'query'; text: string; params: unknown[]; tx?: number }

@@ -4,12 +4,10 @@
 // what a request waits for, queueing included).
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
-import type { Queryable, QueryObserver } from './client.js';
+import type { Queryable, QueryObserver, Run } from './handle.js';
 
 const dialect = new PgDialect();
 
-/** A driver call: runs one statement with its parameters. */
-export type Run = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
 
 /** A Queryable over any driver call that takes (text, params) and answers {rows}. */
 export function queryableOver(run: Run): Queryable {

@@ -2,7 +2,7 @@
 // the same repository bound to a transaction. Services receive their repositories from the
 // composition root (src/services.ts) and never build one: where a rule spans several writes, the
 // service opens a transaction and calls `repository.in(tx)` on the repositories it was given.
-import type { Queryable } from './client.js';
+import type { Queryable } from './handle.js';
 
 export abstract class Repository {
   constructor(protected readonly db: Queryable) {}

@@ -20,9 +20,9 @@ import type pg from 'pg';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
-import type { DatabaseHandle, QueryObserver, Queryable } from './client.js';
+import type { DatabaseHandle, QueryObserver, Queryable, Run } from './handle.js';
 import { answeredWithin, destroyConnection } from './answered-within.js';
-import { observed, queryableOver, type Run } from './queryable.js';
+import { observed, queryableOver } from './queryable.js';
 import { StatementNames } from './statement-names.js';
 
 /** A session idle inside a transaction this long is ended by PostgreSQL itself. */

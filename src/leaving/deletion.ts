@@ -22,7 +22,7 @@ import type { Revocations } from '../auth/index.js';
 import type { TwoFactorCheck } from '../auth/index.js';
 import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.js';
 import { ADMIN_ROLE } from '../authorization/index.js';
-import type { AuditLog } from '../moderation/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ErasureRepository } from './erasure-repository.js';
 import type { DeleteAccountInput } from './schemas.js';
 

@@ -26,7 +26,7 @@ import type { SettingsRepository } from '../settings/index.js';
 import type { MediaRemoval } from '../media/index.js';
 import { avatarDirRel } from '../media/index.js';
 import { newId } from '../shared/ids.js';
-import type { AuditLog } from '../moderation/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ErasureRepository } from './erasure-repository.js';
 import type { BlockRepository } from '../blocks/index.js';
 import type { ReportRepository } from '../moderation/index.js';

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/index.js';
+import type { Caller } from '../shared/caller.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { KeyedThrottle } from '../shared/keyed-throttle.js';

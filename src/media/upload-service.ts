@@ -2,7 +2,7 @@
 // name or declared type), measured, and only then moved under MEDIA_DIR. Images are not moved:
 // what is stored is their re-encoded copy (image-sanitiser.ts: pixel limit, metadata stripped).
 import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/index.js';
+import type { Caller } from '../shared/caller.js';
 import { AppError, badRequest, forbidden } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';

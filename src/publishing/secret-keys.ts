@@ -3,8 +3,8 @@
 // through the service_secrets table (as the JWT secret is). Separate derived keys keep token
 // encryption and OAuth-state signing independent of each other.
 import { hkdfSync } from 'node:crypto';
-import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import { getOrCreateServiceSecret } from '../secrets/index.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 
 interface PublishingKeys {
   /** AES-256-GCM key for tokens and PKCE verifiers at rest. */

@@ -17,7 +17,7 @@ import { PLATFORM_NAMES, platformsSwitchedOff, type Platform } from './platforms
 import type { PublicationRepository } from './publication-repository.js';
 import type { OAuthStateRepository } from './oauth-state-repository.js';
 import type { SocialAccountRepository } from './social-account-repository.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 import { findPublishableVideo, type PublishableVideo } from './publishable-content.js';
 import type { CallbackQuery, LinkBody, TikTokUploadBody, YouTubeUploadBody } from './schemas.js';
 import { loadPublishingKeys } from './secret-keys.js';

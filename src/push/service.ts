@@ -16,7 +16,7 @@ import { badRequest, notFound } from '../shared/errors.js';
 import type { OutboundGate } from '../outbound/index.js';
 import { newId } from '../shared/ids.js';
 import type { DueDelivery, PushRepository } from './push-repository.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 import { vapidKeys, vapidSubject, type VapidKeys } from './vapid.js';
 import type { PushSubscriptionBody } from './schemas.js';
 import { ClaimRounds } from '../shared/claim-rounds.js';

@@ -3,7 +3,7 @@
 // sign with the same key (browsers subscribed with its public key).
 import webpush from 'web-push';
 import type { Config } from '../config.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 
 export interface VapidKeys {
   publicKey: string;

@@ -6,7 +6,6 @@
 // notification preferences are read from the database when used), so other changes publish nothing.
 import type { AppContext } from '../context.js';
 import { badRequest } from '../shared/errors.js';
-import type { UserRepository } from '../auth/index.js';
 import type { SettingsRepository } from './settings-repository.js';
 import { DEFAULT_SETTINGS, READ_ONLY_PATHS, type SettingsPatch, type SettingsTree } from './schemas.js';
 
@@ -33,12 +32,16 @@ function setPath(tree: SettingsTree, path: string, value: unknown): void {
 
 /** The settings a cached read depends on: changing one publishes `user.changed`. */
 const CACHED_PATHS = new Set(['privacy.session_timeout']);
+/** Whether the account has two-factor sign-in on (the account's own flag, in src/auth/). */
+export interface TwoFactorFlag {
+  twoFactorEnabled(userId: string): Promise<boolean>;
+}
 
 export class SettingsService {
   constructor(
     private readonly app: Pick<AppContext, 'events'>,
     private readonly repository: SettingsRepository,
-    private readonly users: UserRepository,
+    private readonly users: TwoFactorFlag,
   ) {}
 
   async get(userId: string): Promise<SettingsTree> {

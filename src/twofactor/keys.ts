@@ -3,8 +3,8 @@
 // set (keep it outside the database so a dump alone cannot reveal secrets), otherwise a random
 // key created once in service_secrets and shared by every node.
 import { createHmac, hkdfSync } from 'node:crypto';
-import { getOrCreateServiceSecret } from '../shared/service-secrets.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import { getOrCreateServiceSecret } from '../secrets/index.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 import { TokenCipher } from '../shared/token-cipher.js';
 import type { AppContext } from '../context.js';
 

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import type { TwoFactorCheck } from '../auth/index.js';
 import { normalisePhoneNumber } from '../auth/index.js';
 import type { TwoFactorUserRow, UserRepository } from '../auth/index.js';
-import type { ServiceSecretRepository } from '../shared/service-secret-repository.js';
+import type { ServiceSecretRepository } from '../secrets/index.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { TwoFactorKeys } from './keys.js';
 import type { ToggleTwoFactorInput } from './schemas.js';

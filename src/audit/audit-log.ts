@@ -1,4 +1,5 @@
-// The append-only audit log of every moderation and role action (CONTRACT §21). Callers append
+// The append-only audit log of every moderation and role action (CONTRACT §21): a domain of its
+// own, below src/moderation/ and src/authorization/, which both append to it. Callers append
 // inside the transaction of the change they record (pass its handle), so an action and its entry
 // commit together or not at all. Nothing updates or deletes an entry.
 import type { Queryable } from '../db/client.js';

@@ -27,7 +27,7 @@ import type { NotificationService } from '../notifications/index.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ModerationAction, ReportRepository, ReportRow, TargetType } from './reports-repository.js';
 import type { QueueItem, QueuePage, QueueQuery, ResolveInput, ResolveView, TargetSnapshot } from './report-schemas.js';
 

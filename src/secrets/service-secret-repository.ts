@@ -1,6 +1,6 @@
-// Queries on the `service_secrets` table (migration 0001). It lives beside its one service
-// (service-secrets.ts) in shared/ because auth, two-factor and publishing all draw their keys
-// from it; src/db/ keeps only the connection and the migrations.
+// Queries on the `service_secrets` table (migration 0001). A domain of its own, below auth,
+// two-factor, publishing and push, which all draw their keys from it: in src/shared/ it would make
+// the base import src/db/'s Repository, and src/db/ keeps only the connection and the migrations.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 

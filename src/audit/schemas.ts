@@ -1,5 +1,5 @@
-// Request and response shapes of the moderation endpoints (CONTRACT §21). The other parts of
-// §21 (reports, the queue, decisions) add theirs below the audit log's.
+// Request and response shapes of the audit log's endpoint (CONTRACT §21); reports, the queue and
+// decisions keep theirs in src/moderation/report-schemas.ts.
 import { z } from 'zod';
 import { isUuid } from '../shared/ids.js';
 
