@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { DomainEventBus } from './events.js';
 import type { Logger } from './shared/logger.js';
-import type { MediaStore } from './media/index.js';
+import type { MediaStore } from './shared/media-store.js';
 import type { SmsProvider } from './sms/index.js';
 
 export interface AppContext {

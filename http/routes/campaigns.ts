@@ -8,9 +8,9 @@ import {
   boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema,
 } from '../../src/campaigns/index.js';
 import {
-  balanceSchema, boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, receiptSchema,
-  processedPaymentBodySchema, targetLocationsSchema, topUpResultSchema,
+  boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, processedPaymentBodySchema, targetLocationsSchema,
 } from '../../src/campaigns/index.js';
+import { balanceSchema, receiptSchema, topUpResultSchema } from '../../src/payments/index.js';
 
 const base = '/api/v1';
 const tag = 'campaigns';

@@ -3,6 +3,7 @@ import bcrypt from 'bcryptjs';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { fullName } from '../shared/person.js';
 import { OtpService } from './otp.js';
 import type { CodeDeliveryDetails, LoginResult, Refreshed, Registered } from './response-schemas.js';
 import { normalisePhoneNumber } from './phone.js';
@@ -23,11 +24,8 @@ interface RegisterInput {
   family_name: string;
 }
 
-
 // Compared against when the phone number has no account, so both failures take as long.
 const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', 10);
-
-export const fullName = (given: string, family: string): string => [given, family].filter(Boolean).join(' ');
 
 export class AccountService {
   constructor(

@@ -1,5 +1,5 @@
 // The public surface of src/auth/: what other domains and the doors use of it.
-export { DEFAULT_ROLE, fullName } from './accounts.js';
+export { DEFAULT_ROLE } from './accounts.js';
 export { requirePermission, requireSameIdentity } from './caller.js';
 export type { Caller, CallerResolver } from './caller.js';
 export type { OtpRepository } from './otp-repository.js';

@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { fullName } from './accounts.js';
+import { fullName } from '../shared/person.js';
 import type { ProfileChanges, UserRepository } from './user-repository.js';
 import { JsonText } from '../shared/json-text.js';
 import type { ReadCache } from '../read-model/index.js';

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import type { KeysetPosition } from '../shared/cursor.js';
+import type { BlockRelations } from '../read-model/index.js';
 import { textArray } from '../content/content-repository.js';
 
 export interface BlockRow {
@@ -18,14 +19,6 @@ export interface BlockedUserRow {
   given_name: string;
   family_name: string;
   picture: string | null;
-}
-
-/** Both directions of one user's blocks. */
-export interface BlockRelations {
-  /** Whom the user blocked. */
-  blocked: string[];
-  /** Who blocked the user. */
-  blockedBy: string[];
 }
 
 export class BlockRepository extends Repository {

@@ -10,12 +10,18 @@
 import type { AppContext } from '../context.js';
 import type { Caller } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
-import type { FollowRepository } from '../follows/index.js';
+import type { Queryable } from '../db/client.js';
 import type { ReadCache } from '../read-model/index.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import { avatarUrl, displayName } from '../shared/person.js';
 import { badRequest, conflict, forbidden, isForeignKeyViolation, notFound } from '../shared/errors.js';
-import type { BlockRelations, BlockRepository } from './block-repository.js';
+import type { BlockRelations } from '../read-model/index.js';
+import type { BlockRepository } from './block-repository.js';
+
+/** The follows a block ends, both ways, in the block's transaction (src/follows/ keeps them). */
+export interface FollowsToEnd {
+  in(tx: Queryable): { delete(followerId: string, followingId: string): Promise<boolean> };
+}
 
 /** How many users one user may block (each block is checked on every listing and event for them). */
 export const MAX_BLOCKS_PER_USER = 1_000;
@@ -39,7 +45,7 @@ export class BlockService {
   constructor(
     private readonly app: AppContext,
     private readonly blocks: BlockRepository,
-    private readonly follows: FollowRepository,
+    private readonly follows: FollowsToEnd,
     private readonly users: UserRepository,
     private readonly cache: ReadCache<string, BlockRelations>,
   ) {}

@@ -1,4 +1,3 @@
 // The public surface of src/campaigns/: what other domains and the doors use of it.
-export { balanceSchema, boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, processedPaymentBodySchema, receiptSchema, targetLocationsSchema, topUpResultSchema } from './response-schemas.js';
-export type { BalanceSummary, Receipt, TopUpResult } from './response-schemas.js';
+export { boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, processedPaymentBodySchema, targetLocationsSchema } from './response-schemas.js';
 export { boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema } from './schemas.js';

@@ -1,7 +1,8 @@
-// The `data` of the campaign, targeting and balance answers as zod schemas, for the OpenAPI
+// The `data` of the campaign and targeting answers as zod schemas, for the OpenAPI
 // document and the typed client; the services answer with these schemas' output types
 // (declared once).
 import { z } from 'zod';
+import { paymentLink, paymentView } from '../payments/index.js';
 
 const range = z.object({ min: z.number(), max: z.number() });
 const performance = z.object({ reach: range, views: range, engagement: range });
@@ -92,15 +93,6 @@ export const campaignPageSchema = z.object({
   pagination: z.object({ page: z.number(), per_page: z.number(), total: z.number(), total_pages: z.number() }),
 });
 
-const paymentFields = {
-  transaction_id: z.string(),
-  status: z.literal('completed'),
-  amount_charged: z.number(),
-  payment_method: z.string(),
-};
-const paymentLink = z.object({ ...paymentFields, receipt_url: z.string() });
-const paymentView = { ...paymentFields, receipt: z.object({ id: z.string(), url: z.string(), email_sent: z.boolean() }) };
-
 export const campaignCreatedSchema = z.object({
   campaign_id: z.string(),
   status: z.string(),
@@ -125,44 +117,16 @@ export const boostResultSchema = z.object({
   balance: z.object({ current_balance: z.number(), currency: z.string() }).describe('After the charge'),
 });
 
-export const balanceSchema = z.object({
-  current_balance: z.number(),
-  currency: z.string(),
-  pending_amount: z.number(),
-  last_updated: z.string().nullable().describe('Time of the last movement; null when there is none'),
-  transactions_count: z.number(),
-  top_up_methods: z.array(z.string()),
-});
-
-export const receiptSchema = z.object({
-  receipt_id: z.string(),
-  transaction_id: z.string(),
-  status: z.string(),
-  purpose: z.string(),
-  payment_method: z.string(),
-  amount_charged: z.number(),
-  campaign_budget: z.number(),
-  platform_fee: z.number(),
-  currency: z.string(),
-  campaign_id: z.string().nullable(),
-  created_at: z.string(),
-});
-
-export const topUpResultSchema = z.object({ ...paymentView, balance: balanceSchema });
-
 /** The whole answer of `POST /payments/process`: SPEC gives it without `success` and `message`. */
 export const processedPaymentBodySchema = z.object({
   data: z.object({ ...paymentView, campaign_status: z.string().describe('The campaign\'s status after the payment') }),
 });
 
-// The types the campaign and payment services answer with (declared once, here).
+// The types the campaign service answers with (declared once, here).
 export type TargetLocationView = z.output<typeof targetLocationsSchema>['locations'][number];
 export type EstimationView = z.output<typeof estimationSchema>;
 export type CampaignView = z.output<typeof campaignSchema>;
 export type CampaignPage = z.output<typeof campaignPageSchema>;
 export type CampaignCreated = z.output<typeof campaignCreatedSchema>;
 export type BoostResult = z.output<typeof boostResultSchema>;
-export type BalanceSummary = z.output<typeof balanceSchema>;
-export type Receipt = z.output<typeof receiptSchema>;
-export type TopUpResult = z.output<typeof topUpResultSchema>;
 export type PaymentResult = z.output<typeof processedPaymentBodySchema>['data'];

@@ -1,6 +1,6 @@
 // Who may see and who may change a content item: the access rules the content service and the
 // features acting on an item (uploads, publishing, promotion, comments, listings) share.
-import { can, type Caller } from '../auth/caller.js';
+import { can, type Caller } from '../shared/caller.js';
 import { notFound, type AppError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import type { ContentMediaRow, ContentRepository, ContentRow } from './content-repository.js';

@@ -2,7 +2,7 @@
 // live-counts.ts and live-publishes.ts): whose items a socket follows, which items it may watch,
 // the counts it is sent, and a newly published item as the feed item of `GET /feeds` in each
 // language (so each node can hand every socket its own).
-import { can, type Caller } from '../auth/caller.js';
+import { can, type Caller } from '../shared/caller.js';
 import type { FollowRepository } from '../follows/follow-repository.js';
 import type { ContentRepository } from './content-repository.js';
 import type { LiveContentRepository } from './live-repository.js';

@@ -2,7 +2,7 @@
 // `completed` listing item, the abridged feed item and the detail. Media paths become URLs here.
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { fullName } from '../auth/accounts.js';
+import { fullName } from '../shared/person.js';
 import { videoSummary } from '../media/video-summary.js';
 import type { ContentRow, StoredVideo } from './content-repository.js';
 import { DEFAULT_LANGUAGE, type Language } from './values.js';

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import { badRequest, isForeignKeyViolation, notFound } from '../shared/errors.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { fullName } from '../auth/index.js';
+import { fullName } from '../shared/person.js';
 import { requireSameIdentity, type Caller } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
 import type { NotificationService } from '../notifications/index.js';

@@ -10,7 +10,7 @@ export type { ResumableUploadRow } from './resumable-upload-repository.js';
 export { isStorageUnavailable, storageUnavailable, withStorageErrors } from './storage-errors.js';
 export { contentTypeOf } from './storage/content-types.js';
 export { avatarDirRel, avatarRelPath, exportRelPath, isContentTombstone } from './storage/keys.js';
-export type { MediaStore, StoreObserver, StoredObject } from './storage/media-store.js';
+export type { MediaStore, StoreObserver, StoredObject } from '../shared/media-store.js';
 export { isStoreUnavailable, storeUnreachable } from './storage/store-errors.js';
 export { MAX_IMAGES_PER_REQUEST } from './upload-service.js';
 export type { UploadedFileRepository } from './uploaded-file-repository.js';

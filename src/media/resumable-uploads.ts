@@ -16,7 +16,7 @@ import type { UploadService } from './upload-service.js';
 import type { ResumableUploadRepository, ResumableUploadRow } from './resumable-upload-repository.js';
 import { UploadRecords } from './resumable-store.js';
 import { createResumableBytes, type ResumableBytes } from './storage/resumable-bytes.js';
-import type { LocalCopy } from './storage/media-store.js';
+import type { LocalCopy } from '../shared/media-store.js';
 import { isStoreUnavailable, storeUnreachable } from './storage/store-errors.js';
 import { LeaseLocker } from './resumable-lock.js';
 import { isStorageUnavailable, storageUnavailable } from './storage-errors.js';

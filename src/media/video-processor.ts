@@ -23,7 +23,7 @@ import { IncompleteOutputError } from './output-check.js';
 import { mentionsStorageUnavailable } from './storage-errors.js';
 import { contentDirRel, hlsDirRel, thumbnailRelPath } from './storage/keys.js';
 import { isStoreUnavailable } from './storage/store-errors.js';
-import type { LocalCopy, MediaStore } from './storage/media-store.js';
+import type { LocalCopy, MediaStore } from '../shared/media-store.js';
 import type { ClaimedJob, VideoJobRepository } from './video-job-repository.js';
 
 export interface JobRun {

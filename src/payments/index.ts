@@ -4,3 +4,5 @@ export type { ServiceAnswer } from './idempotency.js';
 export { withoutRawCardData } from './raw-card-data.js';
 export { PAYMENT_METHODS, idempotencyHeader, topUpBodySchema } from './schemas.js';
 export type { PaymentLinkView, PaymentService, PaymentView } from './service.js';
+export { balanceSchema, paymentLink, paymentView, receiptSchema, topUpResultSchema } from './response-schemas.js';
+export type { BalanceSummary, Receipt, TopUpResult } from './response-schemas.js';

@@ -15,7 +15,7 @@ import type { LedgerEntry, LedgerRepository } from './ledger-repository.js';
 import type { PaymentRepository } from './payment-repository.js';
 import { insufficientFunds, type PaymentProvider, type ProviderMethod } from './provider.js';
 import { TOP_UP_METHODS, type PaymentMethod, type TopUpBody } from './schemas.js';
-import type { BalanceSummary, Receipt, TopUpResult } from '../campaigns/index.js';
+import type { BalanceSummary, Receipt, TopUpResult } from './response-schemas.js';
 
 type PaymentPurpose = 'campaign_create' | 'campaign_budget' | 'boost' | 'top_up';
 

@@ -1,5 +1,5 @@
 // The public surface of src/read-model/: what other domains and the doors use of it.
 export type { Invalidation } from './invalidation.js';
 export type { ReadCache } from './read-cache.js';
-export type { CachedFollowings, CachedProfile, CachedPublicProfile, CachedSession, ReadModel } from './read-model.js';
+export type { BlockRelations, CachedFollowings, CachedProfile, CachedPublicProfile, CachedSession, ReadModel } from './read-model.js';
 export { SharedReads } from './shared-reads.js';

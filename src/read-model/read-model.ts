@@ -11,10 +11,17 @@ import type { Queryable } from '../db/client.js';
 import type { DomainEventBus, DomainEvents } from '../events.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
-import type { BlockRelations } from '../blocks/index.js';
 import type { Invalidation } from './invalidation.js';
 import type { InvalidationRelay } from './relay.js';
 import { ReadCache, type ReadCacheStats } from './read-cache.js';
+
+/** A user's blocks both ways, as the `blocks` cache keeps them (src/blocks/ fills and drops it). */
+export interface BlockRelations {
+  /** Whom the user blocked. */
+  blocked: string[];
+  /** Who blocked the user. */
+  blockedBy: string[];
+}
 
 /** A live session as a request's caller check needs it, and until when it may be trusted. */
 export interface CachedSession {

@@ -10,6 +10,9 @@ interface PersonColumns {
   picture?: string | null;
 }
 
+/** "Given Family", either left out when empty (the name profiles and tokens show). */
+export const fullName = (given: string, family: string): string => [given, family].filter(Boolean).join(' ');
+
 /** "Given Family", or the username when both are empty. */
 export function displayName(p: PersonColumns): string {
   const full = [p.given_name, p.family_name].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');

@@ -1,7 +1,7 @@
 // The node's media store, by MEDIA_STORAGE (CONTRACT §27).
 import type { Config } from '../../config.js';
 import { LocalMediaStore } from './local-store.js';
-import type { MediaStore, StoreObserver } from './media-store.js';
+import type { MediaStore, StoreObserver } from '../../shared/media-store.js';
 import { S3MediaStore } from './s3-store.js';
 
 export function createMediaStore(config: Config, observe?: StoreObserver): MediaStore {

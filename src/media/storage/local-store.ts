@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { randomToken } from '../../shared/ids.js';
 import { contentDirRel } from './keys.js';
-import type { ByteRange, LocalCopy, MediaStore, PutOptions, StoredObject } from './media-store.js';
+import type { ByteRange, LocalCopy, MediaStore, PutOptions, StoredObject } from '../../shared/media-store.js';
 
 /** Tries at replacing the directory with the tombstone while a racing writer re-creates it. */
 const TOMBSTONE_TRIES = 5;

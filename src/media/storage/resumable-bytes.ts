@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { DataStore } from '@tus/utils';
 import { isUuid } from '../../shared/ids.js';
 import { ResumableFileStore, type ProgressListener, type UploadRecords } from '../resumable-store.js';
-import type { LocalCopy, MediaStore } from './media-store.js';
+import type { LocalCopy, MediaStore } from '../../shared/media-store.js';
 import { LocalMediaStore } from './local-store.js';
 import { ResumableS3Store } from './resumable-s3-store.js';
 import { S3MediaStore } from './s3-store.js';

@@ -25,7 +25,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { contentTypeOf } from './content-types.js';
 import { contentDirRel } from './keys.js';
-import type { ByteRange, LocalCopy, MediaStore, PutOptions, StoredObject, StoreObserver } from './media-store.js';
+import type { ByteRange, LocalCopy, MediaStore, PutOptions, StoredObject, StoreObserver } from '../../shared/media-store.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 export interface S3StoreOptions {

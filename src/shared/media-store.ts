@@ -1,8 +1,10 @@
 // The one way to media bytes (CONTRACT §27): every writer and reader of media (uploads,
 // processing, HLS, thumbnails, images, avatars, documents, exports, erasure, removals, the parts
 // of resumable uploads) goes through a MediaStore, which is the local disk (MEDIA_DIR,
-// local-store.ts) or an S3-compatible bucket (s3-store.ts). Keys are the relative paths of
-// keys.ts. Nothing else touches media paths; a node's own disk (DATA_DIR/tmp) is scratch space.
+// src/media/storage/local-store.ts) or an S3-compatible bucket (s3-store.ts there). Keys are the
+// relative paths of src/media/storage/keys.ts. Nothing else touches media paths; a node's own disk
+// (DATA_DIR/tmp) is scratch space. The interface sits in the base because the application context
+// (src/context.ts) carries the store every domain reaches media through.
 import type { Readable } from 'node:stream';
 
 export interface StoredObject {
