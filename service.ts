@@ -8,6 +8,7 @@ import type { AppContext } from './src/context.js';
 import { openDatabase } from './src/db/client.js';
 import { applyMigrations, STARTUP_LOCK_KEY } from './src/db/migrate.js';
 import { createLogger, type Logger } from './src/shared/logger.js';
+import { pick } from './src/shared/pick.js';
 import { EventBus } from './src/shared/events.js';
 import type { DomainEvents } from './src/events.js';
 import { createSmsProvider } from './src/sms/provider.js';
@@ -18,7 +19,7 @@ import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
 import { healthRoutes } from './http/routes/health.js';
-import { registerRawRoutes } from './http/raw-routes.js';
+import { RAW_ROUTE_SERVICES, registerRawRoutes } from './http/raw-routes.js';
 import { attachRealtime, type Realtime } from './realtime/server.js';
 import { buildAsyncApiDocument } from './realtime/asyncapi.js';
 import { startJobs, type RunningJobs } from './jobs/index.js';
@@ -129,7 +130,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media), ...routeModules.flatMap((m) => m(app, services))];
+    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media), ...routeModules.flatMap((m) => m.routes(app, pick(services, m.uses)))];
     const http = createHttpServer({
       uws,
       app,
@@ -137,7 +138,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       rateLimits,
       routes,
       registerRaw: (uws, openExchange) => {
-        registerRawRoutes(uws, { app, services, callers: services.callers, rateLimits, routes, openExchange, asyncApiDocument: buildAsyncApiDocument });
+        registerRawRoutes(uws, { app, services: pick(services, RAW_ROUTE_SERVICES), callers: services.callers, rateLimits, routes, openExchange, asyncApiDocument: buildAsyncApiDocument });
         registerMetricsRoute(uws, config.METRICS_TOKEN, metrics, openExchange);
       },
       onAnswered: httpCounters.onAnswered,

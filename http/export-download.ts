@@ -15,7 +15,7 @@ import type { OpenExchange } from './server.js';
 
 export const EXPORT_DOWNLOAD_PATH = '/auth/api/v1/user/export/:exportId/download';
 
-export function registerExportDownload(uws: TemplatedApp, app: AppContext, services: Services, callers: CallerResolver, openExchange: OpenExchange): void {
+export function registerExportDownload(uws: TemplatedApp, app: AppContext, services: Pick<Services, 'dataExports'>, callers: CallerResolver, openExchange: OpenExchange): void {
   uws.get(EXPORT_DOWNLOAD_PATH, (res, req) => {
     const exportId = req.getParameter(0) ?? '';
     const exchange = openExchange(res, req, EXPORT_DOWNLOAD_PATH);

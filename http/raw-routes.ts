@@ -15,10 +15,15 @@ import { registerDocsPages } from './docs-pages.js';
 import { registerExportDownload } from './export-download.js';
 import type { OpenExchange } from './server.js';
 
+/** The services of the composition root the raw routes use. */
+export const RAW_ROUTE_SERVICES = ['resumableUploads', 'dataExports'] as const;
+export type RawRouteServices = Pick<Services, (typeof RAW_ROUTE_SERVICES)[number]>;
+
 /** What the raw routes are given besides the uWS app. */
 export interface RawRouteDeps {
   app: AppContext;
-  services: Services;
+  /** The services these routes use, and no other. */
+  services: RawRouteServices;
   callers: CallerResolver;
   rateLimits: RateLimits;
   routes: AnyRoute[];

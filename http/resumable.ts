@@ -34,7 +34,7 @@ const TUS_HEADERS = { 'Tus-Resumable': TUS_RESUMABLE };
 
 export interface ResumableRouteDeps {
   app: AppContext;
-  services: Services;
+  services: Pick<Services, 'resumableUploads'>;
   callers: CallerResolver;
   rateLimits: RateLimits;
   openExchange: OpenExchange;

@@ -144,5 +144,16 @@ export function defineRoute<
   return def as AnyRoute;
 }
 
-/** A route group: its routes, given the context and the services of the composition root. */
-export type RouteModule = (app: AppContext, services: Services) => AnyRoute[];
+/**
+ * A route group: the services it uses, and its routes given the context and those services only
+ * (the composition root picks them: service.ts).
+ */
+export interface RouteModule<K extends keyof Services = keyof Services> {
+  readonly uses: readonly K[];
+  readonly routes: (app: AppContext, services: Pick<Services, K>) => AnyRoute[];
+}
+
+/** A route module using the services `uses` names (their types checked in `routes`). */
+export function routeModule<K extends keyof Services>(uses: readonly K[], routes: (app: AppContext, services: Pick<Services, K>) => AnyRoute[]): RouteModule<K> {
+  return { uses, routes };
+}

@@ -3,9 +3,10 @@
 // on the next one.
 import type { ScheduledJob } from './scheduled-job.js';
 
-export const campaignCompletionJob: ScheduledJob = {
+export const campaignCompletionJob: ScheduledJob<'campaigns'> = {
   name: 'campaign-completion',
   cron: '* * * * *',
+  uses: ['campaigns'],
   run: async ({ app, services }, now) => {
     const completed = await services.campaigns.completeDue(now);
     if (completed.length) app.log.info({ count: completed.length }, 'campaigns completed');

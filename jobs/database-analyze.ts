@@ -4,9 +4,10 @@
 // small. On a server autovacuum does it too; an extra ANALYZE costs little.
 import type { ScheduledJob } from './scheduled-job.js';
 
-export const databaseAnalyzeJob: ScheduledJob = {
+export const databaseAnalyzeJob: ScheduledJob<'maintenance'> = {
   name: 'database-analyze',
   cron: '35 * * * *',
+  uses: ['maintenance'],
   run: async ({ services }) => {
     await services.maintenance.refreshPlannerStatistics();
   },

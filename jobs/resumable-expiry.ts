@@ -3,9 +3,10 @@
 // left without its row. Every minute, on one node (the scheduler's lock).
 import type { ScheduledJob } from './scheduled-job.js';
 
-export const resumableExpiryJob: ScheduledJob = {
+export const resumableExpiryJob: ScheduledJob<'resumableUploads'> = {
   name: 'resumable-expiry',
   cron: '* * * * *',
+  uses: ['resumableUploads'],
   run: async ({ app, services }) => {
     const removed = await services.resumableUploads.sweep();
     if (removed > 0) app.log.info({ removed }, 'expired resumable uploads removed');

@@ -4,9 +4,10 @@
 // once whatever the number of runs (src/saved-searches/matcher.ts).
 import type { ScheduledJob } from './scheduled-job.js';
 
-export const savedSearchDigestJob: ScheduledJob = {
+export const savedSearchDigestJob: ScheduledJob<'savedSearchMatcher'> = {
   name: 'saved-search-digest',
   cron: '0 1 * * *',
+  uses: ['savedSearchMatcher'],
   run: async ({ app, services }) => {
     const sent = await services.savedSearchMatcher.sendDailyDigests();
     if (sent > 0) app.log.info({ sent }, 'saved-search digests sent');

@@ -6,9 +6,10 @@ import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
-export const savedSearchSweepJob: ScheduledJob = {
+export const savedSearchSweepJob: ScheduledJob<'savedSearchMatcher'> = {
   name: 'saved-search-sweep',
   cron: '* * * * *',
+  uses: ['savedSearchMatcher'],
   run: async ({ app, services }) => {
     const taken = await services.savedSearchMatcher.sweep();
     if (taken > 0) app.log.info({ taken }, 'queued items matched against saved searches');

@@ -4,15 +4,17 @@
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 
-/** What a job works with: the node's context and the services of the composition root. */
-export interface JobNode {
+/** What a job works with: the node's context and the services it declared (`uses`), no others. */
+export interface JobNode<K extends keyof Services = keyof Services> {
   app: AppContext;
-  services: Services;
+  services: Pick<Services, K>;
 }
 
-export interface ScheduledJob {
+export interface ScheduledJob<K extends keyof Services = keyof Services> {
   name: string;
   /** node-cron expression (seconds field optional). */
   cron: string;
-  run(node: JobNode, now: Date): Promise<void>;
+  /** The services `run` uses: the scheduler hands it these only. */
+  uses: readonly K[];
+  run(node: JobNode<K>, now: Date): Promise<void>;
 }

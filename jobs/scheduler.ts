@@ -10,6 +10,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { AppContext } from '../src/context.js';
 import type { JobNode, ScheduledJob } from './scheduled-job.js';
 import { scheduledJobs } from './scheduled-jobs.js';
+import { pick } from '../src/shared/pick.js';
 
 export interface Scheduler {
   /** Settles once the start-up catch-up has decided which jobs to run (and started them). */
@@ -52,7 +53,7 @@ async function runLocked(node: JobNode, job: ScheduledJob, now: Date, scheduledA
   if (scheduledAt && (await runs.succeededSince(job.name, scheduledAt))) return 'skipped_done';
   await runs.recordStart(job.name);
   try {
-    await job.run(node, now);
+    await job.run({ app: node.app, services: pick(node.services, job.uses) }, now);
   } catch (err) {
     node.app.log.error({ err, job: job.name }, 'scheduled job failed');
     await runs.recordFailure(job.name, err instanceof Error ? err.message : String(err)).catch(() => undefined);

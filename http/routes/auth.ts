@@ -1,6 +1,6 @@
 // {auth_api} = /auth/api/v1 (SPEC §4.1).
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import {
   loginBody, phoneBody, refreshBody, registerBody, sessionHeaders, userAgentHeader, verifyOtpBody,
 } from '../../src/auth/index.js';
@@ -17,7 +17,7 @@ import { blockRecordSchema, blockedListQuery, blockedListSchema, unblockedSchema
 const base = '/auth/api/v1';
 const tag = 'auth';
 
-export const authRoutes: RouteModule = (app, services) => {
+export const authRoutes = routeModule(['accountDeletion', 'accounts', 'avatars', 'blocks', 'dataExports', 'follows', 'passwords', 'profiles'], (app, services) => {
   const { passwords, follows, profiles, avatars, blocks } = services;
   // Files up to twice the image limit are read and answered 400 (SPEC: "400 type or size");
   // beyond that the multipart reader stops early with 413.
@@ -175,4 +175,4 @@ export const authRoutes: RouteModule = (app, services) => {
       handler: async ({ caller, query }) => ({ message: 'Blocked users', data: await blocks.list(caller, query) }),
     }),
   ];
-};
+});

@@ -1,6 +1,6 @@
 // {authorization_api} = /authorization/api/v1 (SPEC §4.2): permissions and roles.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import {
   assignRolesBody, createPermissionBody, createRoleBody, listPermissionsQuery, permissionView, roleIdParams, roleView,
   updateRoleBody, userRolesParams, userRolesView,
@@ -9,7 +9,7 @@ import {
 const base = '/authorization/api/v1';
 const tag = 'authorization';
 
-export const authorizationRoutes: RouteModule = (_app, services) => {
+export const authorizationRoutes = routeModule(['roles'], (_app, services) => {
   const { roles } = services;
   return [
     defineRoute({
@@ -53,4 +53,4 @@ export const authorizationRoutes: RouteModule = (_app, services) => {
       handler: async ({ caller, params, body }) => ({ message: 'Roles assigned', data: await roles.assignRoles(caller, params.userId, body) }),
     }),
   ];
-};
+});

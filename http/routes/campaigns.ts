@@ -1,7 +1,7 @@
 // {api} = /api/v1: targeting, estimation, campaigns, boost, payments and balance (SPEC §4.8,
 // CONTRACT §6 and §12). Decisions are in docs/campaigns.md.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { idempotencyHeader, topUpBodySchema } from '../../src/payments/index.js';
 import { withoutRawCardData } from '../../src/payments/index.js';
 import {
@@ -22,7 +22,7 @@ const transactionParams = z.object({ transactionId: z.string().min(1).max(100) }
 /** Replayed answers say so in a header, like most payment APIs do. */
 const replayHeaders = (replayed: boolean): Record<string, string> => (replayed ? { 'Idempotent-Replayed': 'true' } : {});
 
-export const campaignRoutes: RouteModule = (_app, services) => {
+export const campaignRoutes = routeModule(['campaigns', 'payments'], (_app, services) => {
   const { campaigns, payments } = services;
 
   return [
@@ -127,4 +127,4 @@ export const campaignRoutes: RouteModule = (_app, services) => {
       },
     }),
   ];
-};
+});

@@ -2,7 +2,7 @@
 // reactions, read positions, the room list with unread counts, catching up with `?after=`.
 // Every change is also pushed on /chat (realtime/namespaces/chat.ts) to the room on every node.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { reactionBody } from '../../src/comments/index.js';
 import {
   createRoomBody,
@@ -34,7 +34,7 @@ const roomListItem = room.extend({
   last_message: historyItemSchema.nullable().describe('The newest message (a tombstone when deleted); null in an empty room'),
 });
 
-export const chatRoutes: RouteModule = (_app, services) => {
+export const chatRoutes = routeModule(['chat'], (_app, services) => {
   const { chat } = services;
   return [
     defineRoute({
@@ -153,4 +153,4 @@ export const chatRoutes: RouteModule = (_app, services) => {
       handler: async (ctx) => ({ message: 'Reaction removed', data: await chat.removeReaction(ctx.caller, ctx.params.id, ctx.body.emoji) }),
     }),
   ];
-};
+});

@@ -1,7 +1,7 @@
 // Property content (SPEC §4.3): {content_api} = /content/api/v1 for creation, listings and the
 // feed; {api} = /api/v1 for detail, edit, delete and reactions of one item.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import {
   clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
@@ -20,7 +20,7 @@ const facetsSchema = z.object({
 });
 
 
-export const contentRoutes: RouteModule = (app, services) => {
+export const contentRoutes = routeModule(['content', 'listingAnswers'], (app, services) => {
   const { content, listingAnswers } = services;
   return [
     defineRoute({
@@ -112,4 +112,4 @@ export const contentRoutes: RouteModule = (app, services) => {
       handler: async ({ caller, params }) => ({ message: 'Reaction removed', data: await content.react(caller, params.id, false) }),
     }),
   ];
-};
+});

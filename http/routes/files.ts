@@ -2,7 +2,7 @@
 // - general: field `file` + `type` (+ optional JSON `metadata`) → 201 with the uploaded file result;
 // - attached to a content item: query `id` (+ `topic-key` for extra images), file field `files`.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { UPLOAD_KINDS } from '../../src/media/index.js';
 import { MAX_IMAGES_PER_REQUEST } from '../../src/media/index.js';
 
@@ -23,7 +23,7 @@ const uploadedFileResult = z.object({
   metadata: z.object({ width: z.number().nullable(), height: z.number().nullable(), format: z.string() }),
 });
 
-export const fileRoutes: RouteModule = (app, services) => {
+export const fileRoutes = routeModule(['uploads'], (app, services) => {
   const { uploads } = services;
   const { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MAX_DOCUMENT_BYTES } = app.config;
   // The per-kind limit is known only once the `type` field (or the form) is read, so the reader
@@ -63,4 +63,4 @@ export const fileRoutes: RouteModule = (app, services) => {
       },
     }),
   ];
-};
+});

@@ -1,13 +1,13 @@
 // /api/v1/moderation (CONTRACT §21): what staff holding moderate:content read and do.
 // One list of routes, by area; each area's routes go under its heading.
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { auditPageView, auditQuery } from '../../src/audit/index.js';
 import { queuePage, queueQuery, resolveBody, resolveView, restoreView, targetParams, userIdParams } from '../../src/moderation/index.js';
 
 const base = '/api/v1/moderation';
 const tag = 'moderation';
 
-export const moderationRoutes: RouteModule = (_app, services) => {
+export const moderationRoutes = routeModule(['auditLog', 'moderation'], (_app, services) => {
   const { auditLog, moderation } = services;
   return [
     // --- Audit log ------------------------------------------------------------------------------
@@ -39,4 +39,4 @@ export const moderationRoutes: RouteModule = (_app, services) => {
       handler: async ({ caller, params }) => ({ message: 'Restored', data: await moderation.restore(caller, params.userId) }),
     }),
   ];
-};
+});

@@ -1,6 +1,6 @@
 // {sns_api} = /sns/api/v1: the notification inbox and Web Push subscriptions (CONTRACT §17).
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { inboxQuery, markReadBody } from '../../src/notifications/index.js';
 import { notificationViewSchema } from '../../src/notifications/index.js';
 import { pushSubscriptionBody, pushUnsubscribeBody } from '../../src/push/index.js';
@@ -11,7 +11,7 @@ const TAG = 'notifications';
 const notification = notificationViewSchema;
 const unread = z.object({ unread_count: z.number().int().describe('Unread notifications of the caller') });
 
-export const notificationRoutes: RouteModule = (_app, services) => {
+export const notificationRoutes = routeModule(['notifications', 'push'], (_app, services) => {
   const { notifications, push } = services;
   return [
     defineRoute({
@@ -75,4 +75,4 @@ export const notificationRoutes: RouteModule = (_app, services) => {
       handler: async (ctx) => ({ message: 'Push subscription removed', data: await push.unsubscribe(ctx.caller.userId, ctx.body.endpoint) }),
     }),
   ];
-};
+});

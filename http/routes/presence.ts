@@ -1,11 +1,11 @@
 // {sns_api}/presence: who is online and when they were last seen (CONTRACT §18). The pushes of
 // the same facts are `presence` on /chat (realtime/namespaces/chat.ts).
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { presenceQuery } from '../../src/presence/schemas.js';
 import { presenceItemSchema } from '../../src/presence/presence-view.js';
 
-export const presenceRoutes: RouteModule = (_app, services) => [
+export const presenceRoutes = routeModule(['presence'], (_app, services) => [
   defineRoute({
     method: 'GET',
     path: '/sns/api/v1/presence',
@@ -17,4 +17,4 @@ export const presenceRoutes: RouteModule = (_app, services) => [
     errorStatuses: [400, 401],
     handler: async (ctx) => ({ data: { users: await services.presence.presenceOf(ctx.caller.userId, ctx.query.user_ids) } }),
   }),
-];
+]);

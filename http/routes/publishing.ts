@@ -4,7 +4,7 @@
 // completed content item's original video to them. Decisions SPEC leaves open are in
 // docs/publishing.md.
 import { z } from 'zod';
-import { defineRoute, type AnyRoute, type RouteModule } from '../route.js';
+import { defineRoute, type AnyRoute, routeModule } from '../route.js';
 import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../../src/publishing/index.js';
 import { PublishingService } from '../../src/publishing/index.js';
 import { callbackQuery, identityHeaders, linkBody, tiktokUploadBody, youtubeUploadBody } from '../../src/publishing/index.js';
@@ -22,7 +22,7 @@ const linkedAccountsData = z.object({
 // The callback's answer carries a live authorization code: no cache or referrer may keep it.
 const callbackHeaders = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
-export const publishingRoutes: RouteModule = (app, services) => {
+export const publishingRoutes = routeModule(['publishing'], (app, services) => {
   const { publishing } = services;
 
   const linkRoutes = (platform: Platform): AnyRoute[] => {
@@ -89,4 +89,4 @@ export const publishingRoutes: RouteModule = (app, services) => {
       },
     }),
   ];
-};
+});

@@ -1,12 +1,12 @@
 // {sns_api} = /sns/api/v1/reports: a user reports a content item, a comment, a message or a user
 // (CONTRACT §21). The moderators' side (queue, decisions) is in moderation.ts.
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { reportBody, reportView } from '../../src/moderation/index.js';
 
 const BASE = '/sns/api/v1';
 const TAG = 'sns';
 
-export const reportRoutes: RouteModule = (app, services) => [
+export const reportRoutes = routeModule(['reports'], (app, services) => [
   defineRoute({
     method: 'POST',
     path: `${BASE}/reports`,
@@ -19,4 +19,4 @@ export const reportRoutes: RouteModule = (app, services) => [
     errorStatuses: [400, 401, 404, 409, 429],
     handler: async (ctx) => ({ status: 201, message: 'Report received', data: await services.reports.report(ctx.caller, ctx.body) }),
   }),
-];
+]);

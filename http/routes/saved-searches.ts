@@ -1,14 +1,14 @@
 // Saved searches (CONTRACT §16) under {content_api} = /content/api/v1: create, list, delete, and
 // the published items that match one. Rules in src/saved-searches/service.ts.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { createSavedSearchBody, matchesQuery, savedSearchIdParams, savedSearchView } from '../../src/saved-searches/schemas.js';
 import { listingItemSchema } from '../../src/content/response-schemas.js';
 
 const base = '/content/api/v1/saved-searches';
 const tag = 'saved-searches';
 
-export const savedSearchRoutes: RouteModule = (_app, services) => {
+export const savedSearchRoutes = routeModule(['savedSearches'], (_app, services) => {
   const { savedSearches } = services;
   return [
     defineRoute({
@@ -43,4 +43,4 @@ export const savedSearchRoutes: RouteModule = (_app, services) => {
       handler: async ({ caller, params, query }) => ({ message: 'Matches', data: await savedSearches.matches(caller, params.id, query) }),
     }),
   ];
-};
+});

@@ -1,6 +1,6 @@
 // {content_api} = /content/api/v1 (SPEC §4.7): settings, two-factor toggle, sessions, statistics.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { settingsPatchBody, settingsTreeSchema } from '../../src/settings/index.js';
 import { toggleTwoFactorBody } from '../../src/twofactor/index.js';
 import { statsByDayData, statsByDayQuery } from '../../src/stats/index.js';
@@ -17,7 +17,7 @@ const sessionView = z.object({
   current: z.boolean(),
 });
 
-export const settingsRoutes: RouteModule = (_app, services) => {
+export const settingsRoutes = routeModule(['sessions', 'settings', 'stats', 'twoFactor'], (_app, services) => {
   const { settings, stats } = services;
   return [
     defineRoute({
@@ -82,4 +82,4 @@ export const settingsRoutes: RouteModule = (_app, services) => {
       }),
     }),
   ];
-};
+});

@@ -1,6 +1,6 @@
 // {sns_api} = /sns/api/v1: comments (with replies and reactions). Chat is in chat.ts, presence in presence.ts.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../route.js';
+import { defineRoute, routeModule } from '../route.js';
 import { commentIdParams, contentIdParams, createCommentBody, reactionBody } from '../../src/comments/index.js';
 import { pageQuery } from '../../src/shared/cursor.js';
 import { commentViewSchema } from '../../src/comments/index.js';
@@ -12,7 +12,7 @@ const TAG = 'sns';
 const comment = commentViewSchema;
 const commentPage = z.object({ comments: z.array(comment), hasMore: z.boolean(), nextCursor: z.string().nullable() });
 
-export const snsRoutes: RouteModule = (app, services) => {
+export const snsRoutes = routeModule(['comments'], (app, services) => {
   const { comments } = services;
   return [
     defineRoute({
@@ -79,4 +79,4 @@ export const snsRoutes: RouteModule = (app, services) => {
       handler: async (ctx) => ({ message: 'Reaction removed', data: await comments.removeReaction(ctx.caller, ctx.params.commentId) }),
     }),
   ];
-};
+});

@@ -1,7 +1,7 @@
 // Test-only routes for response-data.test.ts: one answers what it declares, two answer a shape
 // their `responseData` / `responseBody` do not describe (on purpose), one declares nothing.
 import { z } from 'zod';
-import { defineRoute, type RouteModule } from '../../http/route.js';
+import { defineRoute, routeModule } from '../../http/route.js';
 
 export const MISDECLARED_PATH = '/test-only/api/v1/misdeclared';
 export const DECLARED_PATH = '/test-only/api/v1/declared';
@@ -10,7 +10,7 @@ export const MISDECLARED_RAW_PATH = '/test-only/api/v1/misdeclared-raw';
 
 const countData = z.object({ count: z.number().int(), at: z.string().describe('ISO time') });
 
-export const misdeclaredRoutes: RouteModule = () => [
+export const misdeclaredRoutes = routeModule([], () => [
   defineRoute({
     method: 'GET', path: DECLARED_PATH, tag: 'test-only', auth: 'public', summary: 'Answers what it declares',
     responseData: countData,
@@ -31,4 +31,4 @@ export const misdeclaredRoutes: RouteModule = () => [
     method: 'GET', path: UNDECLARED_PATH, tag: 'test-only', auth: 'public', summary: 'Declares no data',
     handler: async () => ({ data: { anything: true } }),
   }),
-];
+]);

@@ -31,6 +31,7 @@ function testJob(name: string, cronExpression = '0 3 * * *') {
   const job: ScheduledJob = {
     name,
     cron: cronExpression,
+    uses: [],
     run: async (_app, now) => {
       runs.push(now);
       if (gate) await gate;
@@ -52,7 +53,7 @@ const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('runJobNow', () => {
   it('should fail with a throwing job: recorded as failed, its last success kept', async () => {
-    const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', run: async () => { throw new Error('boom'); } };
+    const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', uses: [], run: async () => { throw new Error('boom'); } };
     expect(await runJobNow(node(), job)).toBe('failed');
     const [row] = await rows<{ last_success_at: Date | null; last_error: string; last_failure_at: Date | null }>(sql`
       select last_success_at, last_error, last_failure_at from scheduled_job_runs where job_name = 'failing-job'`);
