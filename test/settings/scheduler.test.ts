@@ -109,7 +109,7 @@ describe('runJobNow', () => {
 
 describe('catch-up after a restart', () => {
   it('should fail with a job of an invalid cron expression', () => {
-    expect(() => startScheduler(node(), [{ name: 'bad', cron: 'every day', run: async () => undefined }])).toThrow(/invalid cron/);
+    expect(() => startScheduler(node(), [{ name: 'bad', cron: 'every day', uses: [], run: async () => undefined }])).toThrow(/invalid cron/);
   });
 
   it('missedTick: true when the cron fired since the last success (or it never succeeded)', async () => {
