@@ -145,7 +145,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
     instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL), adapterStats: () => realtime.adapterStats() });
-    const jobCounters = jobMetrics(metrics.registry, app, services);
+    const jobCounters = jobMetrics(metrics.registry, app, pick(services, ['videoJobs']));
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 
     listenSocket ??= await listen(uws, config.HOST, config.PORT);

@@ -6,10 +6,10 @@ import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
 import { startPollingWorker, type PollingWorker } from './polling-worker.js';
 
-export function startAccountErasure(app: AppContext, services: Pick<Services, 'accountErasure' | 'erasureSignal'>): PollingWorker {
+export function startAccountErasure(app: AppContext, services: Pick<Services, 'accountErasure' | 'erasureWakeUp'>): PollingWorker {
   return startPollingWorker(app, {
     name: 'account erasure',
     round: (stopping) => services.accountErasure.runDue(stopping),
-    onPoke: (poke) => services.erasureSignal.onPoke(poke),
+    onPoke: (poke) => services.erasureWakeUp.onPoke(poke),
   });
 }

@@ -8,11 +8,11 @@ import { startPollingWorker, type PollingWorker } from './polling-worker.js';
 
 const EXPIRE_EVERY_MS = 60_000;
 
-export function startDataExports(app: AppContext, services: Pick<Services, 'dataExports' | 'exportSignal'>): PollingWorker {
+export function startDataExports(app: AppContext, services: Pick<Services, 'dataExports' | 'exportWakeUp'>): PollingWorker {
   return startPollingWorker(app, {
     name: 'data export',
     round: (stopping) => services.dataExports.runDue(stopping),
-    onPoke: (poke) => services.exportSignal.onPoke(poke),
+    onPoke: (poke) => services.exportWakeUp.onPoke(poke),
     every: [{ ms: EXPIRE_EVERY_MS, run: () => services.dataExports.expireDue(), name: 'expiring data exports' }],
   });
 }

@@ -7,6 +7,7 @@ import { startNotificationDelivery } from './notification-delivery.js';
 import { startSavedSearchMatching } from './saved-search-matching.js';
 import { startAccountErasure } from './account-erasure.js';
 import { startDataExports } from './data-export.js';
+import { pick } from '../src/shared/pick.js';
 
 export interface RunningJobs {
   /** Stops taking new work and waits (bounded) for work in progress. */
@@ -14,12 +15,13 @@ export interface RunningJobs {
 }
 
 export async function startJobs(app: AppContext, services: Services, observeVideoRun?: VideoRunObserver): Promise<RunningJobs> {
-  const videoWorkers = startVideoWorkers(app, services, observeVideoRun);
+  // Each worker is given the services it declares; the scheduler hands each cron job its own.
+  const videoWorkers = startVideoWorkers(app, pick(services, ['videoJobs', 'videoProcessor', 'videoWakeUp']), observeVideoRun);
   const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler({ app, services }) : null;
-  const notificationDelivery = startNotificationDelivery(app, services);
-  const savedSearchMatching = startSavedSearchMatching(app, services);
-  const accountErasure = startAccountErasure(app, services);
-  const dataExports = startDataExports(app, services);
+  const notificationDelivery = startNotificationDelivery(app, pick(services, ['notifications', 'notificationWakeUp', 'push']));
+  const savedSearchMatching = startSavedSearchMatching(app, pick(services, ['savedSearchMatcher']));
+  const accountErasure = startAccountErasure(app, pick(services, ['accountErasure', 'erasureWakeUp']));
+  const dataExports = startDataExports(app, pick(services, ['dataExports', 'exportWakeUp']));
   return {
     stop: async (timeoutMs) => {
       await accountErasure.stop(timeoutMs);

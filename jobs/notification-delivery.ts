@@ -15,18 +15,20 @@ export interface DeliveryLoops {
   stop(timeoutMs: number): Promise<void>;
 }
 
-export function startNotificationDelivery(app: AppContext, services: Pick<Services, 'notifications' | 'push'>): DeliveryLoops {
-  const { notifications, push } = services;
+export function startNotificationDelivery(app: AppContext, services: Pick<Services, 'notifications' | 'notificationWakeUp' | 'push'>): DeliveryLoops {
+  const { notifications, notificationWakeUp, push } = services;
   let stopping = false;
   const inFlight = new Set<Promise<unknown>>();
-  const every = (ms: number, what: string, work: () => Promise<unknown>) =>
-    setInterval(() => {
-      if (stopping) return;
-      const run = work()
-        .catch((err) => app.log.warn({ err }, `${what} failed; next round retries`))
-        .finally(() => inFlight.delete(run));
-      inFlight.add(run);
-    }, ms);
+  const round = (failed: string, work: () => Promise<unknown>) => {
+    if (stopping) return;
+    const run = work()
+      .catch((err) => app.log.warn({ err }, failed))
+      .finally(() => inFlight.delete(run));
+    inFlight.add(run);
+  };
+  const every = (ms: number, what: string, work: () => Promise<unknown>) => setInterval(() => round(`${what} failed; next round retries`, work), ms);
+  // A writer's poke after its commit: the notifications go out now rather than at the next sweep.
+  const unsubscribe = notificationWakeUp.onPoke(() => round('notification delivery failed; the sweep retries', () => notifications.deliverPending()));
   const timers = [
     every(NOTIFICATION_SWEEP_MS, 'notification sweep', () => notifications.deliverPending()),
     every(PUSH_POLL_MS, 'web push delivery', () => push.deliverDue()),
@@ -35,6 +37,7 @@ export function startNotificationDelivery(app: AppContext, services: Pick<Servic
   return {
     stop: async (timeoutMs) => {
       stopping = true;
+      unsubscribe();
       timers.forEach(clearInterval);
       let timer: NodeJS.Timeout | undefined;
       // The services stop too: a poke after a commit (deliverSoon) must not start a round on a closing database.

@@ -14,7 +14,6 @@ import type { Services } from '../src/services.js';
 import { randomToken } from '../src/shared/ids.js';
 import type { ClaimedJob } from '../src/media/index.js';
 import { ProcessingAbortedError } from '../src/media/index.js';
-import { onVideoJobQueued } from '../src/media/index.js';
 
 export interface VideoWorkers {
   stop(timeoutMs: number): Promise<void>;
@@ -41,7 +40,7 @@ interface RunningJob {
 
 export function startVideoWorkers(
   app: AppContext,
-  services: Pick<Services, 'videoJobs' | 'videoProcessor'>,
+  services: Pick<Services, 'videoJobs' | 'videoProcessor' | 'videoWakeUp'>,
   observeRun?: VideoRunObserver,
 ): VideoWorkers {
   const count = app.config.VIDEO_WORKERS;
@@ -57,7 +56,7 @@ export function startVideoWorkers(
   const wakeAll = () => {
     for (const wake of [...sleepers]) wake();
   };
-  const unsubscribe = onVideoJobQueued(app, wakeAll);
+  const unsubscribe = services.videoWakeUp.onPoke(wakeAll);
 
   const nap = (ms: number) =>
     new Promise<void>((resolve) => {

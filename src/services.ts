@@ -79,6 +79,7 @@ import { VideoJobQueue } from './media/video-job-queue.js';
 import { VideoProcessor } from './media/video-processor.js';
 import { NotificationService } from './notifications/service.js';
 import { LoginAlerts } from './notifications/login-alerts.js';
+import { WakeUp } from './shared/wake-up.js';
 import { createPaymentProvider } from './payments/provider.js';
 import { PaymentService } from './payments/service.js';
 import { PresenceService } from './presence/service.js';
@@ -250,11 +251,15 @@ export interface Services {
   /** The durable erasure of deleted accounts (jobs/account-erasure.ts runs it). */
   accountErasure: AccountErasure;
   /** Wakes the erasure workers of this node (a deletion was committed). */
-  erasureSignal: Signal;
+  erasureWakeUp: WakeUp;
   /** Data exports (CONTRACT §22); jobs/data-export.ts runs their worker. */
   dataExports: DataExports;
   /** Wakes the export workers of this node (an export was asked for). */
-  exportSignal: Signal;
+  exportWakeUp: WakeUp;
+  /** Wakes this node's idle video workers (a video job was queued here; other nodes poll). */
+  videoWakeUp: WakeUp;
+  /** Wakes this node's notification delivery (notifications were committed: jobs/notification-delivery.ts). */
+  notificationWakeUp: WakeUp;
   /** The append-only log of moderation and role actions (CONTRACT §21). */
   auditLog: AuditLog;
   /** The moderation queue and decisions on reported targets, restore (CONTRACT §21). */
@@ -271,17 +276,6 @@ export interface ServiceSeams {
 function configuredPlatformHosts(config: Config): string[] {
   return [config.TIKTOK_API_BASE_URL, config.YOUTUBE_API_BASE_URL, config.YOUTUBE_TOKEN_URL].map((u) => new URL(u).hostname);
 }
-
-/** A poke within the node: a request wakes a worker loop (jobs/) without the domain knowing it. */
-export interface Signal {
-  poke: () => void;
-  onPoke: (listener: () => void) => void;
-}
-
-const signal = (): Signal => {
-  const listeners: (() => void)[] = [];
-  return { poke: () => listeners.forEach((l) => l()), onPoke: (l) => void listeners.push(l) };
-};
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */
 const READ_MODEL_READY_MS = 5_000;
@@ -301,8 +295,10 @@ export async function createServices(app: AppContext, repositories: Repositories
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);
   const blocks = new BlockService(app, repositories.blocks, repositories.follows, repositories.users, readModel.blocks);
+  const notificationWakeUp = new WakeUp();
+  const videoWakeUp = new WakeUp();
   const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
-  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push);
+  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push, notificationWakeUp);
   const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
   const sessions = new SessionService(app, repositories.sessions, tokens, revocations, new LoginAlerts(repositories.settings, notifications), idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
@@ -332,9 +328,9 @@ export async function createServices(app: AppContext, repositories: Repositories
     repositories.idempotencyKeys,
     createPaymentProvider(app.config),
   );
-  const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs);
-  const erasureSignal = signal();
-  const exportSignal = signal();
+  const uploads = new UploadService(app, repositories.uploadedFiles, repositories.contents, repositories.videoJobs, videoWakeUp);
+  const erasureWakeUp = new WakeUp();
+  const exportWakeUp = new WakeUp();
   const settings = new SettingsService(app, repositories.settings, repositories.users);
   const accountDeletion = new AccountDeletion(
     repositories.users,
@@ -348,17 +344,19 @@ export async function createServices(app: AppContext, repositories: Repositories
     revocations,
     twoFactor,
     auditLog,
-    erasureSignal.poke,
+    () => erasureWakeUp.poke(),
   );
   const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
-  const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
+  const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, () => exportWakeUp.poke());
   accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
   return {
     dataExports,
-    exportSignal,
+    exportWakeUp,
+    videoWakeUp,
+    notificationWakeUp,
     accountDeletion,
     accountErasure,
-    erasureSignal,
+    erasureWakeUp,
     readModel,
     revocations,
     sessions,

@@ -2,7 +2,6 @@
 export { ProcessingAbortedError } from './ffmpeg.js';
 export { UPLOAD_KINDS } from './file-kinds.js';
 export { sanitiseImage } from './image-sanitiser.js';
-export { onVideoJobQueued } from './job-signal.js';
 export type { MediaRemoval } from './media-removal.js';
 export { readOnlyLocker, uploadBusy } from './resumable-lock.js';
 export { isStreamLimit, withChunkedBody } from './resumable-store.js';

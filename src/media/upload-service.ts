@@ -14,7 +14,7 @@ import type { ContentRepository } from '../content/content-repository.js';
 import { contentNotFound, findManageableContent } from '../content/access.js';
 import type { NewUploadedFile, UploadedFileRepository } from './uploaded-file-repository.js';
 import type { VideoJobRepository } from './video-job-repository.js';
-import { notifyVideoJobQueued } from './job-signal.js';
+import type { WakeUp } from '../shared/wake-up.js';
 import { contentImageRelPath, originalRelPath, uploadRelPath } from './storage/keys.js';
 import { sanitiseImage, type CleanImage } from './image-sanitiser.js';
 import { withStorageErrors } from './storage-errors.js';
@@ -112,6 +112,8 @@ export class UploadService {
     private readonly uploadedFiles: UploadedFileRepository,
     private readonly contents: ContentRepository,
     private readonly videoJobs: VideoJobRepository,
+    /** Poked when a video job is queued: this node's idle video workers take it at once (jobs/video-worker.ts). */
+    private readonly videoWakeUp: Pick<WakeUp, 'poke'>,
   ) {}
 
   /**
@@ -291,7 +293,7 @@ export class UploadService {
       return locked.uploader_id;
     });
     await this.app.events.publishAndWait('content.changed', { contentId, uploaderId });
-    notifyVideoJobQueued(this.app);
+    this.videoWakeUp.poke();
   }
 
   /**

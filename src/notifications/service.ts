@@ -5,6 +5,7 @@
 // queues Web Push for them in the same claim. Callers poke it with `deliverSoon()` once their
 // transaction has committed; a sweep (jobs/notification-dispatch.ts) catches what a crash between
 // commit and poke left behind, so such a row is pushed late, never twice.
+import type { WakeUp } from '../shared/wake-up.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/client.js';
 import { avatarUrl, displayName } from '../shared/person.js';
@@ -48,6 +49,8 @@ export class NotificationService {
     private readonly settings: SettingsRepository,
     private readonly blocks: BlockRepository,
     private readonly push: PushService,
+    /** Poked by deliverSoon(); jobs/notification-delivery.ts runs the round. */
+    private readonly wakeUp: Pick<WakeUp, 'poke'>,
   ) {}
 
   /**
@@ -176,8 +179,7 @@ export class NotificationService {
 
   /** Pokes delivery without waiting (after a commit that may have written notifications). */
   deliverSoon(): void {
-    if (this.rounds.isStopped) return;
-    void this.deliverPending().catch((err) => this.app.log.warn({ err }, 'notification delivery failed; the sweep retries'));
+    this.wakeUp.poke();
   }
 
   /**

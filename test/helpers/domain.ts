@@ -4,6 +4,7 @@
 // over it (createRepositories of src/services.ts). A test builds the service it tests with `new`,
 // from these repositories, as the composition root does: what a service reaches is exactly what
 // its constructor takes, and nothing of our database is mocked.
+import { WakeUp } from '../../src/shared/wake-up.js';
 import { afterAll, beforeAll } from 'vitest';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createMediaStore } from '../../src/media/storage/create-store.js';
@@ -67,7 +68,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
     notifications() {
       if (!built) {
         const push = new PushService(app, repositories.push, repositories.serviceSecrets, new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS));
-        built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push) };
+        built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push, new WakeUp()) };
       }
       return built.notifications;
     },
