@@ -14,14 +14,23 @@ export interface RunningJobs {
   stop(timeoutMs: number): Promise<void>;
 }
 
+/** The services each long-running worker uses (its start function's parameter type checks the list). */
+export const WORKER_SERVICES = {
+  videoWorkers: ['videoJobs', 'videoProcessor', 'videoWakeUp'],
+  notificationDelivery: ['notifications', 'notificationWakeUp', 'push'],
+  savedSearchMatching: ['savedSearchMatcher'],
+  accountErasure: ['accountErasure', 'erasureWakeUp'],
+  dataExports: ['dataExports', 'exportWakeUp'],
+} as const satisfies Record<string, readonly (keyof Services)[]>;
+
 export async function startJobs(app: AppContext, services: Services, observeVideoRun?: VideoRunObserver): Promise<RunningJobs> {
   // Each worker is given the services it declares; the scheduler hands each cron job its own.
-  const videoWorkers = startVideoWorkers(app, pick(services, ['videoJobs', 'videoProcessor', 'videoWakeUp']), observeVideoRun);
+  const videoWorkers = startVideoWorkers(app, pick(services, WORKER_SERVICES.videoWorkers), observeVideoRun);
   const scheduler = app.config.SCHEDULER_ENABLED ? startScheduler({ app, services }) : null;
-  const notificationDelivery = startNotificationDelivery(app, pick(services, ['notifications', 'notificationWakeUp', 'push']));
-  const savedSearchMatching = startSavedSearchMatching(app, pick(services, ['savedSearchMatcher']));
-  const accountErasure = startAccountErasure(app, pick(services, ['accountErasure', 'erasureWakeUp']));
-  const dataExports = startDataExports(app, pick(services, ['dataExports', 'exportWakeUp']));
+  const notificationDelivery = startNotificationDelivery(app, pick(services, WORKER_SERVICES.notificationDelivery));
+  const savedSearchMatching = startSavedSearchMatching(app, pick(services, WORKER_SERVICES.savedSearchMatching));
+  const accountErasure = startAccountErasure(app, pick(services, WORKER_SERVICES.accountErasure));
+  const dataExports = startDataExports(app, pick(services, WORKER_SERVICES.dataExports));
   return {
     stop: async (timeoutMs) => {
       await accountErasure.stop(timeoutMs);

@@ -13,10 +13,10 @@ export const BASE_MODULES = ['src/shared', 'src/db', 'src/config'] as const;
 export const COMPOSITION_ROOTS = ['src/services.ts', 'service.ts', 'main.ts'] as const;
 
 /** Every .ts/.mts/.mjs file under `dir` (project-relative, posix separators). */
-export function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string, root = ROOT): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+    for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const child = path.posix.join(rel, entry.name);
       if (entry.isDirectory()) walk(child);
       else if (/\.(m?ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.mts')) out.push(child);
@@ -27,18 +27,18 @@ export function sourceFiles(dir: string): string[] {
 }
 
 /** The product code: the domain, its doors and the root files (tests, benches and scripts left out). */
-export function productFiles(): string[] {
-  const rootFiles = fs.readdirSync(ROOT).filter((name) => /\.m?ts$/.test(name) && !name.endsWith('.config.ts'));
-  return [...rootFiles.sort(), ...['src', ...DOORS].flatMap(sourceFiles)];
+export function productFiles(root = ROOT): string[] {
+  const rootFiles = fs.readdirSync(root).filter((name) => /\.m?ts$/.test(name) && !name.endsWith('.config.ts'));
+  return [...rootFiles.sort(), ...['src', ...DOORS].flatMap((dir) => sourceFiles(dir, root))];
 }
 
 /** Where a relative specifier of `from` lands, or null for a package or a file that is not code. */
-function resolve(from: string, specifier: string): string | null {
+function resolve(from: string, specifier: string, root: string): string | null {
   if (!specifier.startsWith('.')) return null;
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
   const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts'), `${target}.ts`, `${target}/index.ts`];
   for (const candidate of candidates) {
-    if (/\.(m?ts|mjs)$/.test(candidate) && fs.existsSync(path.join(ROOT, candidate)) && fs.statSync(path.join(ROOT, candidate)).isFile()) return candidate;
+    if (/\.(m?ts|mjs)$/.test(candidate) && fs.existsSync(path.join(root, candidate)) && fs.statSync(path.join(root, candidate)).isFile()) return candidate;
   }
   return null;
 }
@@ -50,17 +50,17 @@ export interface ImportEdge {
 }
 
 /** The project files `file` imports or re-exports (type-only and dynamic imports included). */
-export function importsOf(file: string): ImportEdge[] {
-  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+export function importsOf(file: string, root = ROOT): ImportEdge[] {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
   const info = ts.preProcessFile(text, true, true);
   const edges: ImportEdge[] = [];
   for (const ref of info.importedFiles) {
-    const to = resolve(file, ref.fileName);
+    const to = resolve(file, ref.fileName, root);
     if (to) edges.push({ from: file, to, specifier: ref.fileName });
   }
   // `import('./x.js').Type` in a type position is not a call the pre-processor reports.
   for (const m of text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
-    const to = resolve(file, m[1]);
+    const to = resolve(file, m[1], root);
     if (to && !edges.some((e) => e.to === to)) edges.push({ from: file, to, specifier: m[1] });
   }
   return edges;
@@ -91,8 +91,10 @@ export interface ImportGraph {
   edges: ImportEdge[];
 }
 
-export function buildGraph(files = productFiles()): ImportGraph {
-  return { files, edges: files.flatMap(importsOf) };
+/** The import graph of the product code of the checkout at `root` (this one by default). */
+export function buildGraph(root = ROOT): ImportGraph {
+  const files = productFiles(root);
+  return { files, edges: files.flatMap((file) => importsOf(file, root)) };
 }
 
 /** Strongly connected components of more than one file (or a file importing itself), among `files`. */

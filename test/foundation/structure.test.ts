@@ -7,30 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildGraph, circles, moduleOf, mutualPairs, violations, type ImportGraph } from '../../scripts/import-graph.js';
+import { ROOT, buildGraph, circles, moduleOf, mutualPairs, productFiles as graphFiles, sourceFiles, violations, type ImportGraph } from '../../scripts/import-graph.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const COMPOSITION_ROOT = 'src/services.ts';
 const DOORS = ['http', 'realtime', 'jobs'];
 
-/** Every .ts/.mts file under `dir` (relative to the project), as project-relative paths. */
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
-      const child = path.posix.join(rel, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (/\.m?ts$/.test(entry.name)) out.push(child);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
 /** The project's code outside the tests: the domain, its doors, the benches and the root files. */
 function productFiles(): string[] {
-  const rootFiles = fs.readdirSync(ROOT).filter((name) => /\.m?ts$/.test(name) && !name.endsWith('.config.ts'));
-  return [...rootFiles, ...['src', ...DOORS, 'bench', 'scripts'].filter((d) => fs.existsSync(path.join(ROOT, d))).flatMap(sourceFiles)];
+  return [...graphFiles(), ...['bench', 'scripts'].filter((d) => fs.existsSync(path.join(ROOT, d))).flatMap((d) => sourceFiles(d))];
 }
 
 const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
@@ -40,14 +24,6 @@ function matchingLines(rel: string, pattern: RegExp): string[] {
   return read(rel)
     .split('\n')
     .flatMap((line, i) => (pattern.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : []));
-}
-
-/** The module specifiers `rel` imports or re-exports (static and dynamic). */
-function importedSpecifiers(rel: string): string[] {
-  const text = read(rel);
-  const specifiers: string[] = [];
-  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) specifiers.push(m[1]);
-  return specifiers;
 }
 
 describe('structure: repositories are given to services, built only in the composition root', () => {
@@ -70,16 +46,9 @@ describe('structure: repositories are given to services, built only in the compo
 
 describe('structure: the domain knows none of its doors', () => {
   it(`has no import from ${DOORS.map((d) => `${d}/`).join(', ')} in src/`, () => {
-    const doorDirs = DOORS.map((d) => path.join(ROOT, d) + path.sep);
-    const crossings = sourceFiles('src').flatMap((rel) =>
-      importedSpecifiers(rel)
-        .filter((spec) => spec.startsWith('.'))
-        .filter((spec) => {
-          const target = path.resolve(ROOT, path.dirname(rel), spec);
-          return doorDirs.some((dir) => target.startsWith(dir));
-        })
-        .map((spec) => `${rel} imports ${spec}`),
-    );
+    const crossings = buildGraph()
+      .edges.filter((e) => e.from.startsWith('src/') && DOORS.includes(e.to.split('/')[0]))
+      .map((e) => `${e.from} imports ${e.specifier}`);
     expect(crossings).toEqual([]);
   });
 });
