@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Namespace, Server, Socket } from 'socket.io';
 import type { Caller } from '../src/auth/caller.js';
 import type { ErrorDetails } from '../src/shared/errors.js';
-import type { AreaWatch } from '../src/content/live-schemas.js';
+import type { AreaWatch } from '../src/content/live/schemas.js';
 import type { namespaces } from './namespaces/index.js';
 import type { commonPushes } from './namespace.js';
 import type { FeedInterServerEvents } from './namespaces/feed.js';

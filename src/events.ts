@@ -10,8 +10,8 @@ import type { VideoSummary } from './media/video-summary.js';
 import type { NotificationView } from './notifications/types.js';
 import type { EventBus } from './shared/events.js';
 import type { FollowCreated } from './follows/follow-event.js';
-import type { PublishedItem } from './content/live-feed.js';
-import type { ContentStats } from './content/live-schemas.js';
+import type { PublishedItem } from './content/live/feed.js';
+import type { ContentStats } from './content/live/schemas.js';
 
 export interface DomainEvents {
   /**
@@ -65,9 +65,9 @@ export interface DomainEvents {
   'user.changed': { userId: string };
   /** The permissions a role holds (or the roles that exist) changed. */
   'role.permissions.changed': Record<string, never>;
-  /** An item went live (its video is processed), in every language (src/content/live-publishes.ts). */
+  /** An item went live (its video is processed), in every language (src/content/live/publishes.ts). */
   'content.published': PublishedItem;
-  /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live-counts.ts). */
+  /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live/counts.ts). */
   'content.stats': ContentStats;
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };

@@ -1,19 +1,19 @@
 // /feed: the live feed (CONTRACT §15, docs/feed.md).
 // - `feed:new`: each socket joins, at connect, one room per uploader the caller follows
 //   (`author:<id>`; kept current by follow.created / follow.deleted on every node), so a publish
-//   (`content.published`, src/content/live-publishes.ts) is one adapter broadcast per language to
+//   (`content.published`, src/content/live/publishes.ts) is one adapter broadcast per language to
 //   one room, however many followers the uploader has. The uploader never follows themselves, so
 //   never hears their own publish.
 // - `content:watch` → `content:stats`: watchers sit in `watch:<id>`; which changes count and how
-//   often they are sent is the domain's (src/content/live-counts.ts): it publishes `content.stats`
+//   often they are sent is the domain's (src/content/live/counts.ts): it publishes `content.stats`
 //   when this node's watchers are due, and this door delivers it to this node's sockets only.
 // - `area:watch` → `listing:new`: each node files its sockets' viewports in a grid index
 //   (feed-viewport-index.ts, beside this file) and tests a published item's point against the few
 //   viewports filed in its cells.
 // For counts and listings the node where a change happens tells the others (serverSideEmit: one
 // message per count change, one per located publish) and every node delivers to its own sockets.
-import type { PublishedItem } from '../../src/content/live-feed.js';
-import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage, type AreaWatch } from '../../src/content/live-schemas.js';
+import type { PublishedItem } from '../../src/content/live/feed.js';
+import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage, type AreaWatch } from '../../src/content/live/schemas.js';
 import { viewportAround } from '../../src/content/viewport.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
 import type { RealtimeSocket } from '../events.js';

@@ -4,10 +4,10 @@
 // watchers: the node where a change happens tells the others (through the realtime door's port),
 // and every node reads the counts only for items its sockets watch. What is due is published as
 // `content.stats` on this node's bus; the door delivers it to this node's watchers alone.
-import type { AppContext } from '../context.js';
-import { KeyedThrottle } from '../shared/keyed-throttle.js';
-import type { ContentLiveFeed } from './live-feed.js';
-import type { ContentStats } from './live-schemas.js';
+import type { AppContext } from '../../context.js';
+import { KeyedThrottle } from '../../shared/keyed-throttle.js';
+import type { ContentLiveFeed } from './feed.js';
+import type { ContentStats } from './schemas.js';
 
 /** CONTRACT §15: at most one `content:stats` per item per second. */
 export const STATS_INTERVAL_MS = 1000;

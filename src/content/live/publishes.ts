@@ -2,8 +2,8 @@
 // as published, in every language, and announced as `content.published`, from which the realtime
 // door pushes `feed:new` to the uploader's followers and `listing:new` to the viewports around it.
 // An item that is gone or not published by then is announced to nobody.
-import type { AppContext } from '../context.js';
-import type { ContentLiveFeed } from './live-feed.js';
+import type { AppContext } from '../../context.js';
+import type { ContentLiveFeed } from './feed.js';
 
 export class LivePublishes {
   constructor(
