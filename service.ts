@@ -8,12 +8,11 @@ import type { AppContext } from './src/context.js';
 import { openDatabase } from './src/db/client.js';
 import { applyMigrations, STARTUP_LOCK_KEY } from './src/db/migrate.js';
 import { createLogger, type Logger } from './src/shared/logger.js';
-import { EventBus } from './src/shared/events.js';
-import type { DomainEvents } from './src/events.js';
+import { DomainEventBus } from './src/event-bus.js';
 import { createSmsProvider } from './src/sms/provider.js';
 import { createMediaStore } from './src/media/storage/create-store.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createRepositories, createServices, type ServiceSeams, type Services } from './src/services.js';
+import { createRepositories, createServices, startLiveServices, type ServiceSeams, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -89,7 +88,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       config,
       database,
       log,
-      events: new EventBus<DomainEvents>(log),
+      events: new DomainEventBus(log),
       sms: createSmsProvider(config),
       media: createMediaStore(config, metrics.observeStore),
     };
@@ -144,6 +143,9 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
     instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL), adapterStats: () => realtime.adapterStats() });
+    // The domain's long-lived services, on the door's ports; before the jobs, whose video worker
+    // publishes what they follow.
+    const stopLiveServices = startLiveServices(services, realtime.ports);
     const jobCounters = jobMetrics(metrics.registry, app, services);
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 
@@ -167,6 +169,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         services.resumableUploads.stop();
+        stopLiveServices();
         await realtime.close();
         services.revocations.close();
         services.listingIndex.stop();

@@ -11,7 +11,7 @@ import type { ErrorDetails } from '../src/shared/errors.js';
 import type { AreaWatch } from '../src/content/live/schemas.js';
 import type { namespaces } from './namespaces/index.js';
 import type { commonPushes } from './namespace.js';
-import type { FeedInterServerEvents } from './namespaces/feed.js';
+import type { InterServerEvents } from './inter-server.js';
 
 export interface AckError {
   ok: false;
@@ -50,7 +50,7 @@ type EachServer<D> = D extends { pushes: object } ? ServerEventsOf<D> : never;
  */
 export type ClientEvents = UnionToIntersection<EachClient<Declaration>>;
 export type ServerEvents = UnionToIntersection<EachServer<Declaration>>;
-type InterServerEvents = FeedInterServerEvents;
+
 
 /** What the handshake leaves on every socket. */
 export interface SocketData {

@@ -9,7 +9,8 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
-import type { Services } from '../src/services.js';
+import type { LivePorts, Services } from '../src/services.js';
+import { realtimePorts } from './ports.js';
 import type { Caller } from '../src/auth/caller.js';
 import { commonHandshake } from './handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
@@ -34,6 +35,8 @@ export interface Realtime {
   close(): Promise<void>;
   /** The `rooms` adapter's counters (subscriptions, outbox), null with another adapter. */
   adapterStats(): RoomsAdapterStats | null;
+  /** What the door offers the domain's long-lived services (the composition root starts them on it). */
+  ports: LivePorts;
 }
 
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
@@ -82,7 +85,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.
-    app.events.subscribe('session.revoked', ({ sessionId, here }) => {
+    app.events.handle('session.revoked', 'realtime session-end', ({ sessionId, here }) => {
       for (const name of NAMESPACES) (here ? io.of(name) : io.of(name).local).in(rooms.session(sessionId)).disconnectSockets(true);
     }),
   ];
@@ -94,6 +97,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
   const persisted = () => built.redis?.flush() ?? Promise.resolve();
   return {
     io: built.io,
+    ports: realtimePorts(built.io, Boolean(app.config.REDIS_URL)),
     adapterStats: () => built.redis?.stats?.() ?? null,
     handOver: () => handOverSockets(built.io, persisted, app.config.SHUTDOWN_TIMEOUT_MS, app.log),
     close: () =>

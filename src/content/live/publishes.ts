@@ -13,7 +13,7 @@ export class LivePublishes {
 
   /** Starts announcing; the returned function stops. */
   start(): () => void {
-    return this.app.events.subscribe('video.completed', async ({ contentId }) => {
+    return this.app.events.handle('video.completed', 'live-publishes', async ({ contentId }) => {
       const published = await this.liveFeed.publishedItem(contentId);
       if (published) this.app.events.publish('content.published', published);
     });
