@@ -25,7 +25,7 @@ import { NodeMetrics } from './metrics.js';
 import { transportDecision, transportState } from './http/transport.js';
 import { httpMetrics } from './http/metrics.js';
 import { registerMetricsRoute } from './http/metrics-route.js';
-import { instrumentRealtime } from './realtime/metrics.js';
+import { instrumentRealtime } from './realtime/transport/metrics.js';
 import { jobMetrics } from './jobs/metrics.js';
 
 /** The longest a Redis command waits for its answer. */

@@ -27,7 +27,7 @@ type AckDataOf<E> = E extends { ack: infer A } ? (A extends z.ZodType ? z.output
 
 type PushMap<P> = { [K in keyof P & string]: (payload: PayloadOf<P[K]>) => void };
 
-/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/recovery.ts). */
+/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/transport/recovery.ts). */
 export type CommonServerEvents = PushMap<typeof commonPushes>;
 
 /** What a namespace's server emits: its pushes, and the common ones. */

@@ -25,8 +25,8 @@ import type { DomainEvents } from '../src/events.js';
 import type { DomainEventName } from '../src/event-handlers.js';
 import { EVERYONE, type Audience, type LiveAudience } from '../src/live/audience.js';
 import type { RealtimeNamespace, RealtimeSocket } from './events.js';
-import type { NamespaceEdge, Undo } from './socket-edge.js';
-import { inOrder } from './in-order.js';
+import type { NamespaceEdge, Undo } from './transport/socket-edge.js';
+import { inOrder } from './transport/in-order.js';
 import { rooms } from './rooms.js';
 
 export type NamespaceName = `/${string}`;
@@ -187,7 +187,7 @@ export function push<S extends z.ZodType, E extends DomainEventName, Node>(
 /** A change of room membership a domain event causes, made through the adapter (every node). */
 export type RoomUpkeep = { [E in DomainEventName]?: (event: DomainEvents[E], nsp: RealtimeNamespace) => void };
 
-/** The pushes of every namespace, listed before its own (realtime/recovery.ts sends them). */
+/** The pushes of every namespace, listed before its own (realtime/transport/recovery.ts sends them). */
 export const commonPushes = {
   // To a socket that connects fresh.
   'recovery:ready': push({
@@ -208,7 +208,7 @@ export interface NamespaceDeclaration<Node, State, Uses extends keyof Services, 
   rooms?: RoomUpkeep;
   /** Once per node, when the server starts: the door's own node-local bookkeeping its handlers share. */
   start?: (ctx: NodeContext<undefined, Uses>) => Node;
-  /** This namespace's handshake step, after the common ones (realtime/handshake.ts). */
+  /** This namespace's handshake step, after the common ones (realtime/transport/handshake.ts). */
   handshake?: (socket: RealtimeSocket, ctx: NodeContext<Node, Uses>) => Promise<Undo | void> | Undo | void;
   /** Every socket that connects (new, or restored by recovery): what its handlers keep. */
   connect?: (socket: RealtimeSocket, ctx: NodeContext<Node, Uses>) => State;

@@ -1,8 +1,8 @@
 // Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication and
-// connection limits (realtime/handshake.ts), every handler behind one edge (realtime/socket-edge.ts:
+// connection limits (realtime/transport/handshake.ts), every handler behind one edge (realtime/transport/socket-edge.ts:
 // rate limits, clients that go away), session revocation, connection state recovery for its owner
-// only (realtime/recovery.ts, recovery-owner.ts), the hand-over of sockets on stop
-// (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
+// only (realtime/transport/recovery.ts, recovery-owner.ts), the hand-over of sockets on stop
+// (realtime/transport/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
 // domain events (the REST, socket and job paths all publish them), so a push works the same
 // whichever path caused it, on every node.
 import type { TemplatedApp } from 'uWebSockets.js';
@@ -12,19 +12,19 @@ import type { AppContext } from '../src/context.js';
 import type { LivePorts, Services } from '../src/services.js';
 import { realtimePorts } from './ports.js';
 import type { Caller } from '../src/auth/caller.js';
-import { commonHandshake } from './handshake.js';
+import { commonHandshake } from './transport/handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
-import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
-import type { RoomsAdapterStats } from './rooms-adapter.js';
-import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
-import { checkRecoveryClaims } from './recovery-owner.js';
-import { ConnectionLimit } from './connection-limit.js';
-import { NamespaceEdge } from './socket-edge.js';
-import { handOverSockets } from './handover.js';
-import { attachToUws, closeServer } from './uws-binding.js';
+import { redisAdapter, type RedisAdapter } from './transport/redis-adapter.js';
+import type { RoomsAdapterStats } from './transport/rooms-adapter.js';
+import { connectionStateRecovery, recoverable, type AdapterFactory } from './transport/recovery.js';
+import { checkRecoveryClaims } from './transport/recovery-owner.js';
+import { ConnectionLimit } from './transport/connection-limit.js';
+import { NamespaceEdge } from './transport/socket-edge.js';
+import { handOverSockets } from './transport/handover.js';
+import { attachToUws, closeServer } from './transport/uws-binding.js';
 import type { RealtimeServer } from './events.js';
 import { rooms } from './rooms.js';
-import { socketRateLimit } from './socket-rate-limit.js';
+import { socketRateLimit } from './transport/socket-rate-limit.js';
 import { NAMESPACES, namespaces } from './namespaces/index.js';
 import { HSTS, overHttps } from '../src/shared/transport-security.js';
 

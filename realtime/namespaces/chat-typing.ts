@@ -8,7 +8,7 @@ import type { Logger } from '../../src/shared/logger.js';
 import type { RealtimeSocket } from '../events.js';
 import { rooms } from '../rooms.js';
 import type { LiveAudience } from '../../src/live/audience.js';
-import { inOrder } from '../in-order.js';
+import { inOrder } from '../transport/in-order.js';
 
 /** A start not renewed within this long ends by itself (CONTRACT §18). */
 export const TYPING_EXPIRY_MS = 6_000;

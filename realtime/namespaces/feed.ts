@@ -14,7 +14,7 @@
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/live/schemas.js';
 import { LANGUAGES, type Language } from '../../src/content/values.js';
 import { rooms } from '../rooms.js';
-import { refuse } from '../socket-edge.js';
+import { refuse } from '../transport/socket-edge.js';
 import { clientEvents, defineNamespace, push } from '../namespace.js';
 import { FeedViewportSockets } from './feed-viewport-sockets.js';
 

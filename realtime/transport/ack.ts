@@ -2,10 +2,10 @@
 // text, then the zod schema), and an error turned into the ack `{ok:false, error_code, message}`.
 // Unexpected errors are logged and answered as `server.error.internal` (no internals leak).
 import type { z } from 'zod';
-import { storableText } from '../src/shared/storable-text.js';
-import type { Logger } from '../src/shared/logger.js';
-import { failureLogLevel, toAppError, validationError } from '../src/shared/error-mapping.js';
-import type { AckError } from './events.js';
+import { storableText } from '../../src/shared/storable-text.js';
+import type { Logger } from '../../src/shared/logger.js';
+import { failureLogLevel, toAppError, validationError } from '../../src/shared/error-mapping.js';
+import type { AckError } from '../events.js';
 
 /** The same mapping as REST answers (http/envelope.ts): an AppError as it is, an outage as 503, the rest as 500. */
 export function toAckError(err: unknown, log: Logger): AckError {
