@@ -24,7 +24,7 @@ import type { Caller } from '../src/auth/caller.js';
 import type { DomainEvents } from '../src/events.js';
 import type { DomainEventName } from '../src/event-handlers.js';
 import { EVERYONE, type Audience, type LiveAudience } from '../src/live/audience.js';
-import type { RealtimeNamespace, RealtimeSocket } from './events.js';
+import type { RealtimeNamespace, RealtimeSocket } from './socket-types.js';
 import type { NamespaceEdge, Undo } from './transport/socket-edge.js';
 import { inOrder } from './transport/in-order.js';
 import { rooms } from './rooms.js';

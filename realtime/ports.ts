@@ -6,7 +6,7 @@
 // - /notifications: whether a user has a socket on any node (src/push/service.ts sends Web Push
 //   only to users with none).
 import type { LivePorts } from '../src/services.js';
-import type { RealtimeServer } from './events.js';
+import type { RealtimeServer } from './socket-types.js';
 import { rooms } from './rooms.js';
 
 /** How long a presence question may wait for the other nodes before Web Push sends anyway. */

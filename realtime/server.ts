@@ -22,7 +22,8 @@ import { ConnectionLimit } from './transport/connection-limit.js';
 import { NamespaceEdge } from './transport/socket-edge.js';
 import { handOverSockets } from './transport/handover.js';
 import { attachToUws, closeServer } from './transport/uws-binding.js';
-import type { RealtimeServer } from './events.js';
+import type { RealtimeServer } from './socket-types.js';
+import type { TypedRealtimeServer } from './events.js';
 import { rooms } from './rooms.js';
 import { socketRateLimit } from './transport/socket-rate-limit.js';
 import { NAMESPACES, namespaces } from './namespaces/index.js';
@@ -58,13 +59,15 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   else if (redis.recovers) adapter = recoverable(redis.factory, config.REALTIME_ADAPTER === 'rooms' ? 'rooms' : 'stream');
   else adapter = redis.factory;
   const recovers = !redis || redis.recovers;
-  const io: RealtimeServer = new Server({
+  const typed: TypedRealtimeServer = new Server({
     serveClient: false,
     maxHttpBufferSize: MAX_PACKET_BYTES,
     cors: { origin: origins },
     adapter,
     ...(recovers ? { connectionStateRecovery } : {}),
   });
+  // Built with the maps the declarations derive; their code reaches it through the open types.
+  const io: RealtimeServer = typed;
 
   // Every namespace: the common handshake steps first, then the namespace's own.
   const limit = new ConnectionLimit();

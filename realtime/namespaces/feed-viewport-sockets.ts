@@ -6,7 +6,7 @@ import type { AreaWatch } from '../../src/content/live/schemas.js';
 import type { PublishedItem } from '../../src/content/live/feed.js';
 import { viewportAround } from '../../src/content/viewport.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
-import type { RealtimeSocket } from '../events.js';
+import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';
 import type { SocketEmit } from '../namespace.js';
 import { ViewportIndex } from './viewport-index.js';

@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller, CallerResolver } from '../../src/auth/caller.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
-import type { RealtimeSocket } from '../events.js';
+import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';
 import { refuse, type HandshakeStep } from './socket-edge.js';
 

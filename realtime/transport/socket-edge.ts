@@ -19,7 +19,7 @@ import type { Caller } from '../../src/auth/caller.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { AppError, notFound } from '../../src/shared/errors.js';
 import { parsePayload, toAckError } from './ack.js';
-import type { RealtimeNamespace, RealtimeSocket } from '../events.js';
+import type { RealtimeNamespace, RealtimeSocket } from '../socket-types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
 
 /** A refused handshake as the client sees it: `connect_error` with this message and `data.error_code`. */
