@@ -217,7 +217,11 @@ export interface NamespaceDeclaration<Node, State, Uses extends keyof Services, 
 /** What the door gives every namespace's machinery: the app, and who may have a push. */
 export interface DoorDeps {
   app: AppContext;
-  services: Services;
+  /**
+   * The door's services: `liveAudience` for the pushes, and those each namespace declared in `uses`
+   * (realtime/server.ts RealtimeServices is their union, so the compiler sees each one given).
+   */
+  services: Pick<Services, 'liveAudience'> & Partial<Services>;
 }
 
 export interface Mountable {
@@ -245,7 +249,7 @@ export function defineNamespace<Node = undefined, State = undefined, Uses extend
 }
 
 /** Only the services the namespace said it uses. */
-function servicesFor<Uses extends keyof Services>(services: Services, uses: readonly Uses[]): Pick<Services, Uses> {
+function servicesFor<Uses extends keyof Services>(services: Partial<Services>, uses: readonly Uses[]): Pick<Services, Uses> {
   return Object.fromEntries(uses.map((name) => [name, services[name]])) as Pick<Services, Uses>;
 }
 
