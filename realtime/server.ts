@@ -1,10 +1,11 @@
-// Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication and
-// connection limits (realtime/transport/handshake.ts), every handler behind one edge (realtime/transport/socket-edge.ts:
-// rate limits, clients that go away), session revocation, connection state recovery for its owner
-// only (realtime/transport/recovery.ts, recovery-owner.ts), the hand-over of sockets on stop
-// (realtime/transport/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
-// domain events (the REST, socket and job paths all publish them), so a push works the same
-// whichever path caused it, on every node.
+// Socket.IO for the service: the declared namespaces of CONTRACT §7 (realtime/namespaces/) put on
+// the transport (realtime/transport/): handshake authentication and connection limits
+// (handshake.ts), every handler behind one edge (socket-edge.ts: rate limits, clients that go
+// away), session revocation, connection state recovery for its owner only (recovery.ts,
+// recovery-owner.ts), the hand-over of sockets on stop (handover.ts), and a Redis adapter when
+// REDIS_URL is set. Pushes are driven by domain events (the REST, socket and job paths all
+// publish them), so a push works the same whichever path caused it, on every node. The door
+// offers the domain's long-lived services its ports (ports.ts); it starts none of them.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
