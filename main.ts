@@ -42,7 +42,7 @@ try {
   };
   // Last line of defence (CONTRACT §19: nothing one client does may end the process): a promise
   // rejected with nobody to handle it is a bug to fix, not a reason to drop every other client.
-  // Realtime handlers catch at their edge (realtime/socket-edge.ts); this logs what slips through.
+  // Realtime handlers catch at their edge (realtime/transport/socket-edge.ts); this logs what slips through.
   process.on('unhandledRejection', (reason) => {
     service.app.log.error({ err: reason }, 'unhandled rejection (the node keeps serving)');
   });

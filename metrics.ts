@@ -1,7 +1,7 @@
 // The node's metrics (GET /metrics, docs/operations.md): one prom-client registry per node — not
 // the library's global one, since tests run several nodes in one process — holding the database
 // and transport collectors made here and those each door adds (http/metrics.ts,
-// realtime/metrics.ts, jobs/metrics.ts). Process-wide figures (event-loop delay, heap, CPU, GC)
+// realtime/transport/metrics.ts, jobs/metrics.ts). Process-wide figures (event-loop delay, heap, CPU, GC)
 // describe the process, not a node, so they are collected once per process in a registry of
 // their own and rendered beside the node's. The domain (src/) knows nothing of this: the database
 // takes a query observer and reports its pool use.

@@ -9,12 +9,11 @@ import { openDatabase } from './src/db/client.js';
 import { applyMigrations, STARTUP_LOCK_KEY } from './src/db/migrate.js';
 import { createLogger, type Logger } from './src/shared/logger.js';
 import { pick } from './src/shared/pick.js';
-import { EventBus } from './src/shared/events.js';
-import type { DomainEvents } from './src/events.js';
+import { DomainEventBus } from './src/event-bus.js';
 import { createSmsProvider } from './src/sms/provider.js';
 import { createMediaStore } from './src/media/storage/create-store.js';
 import { ensureAdministrator, seedRolesAndPermissions } from './src/authorization/seed.js';
-import { createRepositories, createServices, type ServiceSeams, type Services } from './src/services.js';
+import { createRepositories, createServices, startLiveServices, type ServiceSeams, type Services } from './src/services.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { RateLimits } from './http/rate-limit.js';
 import { routeModules } from './http/routes/index.js';
@@ -27,7 +26,7 @@ import { NodeMetrics } from './metrics.js';
 import { transportDecision, transportState } from './http/transport.js';
 import { httpMetrics } from './http/metrics.js';
 import { registerMetricsRoute } from './http/metrics-route.js';
-import { instrumentRealtime } from './realtime/metrics.js';
+import { instrumentRealtime } from './realtime/transport/metrics.js';
 import { jobMetrics } from './jobs/metrics.js';
 
 /** The longest a Redis command waits for its answer. */
@@ -90,7 +89,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       config,
       database,
       log,
-      events: new EventBus<DomainEvents>(log),
+      events: new DomainEventBus(log),
       sms: createSmsProvider(config),
       media: createMediaStore(config, metrics.observeStore),
     };
@@ -145,6 +144,9 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     });
     const realtime = await attachRealtime(http.uws, app, services, rateLimits);
     instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL), adapterStats: () => realtime.adapterStats() });
+    // The domain's long-lived services, on the door's ports; before the jobs, whose video worker
+    // publishes what they follow.
+    const stopLiveServices = startLiveServices(services, realtime.ports);
     const jobCounters = jobMetrics(metrics.registry, app, pick(services, ['videoJobs']));
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
 
@@ -168,6 +170,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
         services.resumableUploads.stop();
+        stopLiveServices();
         await realtime.close();
         services.revocations.close();
         services.listingIndex.stop();

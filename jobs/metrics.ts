@@ -44,8 +44,8 @@ export function jobMetrics(registry: Registry, app: AppContext, services: Pick<S
     registers,
   });
   const stops = [
-    app.events.subscribe('video.completed', () => finished.inc({ result: 'completed' })),
-    app.events.subscribe('video.failed', () => finished.inc({ result: 'failed' })),
+    app.events.handle('video.completed', 'job-metrics', () => finished.inc({ result: 'completed' })),
+    app.events.handle('video.failed', 'job-metrics', () => finished.inc({ result: 'failed' })),
   ];
   return {
     observeVideoRun: (seconds, outcome) => runs.observe({ outcome }, seconds),

@@ -23,7 +23,7 @@ export interface SavedSearchFastPath {
 
 export function startSavedSearchMatching(app: AppContext, services: Pick<Services, 'savedSearchMatcher'>): SavedSearchFastPath {
   const inFlight = new Set<Promise<unknown>>();
-  const unsubscribe = app.events.subscribe('video.completed', ({ contentId }) => {
+  const unsubscribe = app.events.handle('video.completed', 'saved-search-matching', ({ contentId }) => {
     const run = services.savedSearchMatcher
       .matchPublished(contentId)
       .catch((err) => app.log.warn({ err, contentId }, 'saved-search matching failed; the sweep retries'))

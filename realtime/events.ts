@@ -2,32 +2,24 @@
 // (realtime/namespaces/*.ts, realtime/namespace.ts): each pushed event's payload type is the
 // `z.output` of its declared schema, each client event's ack the output of its ack schema.
 // Payloads from clients are `unknown` here on purpose: each handler's payload is parsed with its
-// schema before the handler runs. Nothing here is declared by hand but the ack envelope and what
-// the handshake leaves on a socket.
+// schema before the handler runs. Nothing here is declared by hand. Only the server's own type
+// (realtime/server.ts) reads these maps: the declarations and the transport work on the open
+// socket types of realtime/socket-types.ts, so that nothing they import leads back here.
 import type { z } from 'zod';
-import type { Namespace, Server, Socket } from 'socket.io';
-import type { Caller } from '../src/auth/caller.js';
-import type { ErrorDetails } from '../src/shared/errors.js';
-import type { AreaWatch } from '../src/content/live-schemas.js';
+import type { Server } from 'socket.io';
 import type { namespaces } from './namespaces/index.js';
 import type { commonPushes } from './namespace.js';
-import type { FeedInterServerEvents } from './namespaces/feed.js';
+import type { InterServerEvents, SocketData } from './socket-types.js';
 
-export interface AckError {
-  ok: false;
-  error_code: string;
-  message: string;
-  details?: ErrorDetails;
-}
-export type AckResult<T = undefined> = ([T] extends [undefined] ? { ok: true } : { ok: true; data: T }) | AckError;
-export type Ack<T = undefined> = (result: AckResult<T>) => void;
+export type { Ack, AckError, AckResult } from './transport/ack.js';
+import type { Ack } from './transport/ack.js';
 
 type PayloadOf<P> = P extends { payload: infer S extends z.ZodType } ? z.output<S> : never;
 type AckDataOf<E> = E extends { ack: infer A } ? (A extends z.ZodType ? z.output<A> : undefined) : never;
 
 type PushMap<P> = { [K in keyof P & string]: (payload: PayloadOf<P[K]>) => void };
 
-/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/recovery.ts). */
+/** On every namespace: `recovery:ready`, a freshly connected socket's first recovery offset (realtime/transport/recovery.ts). */
 export type CommonServerEvents = PushMap<typeof commonPushes>;
 
 /** What a namespace's server emits: its pushes, and the common ones. */
@@ -50,15 +42,6 @@ type EachServer<D> = D extends { pushes: object } ? ServerEventsOf<D> : never;
  */
 export type ClientEvents = UnionToIntersection<EachClient<Declaration>>;
 export type ServerEvents = UnionToIntersection<EachServer<Declaration>>;
-type InterServerEvents = FeedInterServerEvents;
 
-/** What the handshake leaves on every socket. */
-export interface SocketData {
-  caller: Caller;
-  /** /feed: the viewport of the last `area:watch`, kept with the session so a recovered socket keeps it. */
-  feedArea?: AreaWatch;
-}
-
-export type RealtimeServer = Server<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
-export type RealtimeNamespace = Namespace<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
-export type RealtimeSocket = Socket<ClientEvents, ServerEvents, InterServerEvents, SocketData>;
+/** The server as the declarations type it (the namespace code itself works on realtime/socket-types.ts). */
+export type TypedRealtimeServer = Server<ClientEvents, ServerEvents, InterServerEvents, SocketData>;

@@ -1,29 +1,32 @@
-// Socket.IO for the service: the namespaces of CONTRACT §7 with handshake authentication and
-// connection limits (realtime/handshake.ts), every handler behind one edge (realtime/socket-edge.ts:
-// rate limits, clients that go away), session revocation, connection state recovery for its owner
-// only (realtime/recovery.ts, recovery-owner.ts), the hand-over of sockets on stop
-// (realtime/handover.ts), and a Redis adapter when REDIS_URL is set. Pushes are driven by
-// domain events (the REST, socket and job paths all publish them), so a push works the same
-// whichever path caused it, on every node.
+// Socket.IO for the service: the declared namespaces of CONTRACT §7 (realtime/namespaces/) put on
+// the transport (realtime/transport/): handshake authentication and connection limits
+// (handshake.ts), every handler behind one edge (socket-edge.ts: rate limits, clients that go
+// away), session revocation, connection state recovery for its owner only (recovery.ts,
+// recovery-owner.ts), the hand-over of sockets on stop (handover.ts), and a Redis adapter when
+// REDIS_URL is set. Pushes are driven by domain events (the REST, socket and job paths all
+// publish them), so a push works the same whichever path caused it, on every node. The door
+// offers the domain's long-lived services its ports (ports.ts); it starts none of them.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server } from 'socket.io';
 import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
-import type { Services } from '../src/services.js';
+import type { LivePorts, Services } from '../src/services.js';
+import { realtimePorts } from './ports.js';
 import type { Caller } from '../src/auth/caller.js';
-import { commonHandshake } from './handshake.js';
+import { commonHandshake } from './transport/handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
-import { redisAdapter, type RedisAdapter } from './redis-adapter.js';
-import type { RoomsAdapterStats } from './rooms-adapter.js';
-import { connectionStateRecovery, recoverable, type AdapterFactory } from './recovery.js';
-import { checkRecoveryClaims } from './recovery-owner.js';
-import { ConnectionLimit } from './connection-limit.js';
-import { NamespaceEdge } from './socket-edge.js';
-import { handOverSockets } from './handover.js';
-import { attachToUws, closeServer } from './uws-binding.js';
-import type { RealtimeServer } from './events.js';
+import { redisAdapter, type RedisAdapter } from './transport/redis-adapter.js';
+import type { RoomsAdapterStats } from './transport/rooms-adapter.js';
+import { connectionStateRecovery, recoverable, type AdapterFactory } from './transport/recovery.js';
+import { checkRecoveryClaims } from './transport/recovery-owner.js';
+import { ConnectionLimit } from './transport/connection-limit.js';
+import { NamespaceEdge } from './transport/socket-edge.js';
+import { handOverSockets } from './transport/handover.js';
+import { attachToUws, closeServer } from './transport/uws-binding.js';
+import type { RealtimeServer } from './socket-types.js';
+import type { TypedRealtimeServer } from './events.js';
 import { rooms } from './rooms.js';
-import { socketRateLimit } from './socket-rate-limit.js';
+import { socketRateLimit } from './transport/socket-rate-limit.js';
 import { NAMESPACES, namespaces } from './namespaces/index.js';
 import { HSTS, overHttps } from '../src/shared/transport-security.js';
 
@@ -34,6 +37,8 @@ export interface Realtime {
   close(): Promise<void>;
   /** The `rooms` adapter's counters (subscriptions, outbox), null with another adapter. */
   adapterStats(): RoomsAdapterStats | null;
+  /** What the door offers the domain's long-lived services (the composition root starts them on it). */
+  ports: LivePorts;
 }
 
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
@@ -44,7 +49,10 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
   return new SessionAwareAdapter(nsp);
 };
 
-function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
+/** What the realtime door is given: the handshake's caller check, who may have a push, and what the namespaces use. */
+export type RealtimeServices = Pick<Services, 'callers' | 'liveAudience' | (typeof namespaces)[number]['uses'][number]>;
+
+function buildRealtime(app: AppContext, services: RealtimeServices, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log, config.REALTIME_OUTBOX_MAX_EVENTS) : null;
@@ -55,13 +63,15 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
   else if (redis.recovers) adapter = recoverable(redis.factory, config.REALTIME_ADAPTER === 'rooms' ? 'rooms' : 'stream');
   else adapter = redis.factory;
   const recovers = !redis || redis.recovers;
-  const io: RealtimeServer = new Server({
+  const typed: TypedRealtimeServer = new Server({
     serveClient: false,
     maxHttpBufferSize: MAX_PACKET_BYTES,
     cors: { origin: origins },
     adapter,
     ...(recovers ? { connectionStateRecovery } : {}),
   });
+  // Built with the maps the declarations derive; their code reaches it through the open types.
+  const io: RealtimeServer = typed;
 
   // Every namespace: the common handshake steps first, then the namespace's own.
   const limit = new ConnectionLimit();
@@ -82,7 +92,7 @@ function buildRealtime(app: AppContext, services: Services, rateLimits: RateLimi
     // A session that ends (logout, revocation) loses its sockets on every node. Every node hears
     // of it without Redis (src/auth/revocations.ts) and drops the sockets it holds; the node that
     // ended it also sends the disconnect through the adapter, for a node that did not hear.
-    app.events.subscribe('session.revoked', ({ sessionId, here }) => {
+    app.events.handle('session.revoked', 'realtime session-end', ({ sessionId, here }) => {
       for (const name of NAMESPACES) (here ? io.of(name) : io.of(name).local).in(rooms.session(sessionId)).disconnectSockets(true);
     }),
   ];
@@ -94,6 +104,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
   const persisted = () => built.redis?.flush() ?? Promise.resolve();
   return {
     io: built.io,
+    ports: realtimePorts(built.io, Boolean(app.config.REDIS_URL)),
     adapterStats: () => built.redis?.stats?.() ?? null,
     handOver: () => handOverSockets(built.io, persisted, app.config.SHUTDOWN_TIMEOUT_MS, app.log),
     close: () =>
@@ -106,7 +117,7 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: Services, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
+export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: RealtimeServices, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws, { nativePublish: app.config.REALTIME_NATIVE_PUBLISH === 'on' });
   // engine.io writes the polling answers (and the websocket upgrade) itself; it asks for extra

@@ -82,13 +82,13 @@ const envSchema = z.object({
   /**
    * `on`: a Socket.IO broadcast to one room without exceptions is encoded once and published to
    * the room's uWebSockets.js topic (uWS copies it to every websocket natively); `off`: written
-   * socket by socket (realtime/uws-binding.ts).
+   * socket by socket (realtime/transport/uws-binding.ts).
    */
   REALTIME_NATIVE_PUBLISH: z.enum(['on', 'off']).default('on'),
   /**
    * With `REALTIME_ADAPTER=rooms`: how many cross-node events a node keeps while Redis is away
    * (CONTRACT §14). Past it the oldest are dropped and, when Redis returns, the other nodes'
-   * sockets in the rooms concerned are disconnected so their clients re-sync (realtime/rooms-adapter.ts).
+   * sockets in the rooms concerned are disconnected so their clients re-sync (realtime/transport/rooms-adapter.ts).
    */
   REALTIME_OUTBOX_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -2,7 +2,7 @@
 // outbound SMS provider and the media store. Nothing here knows about HTTP or sockets.
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
-import type { DomainEventBus } from './events.js';
+import type { DomainEventBus } from './event-bus.js';
 import type { Logger } from './shared/logger.js';
 import type { MediaStore } from './shared/media-store.js';
 import type { SmsProvider } from './sms/index.js';

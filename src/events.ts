@@ -1,17 +1,16 @@
 // DomainEvents: every internal event of the service, by name, with its payload. Services publish
-// them on `app.events` after their change is committed; realtime/ turns them into pushes
-// (CONTRACT §7), jobs may listen too. The compiler checks each publish and each subscriber
-// against this map.
+// them on `app.events` (src/event-bus.ts) after their change is committed; who handles each
+// (realtime/ pushes, jobs, the domain's own services) is listed in src/event-handlers.ts. The
+// compiler checks each publish and each subscriber against this map.
 import type { MessageView } from './chat/message-view.js';
 import type { MessageDeletedView, MessageReactionView, ReadView } from './chat/event-views.js';
 import type { PresenceView } from './presence/presence-view.js';
 import type { CommentView } from './comments/comment-view.js';
 import type { VideoSummary } from './media/video-summary.js';
 import type { NotificationView } from './notifications/types.js';
-import type { EventBus } from './shared/events.js';
 import type { FollowCreated } from './follows/follow-event.js';
-import type { PublishedItem } from './content/live-feed.js';
-import type { ContentStats } from './content/live-schemas.js';
+import type { PublishedItem } from './content/live/feed.js';
+import type { ContentStats } from './content/live/schemas.js';
 
 export interface DomainEvents {
   /**
@@ -65,12 +64,10 @@ export interface DomainEvents {
   'user.changed': { userId: string };
   /** The permissions a role holds (or the roles that exist) changed. */
   'role.permissions.changed': Record<string, never>;
-  /** An item went live (its video is processed), in every language (src/content/live-publishes.ts). */
+  /** An item went live (its video is processed), in every language (src/content/live/publishes.ts). */
   'content.published': PublishedItem;
-  /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live-counts.ts). */
+  /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live/counts.ts). */
   'content.stats': ContentStats;
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
 }
-
-export type DomainEventBus = EventBus<DomainEvents>;

@@ -17,7 +17,7 @@ import { ChatRepository } from './chat/chat-repository.js';
 import { CommentRepository } from './comments/comment-repository.js';
 import { ContentRepository } from './content/content-repository.js';
 import { ContentListingRepository } from './content/listing-repository.js';
-import { LiveContentRepository } from './content/live-repository.js';
+import { LiveContentRepository } from './content/live/repository.js';
 import { FollowRepository } from './follows/follow-repository.js';
 import { BlockRepository } from './blocks/block-repository.js';
 import { BlockService } from './blocks/service.js';
@@ -61,9 +61,9 @@ import { ContentFeed } from './content/feed.js';
 import { ContentListings } from './content/listings.js';
 import { ListingIndex } from './content/listing-index.js';
 import { ListingAnswers } from './content/listing-answers.js';
-import { ContentLiveFeed } from './content/live-feed.js';
-import { LiveCounts } from './content/live-counts.js';
-import { LivePublishes } from './content/live-publishes.js';
+import { ContentLiveFeed } from './content/live/feed.js';
+import { LiveCounts, type CountWatchers } from './content/live/counts.js';
+import { LivePublishes } from './content/live/publishes.js';
 import { LiveAudience } from './live/audience.js';
 import { SavedSearchMatcher } from './saved-searches/matcher.js';
 import { SavedSearchService } from './saved-searches/service.js';
@@ -85,7 +85,7 @@ import { PaymentService } from './payments/service.js';
 import { PresenceService } from './presence/service.js';
 import { createPresenceStore } from './presence/create-store.js';
 import { PublishingService } from './publishing/service.js';
-import { PushService } from './push/service.js';
+import { PushService, type PresenceProbe } from './push/service.js';
 import { OutboundGate, systemResolver, type HostResolver } from './outbound/gate.js';
 import { SettingsService } from './settings/service.js';
 import { StatsRollup } from './stats/rollup.js';
@@ -275,6 +275,27 @@ export interface ServiceSeams {
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
 function configuredPlatformHosts(config: Config): string[] {
   return [config.TIKTOK_API_BASE_URL, config.YOUTUBE_API_BASE_URL, config.YOUTUBE_TOKEN_URL].map((u) => new URL(u).hostname);
+}
+
+/** What the realtime door offers the long-lived services that work on its sockets (realtime/ports.ts). */
+export interface LivePorts {
+  /** This node's watchers of items' counts, and the word between nodes (LiveCounts). */
+  countWatchers: CountWatchers;
+  /** Whether a user has a socket on any node (Web Push goes only to users with none). */
+  userConnected: PresenceProbe;
+}
+
+/**
+ * Starts the long-lived services that follow domain events or the door's sockets: presence's
+ * heartbeat, the announcement of published items, the live counts, Web Push's presence check.
+ * Called once by the composition root (service.ts) once the realtime door is up; the returned
+ * function stops what it started (presence is stopped on its own, first: service.ts says why).
+ */
+export function startLiveServices(services: Services, ports: LivePorts): () => void {
+  services.presence.start();
+  services.push.usePresence(ports.userConnected);
+  const stops = [services.livePublishes.start(), services.liveCounts.start(ports.countWatchers)];
+  return () => stops.forEach((stop) => stop());
 }
 
 /** How long start-up waits for the read model to hear the other nodes (it serves meanwhile, caches off). */

@@ -5,10 +5,11 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/shared/logger.js';
-import type { RealtimeSocket } from '../events.js';
+import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';
 import type { LiveAudience } from '../../src/live/audience.js';
-import { inOrder } from '../in-order.js';
+import type { TypingView } from '../../src/chat/event-views.js';
+import { inOrder } from '../transport/in-order.js';
 
 /** A start not renewed within this long ends by itself (CONTRACT §18). */
 export const TYPING_EXPIRY_MS = 6_000;
@@ -43,7 +44,8 @@ export function socketTyping(socket: RealtimeSocket, live: LiveAudience, log: Lo
   const push = (roomId: string, typing: boolean) =>
     ordered(async () => {
       const { withheld } = await live.apartFrom(userId);
-      socket.to(rooms.chat(roomId)).except(withheld.map(rooms.user)).emit('typing', { roomId, userId, typing });
+      const view: TypingView = { roomId, userId, typing };
+      socket.to(rooms.chat(roomId)).except(withheld.map(rooms.user)).emit('typing', view);
     });
   const stop = (roomId: string) => {
     const timer = timers.get(roomId);

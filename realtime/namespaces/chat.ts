@@ -22,17 +22,20 @@ interface ChatSocket {
   typing: SocketTyping;
 }
 
-const event = clientEvents<ChatNode, ChatSocket>();
+type ChatServices = 'chat' | 'presence' | 'liveAudience';
+
+const event = clientEvents<ChatNode, ChatSocket, ChatServices>();
 
 /** Member of the room: the socket is in it (membership was checked to get there) or the database says so. */
-const memberOf = (ctx: SocketContext<ChatNode, ChatSocket>, roomId: string) =>
+const memberOf = (ctx: SocketContext<ChatNode, ChatSocket, ChatServices>, roomId: string) =>
   ctx.socket.rooms.has(rooms.chat(roomId)) ? Promise.resolve() : ctx.services.chat.assertMember(ctx.caller, roomId);
 
-export const chatNamespace = defineNamespace<ChatNode, ChatSocket>()({
+export const chatNamespace = defineNamespace<ChatNode, ChatSocket, ChatServices>()({
   name: '/chat',
   description:
     'Chat rooms (CONTRACT §7, §8). On connect the socket is already in every room the caller is a member of; ' +
     'rooms made later are joined with `room:join`. A message sent here or over REST is stored once and pushed to every member on every node.',
+  uses: ['chat', 'presence', 'liveAudience'],
 
   // Each handler checks that its socket is still connected before it touches it after an await.
   events: {
@@ -147,10 +150,7 @@ export const chatNamespace = defineNamespace<ChatNode, ChatSocket>()({
     }),
   },
 
-  start({ app, services }): ChatNode {
-    services.presence.start();
-    return { typingLimit: typingRateLimit(app.config.RATE_LIMIT_SCALE) };
-  },
+  start: ({ app }): ChatNode => ({ typingLimit: typingRateLimit(app.config.RATE_LIMIT_SCALE) }),
 
   // Already a member: joined before the connection completes, so messages arrive without
   // asking. Rooms made later are joined with `room:join`. A socket that cannot read its rooms
@@ -177,9 +177,5 @@ export const chatNamespace = defineNamespace<ChatNode, ChatSocket>()({
       services.presence.socketDisconnected(userId);
     });
     return { typing };
-  },
-
-  stop({ services }) {
-    void services.presence.stop();
   },
 });

@@ -10,11 +10,12 @@ import { clientEvents, defineNamespace, push } from '../namespace.js';
 /** Content items one socket may follow at once. */
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 
-const event = clientEvents();
+const event = clientEvents<undefined, undefined, 'comments'>();
 
-export const commentsNamespace = defineNamespace()({
+export const commentsNamespace = defineNamespace<undefined, undefined, 'comments'>()({
   name: '/comments',
   description: 'Live comments of content items: subscribe to an item and receive every comment stored on it (at most 200 items per connection).',
+  uses: ['comments'],
 
   events: {
     'content:subscribe': event({

@@ -1,20 +1,18 @@
 // /notifications: each user's sockets sit in their own room (joined at the handshake) and get
 // `notification:new` for every stored notification (CONTRACT §17), and, as before, `follow:new`
 // when someone follows them and `comment:reply` when someone answers their comment, when their
-// settings let those through (the domain's answer: src/live/audience.ts). It also tells Web Push
-// whether a user is connected, so pushes go only to users with no socket here.
+// settings let those through (the domain's answer: src/live/audience.ts). Whether a user has a
+// socket here (for Web Push) is a port of the door, realtime/ports.ts.
 import { commentViewSchema } from '../../src/comments/comment-view.js';
 import { notificationViewSchema } from '../../src/notifications/types.js';
 import { followCreatedSchema } from '../../src/follows/follow-event.js';
 import { rooms } from '../rooms.js';
 import { defineNamespace, push } from '../namespace.js';
 
-/** How long a presence question may wait for the other nodes before Web Push sends anyway. */
-const PRESENCE_TIMEOUT_MS = 3_000;
-
 export const notificationsNamespace = defineNamespace()({
   name: '/notifications',
   description: "The caller's own notifications: each socket is in the caller's room from the handshake on; nothing to emit.",
+  uses: [],
   events: {},
   pushes: {
     'follow:new': push({
@@ -40,21 +38,5 @@ export const notificationsNamespace = defineNamespace()({
       on: 'notification.created',
       emit: ({ userId, notification }) => ({ to: rooms.user(userId), data: notification }),
     }),
-  },
-
-  // Asked through the adapter, so a socket on any node counts.
-  start({ nsp, services }) {
-    services.push.usePresence(async (userId) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('presence timeout')), PRESENCE_TIMEOUT_MS);
-      });
-      try {
-        const sockets = await Promise.race([nsp.in(rooms.user(userId)).fetchSockets(), timeout]);
-        return sockets.length > 0;
-      } finally {
-        clearTimeout(timer);
-      }
-    });
   },
 });

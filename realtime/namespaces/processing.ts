@@ -9,6 +9,7 @@ import { defineNamespace, push } from '../namespace.js';
 export const processingNamespace = defineNamespace()({
   name: '/processing',
   description: "The caller's resumable uploads and the processing of their videos: each socket is in the caller's room from the handshake on; nothing to emit.",
+  uses: [],
   events: {},
   pushes: {
     'video:progress': push({

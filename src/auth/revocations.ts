@@ -17,7 +17,7 @@
 // - every node drops the ended sessions' sockets (`session.revoked`, published where the session
 //   was ended and on each node that hears of it).
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import type { DomainEventBus } from '../events.js';
+import type { DomainEventBus } from '../event-bus.js';
 import type { Invalidation } from '../read-model/index.js';
 import type { ReadModel } from '../read-model/index.js';
 import type { Logger } from '../shared/logger.js';

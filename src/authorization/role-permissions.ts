@@ -2,7 +2,7 @@
 // asks. A change (on any node) reaches every node's read model as role.permissions.changed and
 // clears this at once; where the nodes cannot tell each other (caches not trusted: see
 // src/read-model/relay.ts) it is read again every UNTRUSTED_MS, as before there was a read model.
-import type { DomainEventBus } from '../events.js';
+import type { DomainEventBus } from '../event-bus.js';
 import type { ReadModel } from '../read-model/index.js';
 import type { RolesRepository } from './roles-repository.js';
 

@@ -3,7 +3,7 @@
 // returns these schemas' output types.
 import { z } from 'zod';
 import { videoSummarySchema } from '../media/video-summary.js';
-import { feedItemSchema, languageBlockSchema } from './live-schemas.js';
+import { feedItemSchema, languageBlockSchema } from './live/schemas.js';
 
 const commonFields = {
   id: z.string(),

@@ -6,7 +6,7 @@ import { fullName } from '../shared/person.js';
 import { videoSummary } from '../media/video-summary.js';
 import type { ContentRow, StoredVideo } from './content-repository.js';
 import { DEFAULT_LANGUAGE, type Language } from './values.js';
-import type { FeedItem } from './live-schemas.js';
+import type { FeedItem } from './live/schemas.js';
 import type { CompletedItem, ListingItem } from './response-schemas.js';
 import type { ContentDetail, DetailBlock } from './detail-schemas.js';
 

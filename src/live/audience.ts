@@ -1,7 +1,7 @@
 // Who a live event reaches, as the domain decides it (CONTRACT §17, §21): the realtime door asks
 // here before it pushes, then only maps the answer onto its rooms. The rules:
 // - what a user does (a message, an edit, a deletion, a reaction, a read position, a comment, a
-//   published item, a follow, a reply) reaches nobody on either side of a block with them:
+//   published item (in the feed or in a watched viewport), a follow, a reply) reaches nobody on either side of a block with them:
 //   "no live event of one reaches the other". The blocked user thus hears nothing live of the
 //   blocker either, though their listings still show the blocker's things;
 // - presence and typing likewise, and never the user's own sockets;
@@ -11,6 +11,7 @@
 import type { BlockService } from '../blocks/service.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { DomainEvents } from '../events.js';
+import type { PublishedItem } from '../content/live/feed.js';
 
 /** A push goes ahead, except to the sockets of `withheld` users. */
 export interface Audience {
@@ -34,6 +35,15 @@ export class LiveAudience {
   /** Presence, typing and read positions of `userId`: not to their own sockets, nor to either side of a block. */
   async apartFrom(userId: string): Promise<Audience> {
     return { withheld: [userId, ...(await this.blocks.eitherWayOf(userId))] };
+  }
+
+  /**
+   * `listing:new`: an item with no place on the map is in no viewport, so nobody; else as what its
+   * uploader does (not to either side of a block with them, CONTRACT §21).
+   */
+  async newListing(published: PublishedItem): Promise<Audience | null> {
+    if (published.latitude === null || published.longitude === null) return null;
+    return this.ofActor(published.uploaderId);
   }
 
   /** `follow:new` goes to the followed user when they want follow notifications; null: nobody. */

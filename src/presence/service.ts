@@ -32,7 +32,7 @@ export class PresenceService {
     private readonly blocks: BlockService,
   ) {
     // privacy.show_presence changed: the rooms that see the user hear the state as it now reads.
-    app.events.subscribe('presence.visibility_changed', ({ userId, shown }) => this.inTurn(userId, () => this.visibilityChanged(userId, shown)));
+    app.events.handle('presence.visibility_changed', 'presence', ({ userId, shown }) => this.inTurn(userId, () => this.visibilityChanged(userId, shown)));
   }
 
   /** The chat rooms whose members are told about the user (CONTRACT §19: none while they hide it). */

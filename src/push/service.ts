@@ -3,7 +3,8 @@
 // that claims the notification for delivery), a worker sends them with RFC 8291 encryption and
 // VAPID (the web-push library), retries with backoff, and drops a subscription its push service
 // answers 404/410. Whether the user has a socket is asked at send time through a probe the
-// realtime layer plugs in (`usePresence`), so this domain code knows nothing of sockets.
+// realtime door offers and the composition root plugs in (`usePresence`, service.ts), so this
+// domain code knows nothing of sockets.
 // Endpoints pass the outbound gate (CONTRACT §19): at subscribe time (a host that does not
 // resolve yet is accepted) and again at every send, which connects to the address it checked.
 import fs from 'node:fs';

@@ -8,7 +8,9 @@
 // it (`invalidateWith`, used by src/auth/revocations.ts). See docs/read-model.md.
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/client.js';
-import type { DomainEventBus, DomainEvents } from '../events.js';
+import type { DomainEvents } from '../events.js';
+import type { DomainEventBus } from '../event-bus.js';
+import type { HandlerName } from '../event-handlers.js';
 import type { JsonText } from '../shared/json-text.js';
 import type { ContentRow } from '../content/content-repository.js';
 import type { Invalidation } from './invalidation.js';
@@ -147,7 +149,7 @@ export class ReadModel {
 
     // Which domain event makes what stale. (Ended sessions: invalidateWith, in the revoking transaction.)
     const on = <K extends keyof DomainEvents & string>(name: K, stale: (payload: DomainEvents[K]) => Invalidation) =>
-      events.subscribe(name, (payload) => this.changed(stale(payload)), { awaited: true });
+      events.handle(name, 'read-model' as HandlerName<K>, (payload) => this.changed(stale(payload)), { awaited: true });
     on('user.changed', (e) => ({ kind: 'user', userId: e.userId }));
     on('follow.created', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));
     on('follow.deleted', (e) => ({ kind: 'follow', userIds: [e.follower_id, e.following_id] }));

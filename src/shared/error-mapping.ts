@@ -1,6 +1,6 @@
 // Any thrown value as an AppError, and a zod failure as the 400 naming the first bad field: the
 // one mapping both doors use (REST's error envelope in http/envelope.ts, Socket.IO's error ack in
-// realtime/ack.ts), so an error reads the same whichever door it came through.
+// realtime/transport/ack.ts), so an error reads the same whichever door it came through.
 import type { z } from 'zod';
 import { AppError } from './errors.js';
 import { isUnavailableError, serviceUnavailable } from './unavailable.js';

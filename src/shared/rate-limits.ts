@@ -1,6 +1,6 @@
 // The rate limits of SPEC §8 as both doors see them: their names and base points, the state a
 // check answers, and the counter itself as an interface. REST (http/rate-limit.ts, which counts
-// them with rate-limiter-flexible) and Socket.IO (realtime/socket-rate-limit.ts, whose events pay
+// them with rate-limiter-flexible) and Socket.IO (realtime/transport/socket-rate-limit.ts, whose events pay
 // the same `general` points) both use this module, so neither door imports the other.
 /** Base limits per minute (SPEC §8). `general` applies to every route. */
 export const RATE_LIMITS = {

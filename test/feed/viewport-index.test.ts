@@ -2,7 +2,7 @@
 // same answer as testing every viewport, for random viewports at every zoom (antimeridian and
 // whole-world ones included) and random points, some on the viewports' edges.
 import { describe, expect, it } from 'vitest';
-import { ViewportIndex, viewportContains } from '../../realtime/namespaces/feed-viewport-index.js';
+import { ViewportIndex, viewportContains } from '../../realtime/namespaces/viewport-index.js';
 import { viewportAround, type Viewport } from '../../src/content/viewport.js';
 
 /** A small deterministic generator, so a failure can be replayed. */

@@ -23,7 +23,7 @@ import { OutboundGate } from '../../src/outbound/gate.js';
 import { createRepositories, type Repositories } from '../../src/services.js';
 import { BlockService } from '../../src/blocks/service.js';
 import { ReadCache } from '../../src/read-model/read-cache.js';
-import { EventBus } from '../../src/shared/events.js';
+import { DomainEventBus } from '../../src/event-bus.js';
 import { newId } from '../../src/shared/ids.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { OutboxSmsProvider } from '../../src/sms/provider.js';
@@ -58,7 +58,7 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
   // database ends as a node leaves it at start (migrations, then the role catalogue).
   await applyMigrations(database, log);
   await seedRolesAndPermissions(database, repositories.roles);
-  const app: AppContext = { config, database, log, events: new EventBus<DomainEvents>(log), sms: new OutboxSmsProvider(config.smsOutboxFile), media: createMediaStore(config) };
+  const app: AppContext = { config, database, log, events: new DomainEventBus(log), sms: new OutboxSmsProvider(config.smsOutboxFile), media: createMediaStore(config) };
 
   let built: { notifications: NotificationService; push: PushService } | null = null;
   let blocks: BlockService | null = null;

@@ -13,7 +13,7 @@ import { closeAll, connect, emitAck, nextEvent, type Transport } from '../realti
 import { sampleSum } from './prometheus-text.js';
 import { UPLOAD, createContent, fakeMp4, form, waitForJobEnd } from '../media/media-helpers.js';
 import { isLoopback, metricsRefusal, tokenMatches } from '../../http/metrics-route.js';
-import { eventOfPacket } from '../../realtime/metrics.js';
+import { eventOfPacket } from '../../realtime/transport/metrics.js';
 
 const clustered = Boolean(process.env.TEST_REDIS_URL);
 

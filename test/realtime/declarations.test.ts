@@ -1,7 +1,7 @@
 // Namespaces are declared like routes (realtime/namespace.ts): one declaration per namespace, from
 // which the server's namespaces, the event contract and the AsyncAPI document are derived; and the
 // door decides nobody's delivery: the rules (blocks, notification settings, the counts' pace) are
-// the domain's (src/live/audience.ts, src/content/live-counts.ts). Checked on the declarations and
+// the domain's (src/live/audience.ts, src/content/live/counts.ts). Checked on the declarations and
 // on the source, so they hold for every later change.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,7 +72,7 @@ describe('the realtime door decides nobody\'s delivery', () => {
   });
 
   it('finds them in the domain services the door asks (the check sees what it looks for)', () => {
-    expect(matching(['src/live/audience.ts', 'src/content/live-counts.ts'], RULES).length).toBeGreaterThanOrEqual(4);
+    expect(matching(['src/live/audience.ts', 'src/content/live/counts.ts'], RULES).length).toBeGreaterThanOrEqual(4);
   });
 
   it('has no hand-written event map left in realtime/events.ts', () => {

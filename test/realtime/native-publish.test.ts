@@ -1,4 +1,4 @@
-// Room broadcasts through uWebSockets.js topics (realtime/uws-binding.ts, REALTIME_NATIVE_PUBLISH):
+// Room broadcasts through uWebSockets.js topics (realtime/transport/uws-binding.ts, REALTIME_NATIVE_PUBLISH):
 // a one-room broadcast is encoded once and published to the room's topic, and written by hand only
 // to the room's long-polling sockets. Every member gets every event once and in order, whether it
 // is on a websocket, on long-polling, or upgraded from one to the other after joining; a socket

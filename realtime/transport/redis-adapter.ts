@@ -1,6 +1,6 @@
 // The Socket.IO adapters for several nodes (REDIS_URL set), chosen by REALTIME_ADAPTER
 // (docs/realtime.md says why `rooms` is the default):
-//   rooms    (default, realtime/rooms-adapter.ts) per-room sharded channels, subscribed only where
+//   rooms    (default, realtime/transport/rooms-adapter.ts) per-room sharded channels, subscribed only where
 //            the room has members, plus capped per-room streams read only when a session
 //            recovers (on any node), and an outbox for Redis outages.
 //   streams  Redis streams (@socket.io/redis-streams-adapter): every node reads one stream per
@@ -23,12 +23,12 @@
 // other nodes (they have no outbox), so when a reading connection is back after a drop, every
 // socket of this node may have missed events: it is disconnected (CONTRACT §14, §18) and its
 // client re-syncs, rather than stay silently short. (The rooms adapter keeps an outbox and tells
-// its sockets only when events were really lost: realtime/rooms-adapter.ts.)
+// its sockets only when events were really lost: realtime/transport/rooms-adapter.ts.)
 import { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
 import { createAdapter as createPubSubAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { createAdapter as createStreamsAdapter } from '@socket.io/redis-streams-adapter';
-import type { Logger } from '../src/shared/logger.js';
+import type { Logger } from '../../src/shared/logger.js';
 import type { AdapterFactory } from './recovery.js';
 import { createRoomsAdapter, RoomsCluster, type RoomsAdapterStats } from './rooms-adapter.js';
 

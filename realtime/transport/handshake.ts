@@ -1,4 +1,4 @@
-// The handshake steps every namespace starts with (realtime/socket-edge.ts runs them):
+// The handshake steps every namespace starts with (realtime/transport/socket-edge.ts runs them):
 // 1. one socket per namespace per connection (a second CONNECT while the first is pending is
 //    refused with `too_many_connections`);
 // 2. authentication: `auth: {token}` (or an `Authorization: Bearer` header for non-browser
@@ -9,11 +9,11 @@
 // 4. the rooms of the user and of the session, joined before `connection` fires, so a revocation
 //    published from then on reaches the socket.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Caller, CallerResolver } from '../src/auth/caller.js';
-import { unauthorized } from '../src/shared/errors.js';
+import type { Caller, CallerResolver } from '../../src/auth/caller.js';
+import { unauthorized } from '../../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
-import type { RealtimeSocket } from './events.js';
-import { rooms } from './rooms.js';
+import type { RealtimeSocket } from '../socket-types.js';
+import { rooms } from '../rooms.js';
 import { refuse, type HandshakeStep } from './socket-edge.js';
 
 const MAX_TOKEN_LENGTH = 4096;

@@ -3,7 +3,7 @@
 // `GET /feeds`; `content:stats`), and the socket's language. Also the feed item's response schema
 // for the OpenAPI document of `GET /feeds`.
 import { z } from 'zod';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './values.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../values.js';
 
 /** Items one socket may watch at once (CONTRACT §15). */
 export const MAX_WATCHED_ITEMS = 50;

@@ -48,7 +48,7 @@ import {
   type Room,
   type Session,
 } from 'socket.io-adapter';
-import type { Logger } from '../src/shared/logger.js';
+import type { Logger } from '../../src/shared/logger.js';
 import { RECOVERY_WINDOW_MS } from './recovery-window.js';
 
 /** Entries kept per room stream (beyond it the oldest go, and a session that needed them starts fresh). */
@@ -453,7 +453,7 @@ export class RoomsAdapter extends ClusterAdapter {
     this.on('delete-room', (room: Room) => this.syncSubscription(room));
   }
 
-  /** The Redis clients (read by realtime/metrics.ts for connection errors). */
+  /** The Redis clients (read by realtime/transport/metrics.ts for connection errors). */
   get pubClient(): Redis {
     return this.cluster.pub;
   }

@@ -1,15 +1,15 @@
 // The rules of the live feed (CONTRACT §15) that realtime/namespaces/feed.ts delivers (with
-// live-counts.ts and live-publishes.ts): whose items a socket follows, which items it may watch,
+// counts.ts and publishes.ts): whose items a socket follows, which items it may watch,
 // the counts it is sent, and a newly published item as the feed item of `GET /feeds` in each
 // language (so each node can hand every socket its own).
-import { can, type Caller } from '../shared/caller.js';
-import type { FollowRepository } from '../follows/follow-repository.js';
-import type { ContentRepository } from './content-repository.js';
-import type { LiveContentRepository } from './live-repository.js';
-import type { ContentStats, FeedItem } from './live-schemas.js';
-import type { ContentSerialiser } from './serialise.js';
-import { ADMIN_CONTENT_PERMISSION } from './access.js';
-import { LANGUAGES, type Language } from './values.js';
+import { can, type Caller } from '../../shared/caller.js';
+import type { FollowRepository } from '../../follows/index.js';
+import type { ContentRepository } from '../content-repository.js';
+import type { LiveContentRepository } from './repository.js';
+import type { ContentStats, FeedItem } from './schemas.js';
+import type { ContentSerialiser } from '../serialise.js';
+import { ADMIN_CONTENT_PERMISSION } from '../access.js';
+import { LANGUAGES, type Language } from '../values.js';
 
 /**
  * Uploaders whose publishes one socket hears, most recently followed first: a socket joins one

@@ -2,8 +2,8 @@
 // as published, in every language, and announced as `content.published`, from which the realtime
 // door pushes `feed:new` to the uploader's followers and `listing:new` to the viewports around it.
 // An item that is gone or not published by then is announced to nobody.
-import type { AppContext } from '../context.js';
-import type { ContentLiveFeed } from './live-feed.js';
+import type { AppContext } from '../../context.js';
+import type { ContentLiveFeed } from './feed.js';
 
 export class LivePublishes {
   constructor(
@@ -13,7 +13,7 @@ export class LivePublishes {
 
   /** Starts announcing; the returned function stops. */
   start(): () => void {
-    return this.app.events.subscribe('video.completed', async ({ contentId }) => {
+    return this.app.events.handle('video.completed', 'live-publishes', async ({ contentId }) => {
       const published = await this.liveFeed.publishedItem(contentId);
       if (published) this.app.events.publish('content.published', published);
     });

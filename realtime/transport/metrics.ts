@@ -23,7 +23,7 @@ import { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Namespace, Server } from 'socket.io';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { LATENCY_BUCKETS } from '../metrics.js';
+import { LATENCY_BUCKETS } from '../../metrics.js';
 import { adapterMethod, adapterProperty, replaceAdapterMethod } from './socketio-internals.js';
 import type { RoomsAdapterStats } from './rooms-adapter.js';
 

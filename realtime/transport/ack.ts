@@ -2,10 +2,20 @@
 // text, then the zod schema), and an error turned into the ack `{ok:false, error_code, message}`.
 // Unexpected errors are logged and answered as `server.error.internal` (no internals leak).
 import type { z } from 'zod';
-import { storableText } from '../src/shared/storable-text.js';
-import type { Logger } from '../src/shared/logger.js';
-import { failureLogLevel, toAppError, validationError } from '../src/shared/error-mapping.js';
-import type { AckError } from './events.js';
+import { storableText } from '../../src/shared/storable-text.js';
+import type { Logger } from '../../src/shared/logger.js';
+import { failureLogLevel, toAppError, validationError } from '../../src/shared/error-mapping.js';
+import type { ErrorDetails } from '../../src/shared/errors.js';
+
+/** The ack of a client event: `{ok: true}` (with `data` when the event's ack has a schema), or the error. */
+export interface AckError {
+  ok: false;
+  error_code: string;
+  message: string;
+  details?: ErrorDetails;
+}
+export type AckResult<T = undefined> = ([T] extends [undefined] ? { ok: true } : { ok: true; data: T }) | AckError;
+export type Ack<T = undefined> = (result: AckResult<T>) => void;
 
 /** The same mapping as REST answers (http/envelope.ts): an AppError as it is, an outage as 503, the rest as 500. */
 export function toAckError(err: unknown, log: Logger): AckError {

@@ -9,7 +9,7 @@
 //    Socket.IO skips the handshake middlewares for a recovered socket and restores whatever
 //    recovery id it is given. Here a session is persisted under its recovery id bound to the
 //    session that owns it, and restored only for the claimant of the handshake
-//    (realtime/recovery-owner.ts: the caller its token names, checked live like a REST token):
+//    (realtime/transport/recovery-owner.ts: the caller its token names, checked live like a REST token):
 //    another user's handshake, or one without a live token, finds nothing and starts fresh (the
 //    normal handshake then refuses a bad token with `unauthorized`). The caller of the restored
 //    socket is the claimant (current role and permissions; a session restored on another node
@@ -26,7 +26,7 @@
 //    recorded events newer than it.
 import type { Namespace, Socket } from 'socket.io';
 import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
-import type { Caller } from '../src/auth/caller.js';
+import type { Caller } from '../../src/auth/caller.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
 import { RoomsAdapter } from './rooms-adapter.js';
 import { newestStoredPacketId, streamAdapterHooks } from './socketio-internals.js';
@@ -47,7 +47,7 @@ export type AdapterFactory = (nsp: Namespace) => Adapter;
 
 /**
  * `memory`: offsets are local and every later broadcast is newer; `stream`: Redis stream ids;
- * `rooms`: the rooms adapter keeps its restores exact by itself (realtime/rooms-adapter.ts).
+ * `rooms`: the rooms adapter keeps its restores exact by itself (realtime/transport/rooms-adapter.ts).
  */
 export type OffsetKind = 'memory' | 'stream' | 'rooms';
 

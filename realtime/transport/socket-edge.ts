@@ -15,11 +15,11 @@
 // - Before each known event runs, the socket's caller is read again (roles and permissions as
 //   they are now: CONTRACT §21, a role change counts from the next event, on every node).
 import type { z } from 'zod';
-import type { Caller } from '../src/auth/caller.js';
-import type { Logger } from '../src/shared/logger.js';
-import { AppError, notFound } from '../src/shared/errors.js';
+import type { Caller } from '../../src/auth/caller.js';
+import type { Logger } from '../../src/shared/logger.js';
+import { AppError, notFound } from '../../src/shared/errors.js';
 import { parsePayload, toAckError } from './ack.js';
-import type { RealtimeNamespace, RealtimeSocket } from './events.js';
+import type { RealtimeNamespace, RealtimeSocket } from '../socket-types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
 
 /** A refused handshake as the client sees it: `connect_error` with this message and `data.error_code`. */

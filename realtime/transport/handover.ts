@@ -8,7 +8,7 @@
 // emitted meanwhile (events keep going into the stream). A server-side `disconnect()` would be
 // the wrong tool: it discards the session and clients do not reconnect after it.
 import type { Server } from 'socket.io';
-import type { Logger } from '../src/shared/logger.js';
+import type { Logger } from '../../src/shared/logger.js';
 import { engineConnections } from './socketio-internals.js';
 
 const POLL_MS = 25;

@@ -7,7 +7,7 @@
 // events to the client as soon as it has built the socket. So the check has to come first:
 // - before the namespace builds a socket that asks to recover, the handshake's token is resolved
 //   (the same live-session check as REST) and the caller made the *claimant* of the restore, which
-//   the adapter's `restoreSession` reads (realtime/recovery.ts) while it runs;
+//   the adapter's `restoreSession` reads (realtime/transport/recovery.ts) while it runs;
 // - sessions are stored under their recovery id bound to the owning session (`ownedPid`), so a
 //   restore looks up only the claimant's own sessions: someone else's recovery id finds nothing,
 //   and their attempt leaves the owner's session where it is (the Redis adapter deletes a
@@ -16,9 +16,9 @@
 // types); test/realtime/recovery-theft.test.ts fails if a new version stops calling it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Namespace, Socket } from 'socket.io';
-import type { Caller, CallerResolver } from '../src/auth/caller.js';
-import type { Logger } from '../src/shared/logger.js';
-import { AppError } from '../src/shared/errors.js';
+import type { Caller, CallerResolver } from '../../src/auth/caller.js';
+import type { Logger } from '../../src/shared/logger.js';
+import { AppError } from '../../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import { handshakeCaller } from './handshake.js';
 import { wrapCreateSocket } from './socketio-internals.js';

@@ -3,7 +3,7 @@
 // cells of the one level whose side is at least the viewport's larger span, so it touches at most
 // 2×2 cells; a point looks up its own cell at each level in use (at most MAX_LEVEL+1 map reads)
 // and only the viewports filed there are tested exactly. Node-local: each node indexes its own
-// sockets (docs/feed.md).
+// sockets (feed-viewport-sockets.ts, docs/feed.md).
 import type { Viewport } from '../../src/content/viewport.js';
 
 const MAX_LEVEL = 24;

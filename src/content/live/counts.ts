@@ -1,13 +1,14 @@
 // The live counts of CONTRACT §15 (`content:stats`): which changes move an item's counts (a
 // comment, a reaction), and how often its watchers hear of them: at most one per item per
 // second, the last one after a burst carrying the final counts. Each node coalesces for its own
-// watchers: the node where a change happens tells the others (through the realtime door's port),
+// watchers: the node where a change happens tells the others (through the realtime door's port,
+// realtime/ports.ts; the composition root starts this service on it),
 // and every node reads the counts only for items its sockets watch. What is due is published as
 // `content.stats` on this node's bus; the door delivers it to this node's watchers alone.
-import type { AppContext } from '../context.js';
-import { KeyedThrottle } from '../shared/keyed-throttle.js';
-import type { ContentLiveFeed } from './live-feed.js';
-import type { ContentStats } from './live-schemas.js';
+import type { AppContext } from '../../context.js';
+import { KeyedThrottle } from '../../shared/keyed-throttle.js';
+import type { ContentLiveFeed } from './feed.js';
+import type { ContentStats } from './schemas.js';
 
 /** CONTRACT §15: at most one `content:stats` per item per second. */
 export const STATS_INTERVAL_MS = 1000;
@@ -16,13 +17,13 @@ export const STATS_INTERVAL_MS = 1000;
 export interface CountWatchers {
   /** Whether a socket of this node watches the item's counts. */
   watched(contentId: string): boolean;
-  /** Tells the other nodes that the item's counts changed (each then calls `changedElsewhere`). */
+  /** Tells the other nodes that the item's counts changed. */
   tellOthers(contentId: string): void;
+  /** Calls `listener` with each item another node said changed; the returned function stops. */
+  heardFromOthers(listener: (contentId: string) => void): () => void;
 }
 
 export class LiveCounts {
-  private throttle: KeyedThrottle | null = null;
-
   constructor(
     private readonly app: AppContext,
     private readonly liveFeed: ContentLiveFeed,
@@ -39,25 +40,19 @@ export class LiveCounts {
         this.app.log.warn({ err: (err as Error).message, contentId }, 'could not read counts for content:stats');
       }
     });
-    this.throttle = throttle;
     const changedHere = (contentId: string) => {
       throttle.touch(contentId);
       watchers.tellOthers(contentId);
     };
     const stops = [
-      this.app.events.subscribe('comment.created', ({ comment }) => changedHere(comment.contentId)),
-      this.app.events.subscribe('reaction.changed', ({ contentId }) => changedHere(contentId)),
+      this.app.events.handle('comment.created', 'live-counts', ({ comment }) => changedHere(comment.contentId)),
+      this.app.events.handle('reaction.changed', 'live-counts', ({ contentId }) => changedHere(contentId)),
+      watchers.heardFromOthers((contentId) => throttle.touch(contentId)),
     ];
     return () => {
       stops.forEach((stop) => stop());
       throttle.stop();
-      if (this.throttle === throttle) this.throttle = null;
     };
-  }
-
-  /** Another node saw the item's counts change. */
-  changedElsewhere(contentId: string): void {
-    this.throttle?.touch(contentId);
   }
 
   /**

@@ -1,10 +1,10 @@
 // The reads of the live feed (CONTRACT §15) on `contents`: which of a socket's ids it may watch,
 // and the current counts of watched items. One statement for a whole set of ids each.
 import { sql } from 'drizzle-orm';
-import { Repository } from '../db/repository.js';
-import { textArray } from './content-repository.js';
-import { PUBLISHED } from './listing-repository.js';
-import type { ContentStats } from './live-schemas.js';
+import { Repository } from '../../db/repository.js';
+import { textArray } from '../content-repository.js';
+import { PUBLISHED } from '../listing-repository.js';
+import type { ContentStats } from './schemas.js';
 
 export class LiveContentRepository extends Repository {
   /**
