@@ -12,11 +12,11 @@
 // before T: an unfollow or an unlike made before T and withdrawn during paging.) The cursor is the
 // base64url JSON of {v, t: T, b: bucket, c: created_at with microseconds, i: id} of the last item.
 import { z } from 'zod';
-import type { Caller } from '../auth/caller.js';
-import { badRequest } from '../shared/errors.js';
-import type { ContentListingRepository, FeedRow } from './listing-repository.js';
-import type { ContentSerialiser } from './serialise.js';
-import type { Language } from './values.js';
+import type { Caller } from '../../auth/caller.js';
+import { badRequest } from '../../shared/errors.js';
+import type { ContentListingRepository, FeedRow } from '../listing-repository.js';
+import type { ContentSerialiser } from '../serialise.js';
+import type { Language } from '../values.js';
 
 const FRESH_WINDOW_DAYS = 7;
 const POPULAR_MIN_REACTIONS = 2;
