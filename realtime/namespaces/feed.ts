@@ -14,8 +14,7 @@
 // message per count change, one per located publish) and every node delivers to its own sockets.
 import type { PublishedItem } from '../../src/content/live-feed.js';
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage, type AreaWatch } from '../../src/content/live-schemas.js';
-import { viewportAround } from '../../src/content/index.js';
-import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
+import { LANGUAGES, DEFAULT_LANGUAGE, type Language, viewportAround } from '../../src/content/index.js';
 import type { RealtimeSocket } from '../events.js';
 import { rooms } from '../rooms.js';
 import { refuse } from '../socket-edge.js';
