@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { DatabaseHandle, QueryObserver } from './src/db/client.js';
 import type { Transport } from './http/transport.js';
 import type { ReadModel } from './src/read-model/index.js';
-import type { ListingIndex } from './src/content/listing-index.js';
+import type { ListingIndex } from './src/content/index.js';
 import type { StoreObserver } from './src/media/index.js';
 
 let processRegistry: Registry | null = null;
@@ -112,7 +112,7 @@ export class NodeMetrics {
     });
     new Gauge({
       name: 'listing_index_ready',
-      help: '1 when this node answers listings from its listing index, 0 when it asks PostgreSQL (loading, reloading an item, not hearing other nodes, or LISTING_INDEX=off)',
+      help: '1 once this node\'s listing index has loaded (listings wait for it until then)',
       registers,
       collect() {
         this.set(index.ready() ? 1 : 0);

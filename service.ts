@@ -129,7 +129,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media), ...routeModules.flatMap((m) => m.routes(app, pick(services, m.uses)))];
+    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media, services.listingIndex), ...routeModules.flatMap((m) => m.routes(app, pick(services, m.uses)))];
     const http = createHttpServer({
       uws,
       app,

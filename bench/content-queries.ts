@@ -22,7 +22,6 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { textArray } from '../src/content/content-repository.js';
-import { COUNT_CAP } from '../src/content/listing-repository.js';
 import { freePort, postJson, waitFor } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 
@@ -59,7 +58,6 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
       // so strpos; the amenities list is a bound text[] as textArray sends it).
       ['/all page: search "can ho" + VND + pool, signed in', sql`select c.id from contents c join users u on u.id = c.uploader_id
         where ${allFilter} order by c.created_at desc, c.id desc limit 11`],
-      ['/all capped count, same conditions', sql`select count(*)::int from (select 1 from contents c where ${allFilter} limit ${COUNT_CAP}) as capped`],
       ['selective search', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
         and c.search_text like '%biet thu dong da 4201%' order by c.created_at desc, c.id desc limit 10`],
       ['viewport (zoom 13)', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'

@@ -1,16 +1,13 @@
-// The query plans of the listings at 100,000 items, for every filter of SPEC §4.3 `/all` (alone,
-// with a search, and in the pairs clients send most), every sort column both ways, `/completed`
-// with and without a viewport and a search, deep pages by OFFSET beside the same page by keyset,
-// the capped count behind `total`, the feed buckets (at several depths, also with the generic
-// plan a prepared statement gets), and what the reaction_count index costs a reaction.
+// The query plans of the feed buckets at 100,000 items (at several depths, also with the generic
+// plan a prepared statement gets), and what the reaction_count index costs a reaction. (`/all`
+// and `/completed` are answered by the listing index, not by SQL: bench/search-load.ts.)
 //   npx tsx bench/listing-plans.ts      (BENCH_ITEMS=100000, BENCH_MODES=embedded,server)
 // For each storage mode it starts the service in this process (embedded PGlite in a temporary
 // DATA_DIR, or a scratch database bench_<random> on the PostgreSQL server at BENCH_DATABASE_URL,
 // default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards), seeds the items with
 // seed-content.ts, and for each combination runs the query once (warm-up), then prints
 // EXPLAIN (ANALYZE, BUFFERS). Each combination is a call of the listing repository
-// (ContentListingRepository: filteredPage, filteredTotal, publishedPage, publishedTotal,
-// feedBucket) on a database handle that catches the first statement the call sends, so these are
+// (ContentListingRepository.feedBucket) on a database handle that catches the first statement the call sends, so these are
 // the plans of the real queries with their real parameters (the call itself is the warm-up). Ends with a summary table: combination, the plan's top nodes, ms.
 // BENCH_ONLY=<text> keeps the combinations whose label contains it; BENCH_PLANS=0 prints only
 // the summary. Not part of `npm test`.
@@ -24,10 +21,8 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import type { DatabaseHandle, Queryable } from '../src/db/client.js';
-import type { ContentListingRepository, ListingFilters, ListingSort, ListingVisibility } from '../src/content/listing-repository.js';
-import { searchTerms } from '../src/content/listings.js';
+import type { ContentListingRepository } from '../src/content/index.js';
 import { createRepositories } from '../src/services.js';
-import { viewportAround } from '../src/content/viewport.js';
 import { runOnServer } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 
@@ -56,131 +51,6 @@ interface Measured {
   top: string;
   rows: number;
   ms: number;
-}
-
-const PUBLISHED: ListingVisibility = { kind: 'published' };
-const NEWEST: ListingSort = { column: 'created_at', direction: 'desc' };
-const DAY = 86_400_000;
-
-/** The `/all` filters one at a time (the values of seed-content.ts: 95 % completed, 10 % USD, …). */
-function singleFilters(now: number): [string, Partial<ListingFilters>][] {
-  return [
-    ['lang=vi (every item)', { lang: 'vi' }],
-    ['lang=ko (no item)', { lang: 'ko' }],
-    ['price_from=18e9 (~10 %)', { price_from: 18e9 }],
-    ['price_to=1e9 (~2.5 %)', { price_to: 1e9 }],
-    ['price 5e9..6e9 (~5 %)', { price_from: 5e9, price_to: 6e9 }],
-    ['area_from=300 (~10 %)', { area_from: 300 }],
-    ['area 100..110 (~3 %)', { area_from: 100, area_to: 110 }],
-    ['unit_price=USD (10 %)', { unit_price: 'USD' }],
-    ['unit_price=VND (90 %)', { unit_price: 'VND' }],
-    ['unit_area=m2 (every item)', { unit_area: 'm2' }],
-    ['unit_area=sqft (no item)', { unit_area: 'sqft' }],
-    ['amenities=pool (~31 %)', { amenities: ['pool'] }],
-    ['amenities=pool,gym (~6 %)', { amenities: ['pool', 'gym'] }],
-    ['apartment_type=villa (25 %)', { apartment_type: ['villa'] }],
-    ['apartment_type=villa,studio (50 %)', { apartment_type: ['villa', 'studio'] }],
-    ['project_status=completed (every item)', { project_status: ['completed'] }],
-    ['project_status=handed_over (no item)', { project_status: ['handed_over'] }],
-    ['created_at last 30 days (~8 %)', { created_at_start_date: new Date(now - 30 * DAY) }],
-    ['created_at one day (~0.3 %)', { created_at_start_date: new Date(now - 101 * DAY), created_at_end_date: new Date(now - 100 * DAY) }],
-  ];
-}
-
-const SEARCHES: [string, string][] = [
-  ['search "ho" (short term, most items)', 'ho'],
-  ['search "can ho" (broad)', 'can ho'],
-  ['search "riverside" (~13 %)', 'riverside'],
-  ['search "biet thu dong da 4201" (one item)', 'biet thu dong da 4201'],
-];
-
-const FIRST_PAGE = { after: null, offset: 0 };
-
-function combinations(viewerId: string, now: number): Combination[] {
-  const list: Combination[] = [];
-  const allPage = (label: string, filters: Partial<ListingFilters>, search = '', sort = NEWEST, visibility = PUBLISHED) => {
-    const terms = searchTerms(search);
-    const f = filters as ListingFilters;
-    list.push({ label: `/all ${label}: page 1`, call: (l) => l.filteredPage(visibility, terms, f, sort, PER_PAGE, FIRST_PAGE) });
-    list.push({ label: `/all ${label}: capped count`, call: (l) => l.filteredTotal(visibility, terms, f) });
-  };
-
-  allPage('no filter', {});
-  allPage('no filter, signed in', {}, '', NEWEST, { kind: 'published-or-own', userId: viewerId });
-  allPage('no filter, administrator', {}, '', NEWEST, { kind: 'every' });
-  for (const [label, search] of SEARCHES) allPage(label, {}, search);
-  for (const [label, filters] of singleFilters(now)) {
-    allPage(label, filters);
-    allPage(`${label} + search "riverside"`, filters, 'riverside');
-  }
-  for (const column of ['created_at', 'updated_at', 'price', 'area', 'price_per_area', 'reaction_count'] as const) {
-    for (const direction of ['asc', 'desc'] as const) {
-      const sort = { column, direction };
-      const none = {} as ListingFilters;
-      list.push({ label: `/all sort ${column} ${direction}: page 1`, call: (l) => l.filteredPage(PUBLISHED, [], none, sort, PER_PAGE, FIRST_PAGE) });
-      const riverside = searchTerms('riverside');
-      list.push({ label: `/all sort ${column} ${direction} + search "riverside": page 1`, call: (l) => l.filteredPage(PUBLISHED, riverside, none, sort, PER_PAGE, FIRST_PAGE) });
-    }
-  }
-  // The pairs the clients send most: a search with a price range or amenities, price with area,
-  // currency with price, type with price, a date range sorted by price.
-  const pairs: [string, Partial<ListingFilters>, string, ListingSort?][] = [
-    ['search "can ho" + unit_price=VND + amenities=pool (the read bench request)', { unit_price: 'VND', amenities: ['pool'] }, 'can ho'],
-    ['search "can ho" + price 5e9..6e9', { price_from: 5e9, price_to: 6e9 }, 'can ho'],
-    ['search "riverside" + amenities=pool,gym', { amenities: ['pool', 'gym'] }, 'riverside'],
-    ['price 5e9..6e9 + area 100..110', { price_from: 5e9, price_to: 6e9, area_from: 100, area_to: 110 }, ''],
-    ['unit_price=USD + price_to=5e9', { unit_price: 'USD', price_to: 5e9 }, ''],
-    ['apartment_type=villa + price 5e9..6e9', { apartment_type: ['villa'], price_from: 5e9, price_to: 6e9 }, ''],
-    ['lang=vi + search "can ho"', { lang: 'vi' }, 'can ho'],
-    ['created_at last 30 days, sort price asc', { created_at_start_date: new Date(now - 30 * DAY) }, '', { column: 'price', direction: 'asc' }],
-    ['amenities=pool, sort price desc', { amenities: ['pool'] }, '', { column: 'price', direction: 'desc' }],
-    ['price 5e9..6e9, sort price asc', { price_from: 5e9, price_to: 6e9 }, '', { column: 'price', direction: 'asc' }],
-  ];
-  for (const [label, filters, search, sort] of pairs) allPage(label, filters, search, sort ?? NEWEST);
-
-  // /completed: everything, a search, a city viewport (zoom 12 and 13), a country-wide one, both.
-  const completed = (label: string, search: string, centre: [number, number, number] | null) => {
-    const terms = searchTerms(search);
-    const viewport = centre ? viewportAround(...centre) : null;
-    list.push({ label: `/completed ${label}: page 1`, call: (l) => l.publishedPage(terms, viewport, PER_PAGE, FIRST_PAGE) });
-    list.push({ label: `/completed ${label}: capped count`, call: (l) => l.publishedTotal(terms, viewport) });
-  };
-  completed('no viewport, no search', '', null);
-  completed('search "can ho"', 'can ho', null);
-  completed('search "biet thu dong da 4201"', 'biet thu dong da 4201', null);
-  completed('viewport zoom 12 (Saigon)', '', [10.78, 106.7, 12]);
-  completed('viewport zoom 13 (Saigon)', '', [10.78, 106.7, 13]);
-  completed('viewport zoom 5 (Vietnam)', '', [14, 106, 5]);
-  completed('viewport zoom 13 + search "can ho"', 'can ho', [10.78, 106.7, 13]);
-  completed('viewport zoom 12 + search "riverside"', 'riverside', [10.78, 106.7, 12]);
-  return list;
-}
-
-/** Deep pages: page 50 and 500 by OFFSET, and the same pages seeking past the previous page's last row. */
-async function deepPages(db: DatabaseHandle['longRunning']): Promise<Combination[]> {
-  const { listings } = createRepositories(db);
-  const list: Combination[] = [];
-  const cases: [string, string[], Partial<ListingFilters>, ListingSort, number][] = [
-    ['no filter', [], {}, NEWEST, 500],
-    ['no filter, sort price asc', [], {}, { column: 'price', direction: 'asc' }, 500],
-    ['no filter, sort price_per_area desc', [], {}, { column: 'price_per_area', direction: 'desc' }, 500],
-    ['no filter, sort reaction_count desc', [], {}, { column: 'reaction_count', direction: 'desc' }, 500],
-    ['search "can ho" + VND + pool', searchTerms('can ho'), { unit_price: 'VND', amenities: ['pool'] }, NEWEST, 50],
-    ['amenities=pool, sort price desc', [], { amenities: ['pool'] }, { column: 'price', direction: 'desc' }, 50],
-  ];
-  for (const [label, terms, filters, sort, page] of cases) {
-    const f = filters as ListingFilters;
-    const previous = await listings.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: null, offset: (page - 2) * PER_PAGE });
-    list.push({ label: `/all ${label}: page ${page} by OFFSET`, call: (l) => l.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: null, offset: (page - 1) * PER_PAGE }) });
-    const last = previous.last;
-    if (last) list.push({ label: `/all ${label}: page ${page} by keyset`, call: (l) => l.filteredPage(PUBLISHED, terms, f, sort, PER_PAGE, { after: last, offset: 0 }) });
-  }
-  const viewport = viewportAround(10.78, 106.7, 12);
-  const previous = await listings.publishedPage([], viewport, PER_PAGE, { after: null, offset: 48 * PER_PAGE });
-  list.push({ label: '/completed viewport zoom 12: page 50 by OFFSET', call: (l) => l.publishedPage([], viewport, PER_PAGE, { after: null, offset: 49 * PER_PAGE }) });
-  const last = previous.last;
-  if (last) list.push({ label: '/completed viewport zoom 12: page 50 by keyset', call: (l) => l.publishedPage([], viewport, PER_PAGE, { after: last, offset: 0 }) });
-  return list;
 }
 
 async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string): Promise<Combination[]> {
@@ -350,7 +220,7 @@ async function runMode(mode: string): Promise<Measured[]> {
       insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
       values (gen_random_uuid(), ${`planviewer${randomBytes(3).toString('hex')}`}, 'x', '+84900000001', true, 'Plan', 'Viewer') returning id`);
     await seedContent(db, items, viewer.id);
-    const list = [...combinations(viewer.id, Date.now()), ...(await deepPages(db)), ...(await feedBuckets(db, viewer.id))]
+    const list = [...(await feedBuckets(db, viewer.id))]
       .filter((c) => c.label.includes(only));
     const results: Measured[] = [];
     for (const c of list) {

@@ -1,5 +1,5 @@
 // Search load (issue 18): a different `/all` query on every request, from many connections, with
-// the listing index, with LISTING_INDEX=off (PostgreSQL), beside the cached first page, map
+// the listing index (the only engine of listings), beside the cached first page, map
 // clusters and a bare uWebSockets.js hello-world in the same run; and the index's memory.
 //   node --expose-gc --import tsx bench/search-load.ts
 //   BENCH_MODES=server BENCH_SIZES=10000 BENCH_SECONDS=5 node --expose-gc --import tsx bench/search-load.ts
@@ -25,7 +25,7 @@
 //    the seeded vocabulary, sometimes with a typo, a price range, an area range, one of seven
 //    orders with relevance, a page 1-25), the same first page every time (the page cache),
 //    `/completed/clusters` at zoom 3, 8, 12 and 16 around the cities, and `/completed` viewports;
-// 3. the same with LISTING_INDEX=off; then the bare uWS hello-world.
+// 3. the bare uWS hello-world.
 // A sample of each target's requests is checked to answer 200 first. Not part of `npm test`.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
@@ -35,15 +35,15 @@ import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { ListingIndex } from '../src/content/listing-index.js';
+import { ListingIndex, type IndexView } from '../src/content/search-index/listing-index.js';
 import { createRepositories } from '../src/services.js';
 import { BARE_UWS_HELLO, benchUserToken, freePort, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
 import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
-import { wordsOf } from '../src/content/search-text.js';
+import { wordsOf } from '../src/content/search-index/search-text.js';
 import { clustersQuery, completedQuery, listAllQuery } from '../src/content/schemas.js';
-import { viewportAround } from '../src/content/viewport.js';
+import { viewportAround } from '../src/content/index.js';
 import { build, isStale } from '../scripts/build.mjs';
 
 const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
@@ -81,20 +81,23 @@ const heapUsed = (): number => {
 async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET, LISTING_INDEX: 'off',
+    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET,
   });
   const service = await startService(config, createLogger('warn'));
   try {
     const token = await benchUserToken(service.url, storage.dataDir);
+    // The service's own index loads before the seeding (so it holds none of the items measured below).
+    await service.services.listingIndex.settled();
     await seedContent(service.app.database.longRunning, items, String(decodeJwt(token).sub));
-    const index = new ListingIndex(createRepositories(service.app.database).listings, true, () => true, createLogger('warn'));
+    const index = new ListingIndex(createRepositories(service.app.database).listings, () => true, createLogger('warn'));
     const before = heapUsed();
     const started = Date.now();
     await index.start();
     const loadMs = Date.now() - started;
     const after = heapUsed();
     const listed = index.size();
-    timeInProcess(index);
+    timeInProcess(await index.view());
+    index.stop();
     return { bytesPerItem: gc ? Math.round((after - before) / Math.max(1, listed)) : null, listed, loadMs };
   } finally {
     await service.close();
@@ -107,7 +110,7 @@ async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ b
  * the index remembers (terms' matches, ranks). Prints the CPU time per query of the later rounds
  * (process CPU, so other processes on the machine do not count) and their wall-time p50 and p99.
  */
-function timeInProcess(index: ListingIndex): void {
+function timeInProcess(index: IndexView): void {
   const visibility = { kind: 'published' as const };
   const timed = (label: string, run: (() => void)[]) => {
     const times: number[] = [];
@@ -284,7 +287,7 @@ function hitsBetween(before: Awaited<ReturnType<typeof cacheLookupsSoFar>>, afte
 }
 
 async function load(base: string, target: Target, label: string): Promise<Row> {
-  // A sample answers 200 (every path of a 2,000-query target would take minutes through PostgreSQL).
+  // A sample answers 200 (checking every path of a 2,000-query target first would take long).
   for (const p of target.paths.filter((_, i) => i % Math.ceil(target.paths.length / 20) === 0)) {
     const res = await fetch(base + p);
     if (res.status !== 200) return { label, rps: null, p50: 0, p99: 0, note: `${p} answered ${res.status}: ${(await res.text()).slice(0, 160)}` };
@@ -322,19 +325,19 @@ async function indexAnswers(base: string): Promise<void> {
   throw new Error('the listing index never became ready');
 }
 
-async function measureService(storage: BenchStorage, index: 'on' | 'off'): Promise<Row[]> {
+async function measureService(storage: BenchStorage): Promise<Row[]> {
   const childEnv = {
     ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
-    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, LISTING_INDEX: index,
+    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET,
   };
   // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
-  const profile = env.BENCH_PROFILE_DIR && index === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
+  const profile = env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
   const service = env.BENCH_SERVICE === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
   const { child, base } = await started([...profile, ...env.BENCH_NODE_ARGS, ...service], childEnv, '/readyz');
   try {
-    if (index === 'on') await indexAnswers(base);
+    await indexAnswers(base);
     const rows: Row[] = [];
-    for (const t of TARGETS().filter((t) => !env.BENCH_ONLY || t.label.includes(env.BENCH_ONLY))) rows.push(await load(base, t, `${index === 'on' ? 'index' : 'PostgreSQL (LISTING_INDEX=off)'}: ${t.label}`));
+    for (const t of TARGETS().filter((t) => !env.BENCH_ONLY || t.label.includes(env.BENCH_ONLY))) rows.push(await load(base, t, `index: ${t.label}`));
     return rows;
   } finally {
     await stopChild(child);
@@ -363,7 +366,7 @@ async function main(): Promise<void> {
       try {
         const memory = await seedAndMeasure(storage, size);
         if (env.BENCH_LOAD === 'on') {
-          const rows = [...(await measureService(storage, 'on')), ...(await measureService(storage, 'off')), await measureBare()];
+          const rows = [...(await measureService(storage)), await measureBare()];
           console.log(`\n| request (${mode}, ${size} items) | req/s | p50 ms | p99 ms |\n|---|---|---|---|`);
           for (const r of rows) console.log(`| ${r.label} | ${r.rps ?? `not measured: ${r.note}`} | ${r.p50} | ${r.p99} |`);
         }

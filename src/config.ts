@@ -61,11 +61,6 @@ const envSchema = z.object({
   PGLITE_THREAD: z.enum(['worker', 'main']).default('worker'),
   /** The per-node read caches (sessions, roles, profiles, items, hot pages): `off` reads the database every time. */
   READ_CACHE: z.enum(['on', 'off']).default('on'),
-  /**
-   * The per-node listing index (docs/search.md): `on` answers `/all`, `/completed` and the map
-   * clusters from memory once loaded; `off` asks PostgreSQL every time.
-   */
-  LISTING_INDEX: z.enum(['on', 'off']).default('on'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')

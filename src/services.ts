@@ -16,7 +16,6 @@ import { EstimationRepository } from './campaigns/estimation-repository.js';
 import { ChatRepository } from './chat/chat-repository.js';
 import { CommentRepository } from './comments/comment-repository.js';
 import { ContentRepository } from './content/content-repository.js';
-import { ContentListingRepository } from './content/listing-repository.js';
 import { LiveContentRepository } from './content/live/repository.js';
 import { FollowRepository } from './follows/follow-repository.js';
 import { BlockRepository } from './blocks/block-repository.js';
@@ -57,10 +56,7 @@ import { StaffReach } from './authorization/staff-reach.js';
 import { CampaignService } from './campaigns/service.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
-import { ContentFeed } from './content/feed.js';
-import { ContentListings } from './content/listings.js';
-import { ListingIndex } from './content/listing-index.js';
-import { ListingAnswers } from './content/listing-answers.js';
+import { ContentFeed, ContentListingRepository, FeedPages, ListingIndex, Listings } from './content/index.js';
 import { ContentLiveFeed } from './content/live/feed.js';
 import { LiveCounts, type CountWatchers } from './content/live/counts.js';
 import { LivePublishes } from './content/live/publishes.js';
@@ -210,12 +206,13 @@ export interface Services {
   twoFactor: TwoFactorService;
   settings: SettingsService;
   content: ContentService;
-  listings: ContentListings;
+  /** `/all`, `/completed` and the map clusters: one path, answered by the listing index (docs/search.md). */
+  listings: Listings;
   /** The per-node listing index (docs/search.md). */
   listingIndex: ListingIndex;
   feed: ContentFeed;
-  /** The listings' answers, first pages from the read model. */
-  listingAnswers: ListingAnswers;
+  /** `/feeds` pages, kept in the read model. */
+  feedPages: FeedPages;
   liveFeed: ContentLiveFeed;
   /** `content:stats`: which changes count, and at most one per item per second (CONTRACT §15). */
   liveCounts: LiveCounts;
@@ -270,6 +267,10 @@ export interface Services {
 export interface ServiceSeams {
   /** How host names of outbound URLs are resolved (default: the system resolver, every address). */
   resolveHost?: HostResolver;
+  /** The listing index's first load begins when this resolves (default: at once). */
+  listingLoad?: Promise<void>;
+  /** How long a listing waits for the index before a 503 (default 10 s). */
+  listingWaitMs?: number;
 }
 
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
@@ -334,11 +335,11 @@ export async function createServices(app: AppContext, repositories: Repositories
   const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
-  const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
+  const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
-  // Loads in the background: until it has, the listings read PostgreSQL.
+  // Loads in the background: until it has, listings wait for it (/readyz says 503).
   void listingIndex.start();
-  const listings = new ContentListings(repositories.listings, contentSerialiser, readModel, listingIndex);
+  const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const liveFeed = new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser);
   const payments = new PaymentService(
@@ -395,7 +396,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     listings,
     listingIndex,
     feed,
-    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
+    feedPages: new FeedPages(feed, readModel.pages, blocks),
     liveFeed,
     liveCounts: new LiveCounts(app, liveFeed),
     livePublishes: new LivePublishes(app, liveFeed),

@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
 import {
   clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
-} from '../../src/content/schemas.js';
-import { completedItemSchema, feedItemSchema, listingItemSchema } from '../../src/content/response-schemas.js';
-import { contentDetailSchema, createdContentSchema } from '../../src/content/detail-schemas.js';
+  completedItemSchema, feedItemSchema, listingItemSchema, contentDetailSchema, createdContentSchema,
+} from '../../src/content/index.js';
 
 const base = '/content/api/v1';
 const api = '/api/v1';
@@ -20,8 +19,8 @@ const facetsSchema = z.object({
 });
 
 
-export const contentRoutes = routeModule(['content', 'listingAnswers'], (app, services) => {
-  const { content, listingAnswers } = services;
+export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (app, services) => {
+  const { content, listings, feedPages } = services;
   return [
     defineRoute({
       method: 'POST', path: `${base}/content`, tag, auth: 'user', permission: 'create:content', rateLimits: ['content_create'],
@@ -32,31 +31,31 @@ export const contentRoutes = routeModule(['content', 'listingAnswers'], (app, se
     defineRoute({
       method: 'GET', path: `${base}/all`, tag, auth: 'optional',
       summary: 'List content with search, filters, sorting and pages',
-      query: listAllQuery, errorStatuses: [400, 401, 500],
+      query: listAllQuery, errorStatuses: [400, 401, 500, 503],
       responseData: z.object({
         item: z.array(listingItemSchema),
         hasMore: z.boolean(),
-        total: z.number().int().describe('Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md'),
+        total: z.number().int().describe('Matches: exact up to 10,000, above that an estimate within 10 %; see docs/search.md'),
         facets: facetsSchema.optional().describe('With `facets=`: counts per value over the matches of the other filters (CONTRACT §23)'),
       }),
-      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query) }),
+      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
       summary: 'Published content in the x-language language, optionally inside a map viewport',
-      query: completedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
+      query: completedQuery, headers: languageHeader, errorStatuses: [400, 401, 500, 503],
       responseData: z.object({
         items: z.array(completedItemSchema), total: z.number().int(), page: z.number().int(), per_page: z.number().int(), total_pages: z.number().int(),
       }),
       handler: async ({ optionalCaller, query, headers }) => ({
         message: 'Completed content',
-        data: await listingAnswers.listCompleted(optionalCaller, query, headers['x-language']),
+        data: await listings.listCompleted(optionalCaller, query, headers['x-language']),
       }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed/clusters`, tag, auth: 'optional',
       summary: 'Map clusters of published content in a box at a zoom, with the search and filters of /all (CONTRACT §23)',
-      query: clustersQuery, errorStatuses: [400, 401, 500],
+      query: clustersQuery, errorStatuses: [400, 401, 500, 503],
       responseData: z.object({
         clusters: z.array(z.object({
           latitude: z.number(), longitude: z.number(), count: z.number().int(),
@@ -64,7 +63,7 @@ export const contentRoutes = routeModule(['content', 'listingAnswers'], (app, se
         })).max(300),
         total: z.number().int().describe('Every matching item in the box'),
       }),
-      handler: async ({ optionalCaller, query }) => ({ message: 'Clusters', data: await listingAnswers.clusters(optionalCaller, query) }),
+      handler: async ({ optionalCaller, query }) => ({ message: 'Clusters', data: await listings.clusters(optionalCaller, query) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
@@ -73,7 +72,7 @@ export const contentRoutes = routeModule(['content', 'listingAnswers'], (app, se
       responseData: z.object({ items: z.array(feedItemSchema), next_cursor: z.string().nullable(), has_more: z.boolean() }),
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
-        data: await listingAnswers.feedPage(caller, query.per_page, query.cursor, headers['x-language']),
+        data: await feedPages.page(caller, query.per_page, query.cursor, headers['x-language']),
       }),
     }),
     defineRoute({

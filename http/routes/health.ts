@@ -11,7 +11,13 @@ import type { Transport } from '../transport.js';
 import type { Platform } from '../../src/publishing/index.js';
 import type { MediaStore } from '../../src/media/index.js';
 
-export function healthRoutes(isReady: () => Promise<boolean>, transport: Transport, publishingOff: readonly Platform[], media: Pick<MediaStore, 'name' | 'check'>): AnyRoute[] {
+export function healthRoutes(
+  isReady: () => Promise<boolean>,
+  transport: Transport,
+  publishingOff: readonly Platform[],
+  media: Pick<MediaStore, 'name' | 'check'>,
+  listings: { ready(): boolean },
+): AnyRoute[] {
   const publishing = publishingOff.length ? { publishing_off: [...publishingOff], publishing_off_reason: 'client credentials unset (sandbox values) in production' } : {};
   return [
     defineRoute({
@@ -23,6 +29,7 @@ export function healthRoutes(isReady: () => Promise<boolean>, transport: Transpo
       errorStatuses: [503],
       handler: async () => {
         if (!(await isReady())) throw new AppError(503, 'service.error.not_ready', 'Service is not ready');
+        if (!listings.ready()) throw new AppError(503, 'service.error.not_ready', 'The listing index is loading', { field: 'listing_index', constraint: 'loaded' });
         try {
           await media.check();
         } catch {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
 import { createSavedSearchBody, matchesQuery, savedSearchIdParams, savedSearchView } from '../../src/saved-searches/schemas.js';
-import { listingItemSchema } from '../../src/content/response-schemas.js';
+import { listingItemSchema } from '../../src/content/index.js';
 
 const base = '/content/api/v1/saved-searches';
 const tag = 'saved-searches';

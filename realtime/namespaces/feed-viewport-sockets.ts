@@ -4,7 +4,7 @@
 // own sockets only. Who may have the item is not decided here (src/live/audience.ts).
 import type { AreaWatch } from '../../src/content/live/schemas.js';
 import type { PublishedItem } from '../../src/content/live/feed.js';
-import { viewportAround } from '../../src/content/viewport.js';
+import { viewportAround } from '../../src/content/index.js';
 import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
 import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';

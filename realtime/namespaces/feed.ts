@@ -12,7 +12,7 @@
 //   (feed-viewport-sockets.ts, the door's bookkeeping); the push is declared like the others, its
 //   audience the domain's (src/live/audience.ts), and every node delivers it to its own sockets.
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/live/schemas.js';
-import { LANGUAGES, type Language } from '../../src/content/values.js';
+import { LANGUAGES, type Language } from '../../src/content/index.js';
 import { rooms } from '../rooms.js';
 import { refuse } from '../transport/socket-edge.js';
 import { clientEvents, defineNamespace, push } from '../namespace.js';

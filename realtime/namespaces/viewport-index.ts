@@ -4,7 +4,7 @@
 // 2×2 cells; a point looks up its own cell at each level in use (at most MAX_LEVEL+1 map reads)
 // and only the viewports filed there are tested exactly. Node-local: each node indexes its own
 // sockets (feed-viewport-sockets.ts, docs/feed.md).
-import type { Viewport } from '../../src/content/viewport.js';
+import type { Viewport } from '../../src/content/index.js';
 
 const MAX_LEVEL = 24;
 

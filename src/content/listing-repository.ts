@@ -1,68 +1,15 @@
-// The listing queries on `contents` (with each item's uploader): the filtered `GET /all` page, the
-// `GET /completed` page, their totals and the buckets of the personal feed. Every filter is a
-// parameterised SQL fragment; the sort column comes from a whitelist (SORT_COLUMNS), so no client
-// text becomes SQL.
+// The queries of listed items on `contents` (with each item's uploader): the rows that feed the
+// listing index (its load and its item reloads: it alone answers `/all`, `/completed` and the map
+// clusters), the buckets of the personal feed, and the new items a saved search matches. Every
+// filter is a parameterised SQL fragment, so no client text becomes SQL.
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
 import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
-import type { ListAllQuery } from './schemas.js';
-import { escapeLike } from './values.js';
-import type { Viewport } from './viewport.js';
-import type { FacetName, Facets } from './listing-index.js';
-import { priceBucketOf } from './price-buckets.js';
-import type { Cluster, ClusterBox } from './index-map.js';
-
-/**
- * `total` is exact up to this many matches (counting stops one row later, so a count never reads
- * more); above it, it is the planner's estimate (docs/content.md, "Pages and totals").
- */
-export const COUNT_CAP = 1_000;
-
-/** Which live items a listing shows: published ones, plus the caller's own, or every one. */
-export type ListingVisibility = { kind: 'published' } | { kind: 'published-or-own'; userId: string } | { kind: 'every' };
-
-/** The filters of `GET /all` besides search, as its query gives them. */
-export type ListingFilters = Pick<
-  ListAllQuery,
-  | 'lang' | 'price_from' | 'price_to' | 'area_from' | 'area_to' | 'unit_price' | 'unit_area'
-  | 'amenities' | 'apartment_type' | 'project_status' | 'created_at_start_date' | 'created_at_end_date'
->;
-
-/** The columns a listing may be ordered by in SQL (`relevance` exists only in the listing index). */
-export type SortColumn = Exclude<ListAllQuery['column'], 'relevance'>;
-export interface ListingSort {
-  column: SortColumn;
-  direction: 'asc' | 'desc';
-}
-
-/**
- * A position in a listing's order: the sort value of a row, as PostgreSQL writes it as text (so a
- * float or a microsecond timestamp compares exactly as stored when sent back), and its id.
- */
-export interface SortBoundary {
-  value: string;
-  id: string;
-}
-
-/** Where a page starts: after `after` (keyset; from the start when null), then `offset` rows on. */
-export interface PageStart {
-  after: SortBoundary | null;
-  offset: number;
-}
-
-export interface ListingPage {
-  rows: ContentRow[];
-  hasMore: boolean;
-  /** The position of the page's last row; null when the page is empty. */
-  last: SortBoundary | null;
-}
-
-/** How many items match a listing: counted (exact), or the planner's estimate above COUNT_CAP. */
-export interface ListingTotal {
-  count: number;
-  exact: boolean;
-}
+import { LIMITS } from './schemas.js';
+import { escapeLike, foldForSearch } from './values.js';
+import type { Viewport } from './search-index/viewport.js';
+import type { IndexRow, ListingFilters } from './search-index/index-types.js';
 
 /** A feed row with its created_at as microsecond-precise UTC text (the cursor's key). */
 export type FeedRow = ContentRow & { created_key: string };
@@ -110,19 +57,18 @@ export function listedConditions(): SQL[] {
  */
 export const PUBLISHED = sql`(c.status = 'completed' and c.moderation_status is null and not c.suspension_hold)`;
 
-/** An item as the listing index keeps it: its row, and its timestamps as microseconds since the epoch (exact order). */
-export type IndexRow = ContentRow & {
-  created_us: number;
-  updated_us: number;
-  langs: string[] | null;
-  facet_apartment_types: string[] | null;
-  facet_project_statuses: string[] | null;
-  search_text: string | null;
-};
-
 const INDEX_COLUMNS = sql`${CONTENT_COLUMNS}, c.langs, c.facet_apartment_types, c.facet_project_statuses, c.search_text,
   (extract(epoch from c.created_at) * 1000000)::float8 as created_us,
   (extract(epoch from c.updated_at) * 1000000)::float8 as updated_us`;
+
+/**
+ * A saved search's text as the terms its SQL match takes, each of which must match: folded, so
+ * `can ho` finds `Căn hộ`, split on whitespace, without repeats and at most LIMITS.searchTerms.
+ */
+export function searchTerms(search: string | undefined): string[] {
+  if (!search) return [];
+  return [...new Set(foldForSearch(search).split(' ').filter(Boolean))].slice(0, LIMITS.searchTerms);
+}
 
 /**
  * One `search_text LIKE '%term%'` per term (all must match), on the folded text. The pg_trgm GIN
@@ -134,24 +80,6 @@ const searchConditions = (terms: string[]): SQL[] =>
   terms.map((term) =>
     [...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`,
   );
-
-/**
- * The search terms as the estimate of a total sees them: every term as a LIKE, which the planner
- * estimates from the column's statistics (a short term's strpos would get a fixed default
- * guess). Only ever planned, never run, so the full GIN scan a short LIKE would cost is not paid.
- */
-const estimatedSearchConditions = (terms: string[]): SQL[] => terms.map((term) => sql`c.search_text like ${`%${escapeLike(term)}%`}`);
-
-function visibilityCondition(visibility: ListingVisibility): SQL[] {
-  switch (visibility.kind) {
-    case 'published':
-      return [PUBLISHED];
-    case 'published-or-own':
-      return [sql`(${PUBLISHED} or c.uploader_id = ${visibility.userId})`];
-    case 'every':
-      return [];
-  }
-}
 
 function filterConditions(f: ListingFilters): SQL[] {
   const conditions: SQL[] = [];
@@ -180,97 +108,6 @@ function viewportConditions(v: Viewport): SQL[] {
     v.west <= v.east ? sql`c.longitude between ${v.west} and ${v.east}` : sql`(c.longitude >= ${v.west} or c.longitude <= ${v.east})`,
   ];
 }
-
-/**
- * How each sort column's value travels as a boundary: timestamps as microsecond UTC text (a Date
- * would drop the microseconds now() writes), numbers as PostgreSQL's own text output, which since
- * PostgreSQL 12 is the shortest text that reads back as the same float8 (extra_float_digits at its
- * default of 1, which nothing here changes). Every sort column is NOT NULL (migrations 0002), so
- * a boundary never needs NULL ordering; a row without a value still gives no boundary (see page).
- */
-const SORT_TYPES = {
-  created_at: 'timestamp',
-  updated_at: 'timestamp',
-  price: 'float8',
-  area: 'float8',
-  price_per_area: 'float8',
-  reaction_count: 'int4',
-} as const satisfies Record<SortColumn, 'timestamp' | 'float8' | 'int4'>;
-
-function sortValueAsText(column: SortColumn): SQL {
-  const col = sql.raw(`c.${column}`);
-  return SORT_TYPES[column] === 'timestamp' ? sql`to_char(${col} at time zone 'UTC', ${UTC_TEXT_FORMAT})` : sql`${col}::text`;
-}
-
-function sortValueFromText(column: SortColumn, value: string): SQL {
-  switch (SORT_TYPES[column]) {
-    case 'timestamp':
-      return sql`(${value}::timestamp at time zone 'UTC')`;
-    case 'float8':
-      return sql`${value}::float8`;
-    case 'int4':
-      return sql`${value}::int4`;
-  }
-}
-
-/** `(column, id)` strictly after the boundary in the listing's order (both keys run the same way). */
-function seekCondition(sort: ListingSort, after: SortBoundary): SQL {
-  const operator = sql.raw(sort.direction === 'asc' ? '>' : '<');
-  return sql`(${sql.raw(`c.${sort.column}`)}, c.id) ${operator} (${sortValueFromText(sort.column, after.value)}, ${after.id}::uuid)`;
-}
-
-/** The top node's row estimate of an `EXPLAIN (FORMAT JSON)` answer (JSON value or its text). */
-function planRows(explained: unknown): number {
-  const doc = typeof explained === 'string' ? JSON.parse(explained) : explained;
-  const rows = Number((doc as { Plan?: { 'Plan Rows'?: unknown } }[])?.[0]?.Plan?.['Plan Rows']);
-  return Number.isFinite(rows) ? Math.round(rows) : 0;
-}
-
-type PageRow = ContentRow & { sort_value: string | null };
-
-/** The order of `GET /completed`: newest first. */
-export const COMPLETED_SORT: ListingSort = { column: 'created_at', direction: 'desc' };
-
-/** How search terms become conditions: to run (searchConditions) or only to estimate. */
-type SearchAs = (terms: string[]) => SQL[];
-
-/** The conditions of `GET /all`: live items the visibility allows, matching every filter and search term. */
-function allConditions(visibility: ListingVisibility, terms: string[], filters: ListingFilters, search: SearchAs = searchConditions): SQL[] {
-  return [...listedConditions(), ...visibilityCondition(visibility), ...search(terms), ...filterConditions(filters)];
-}
-
-/** The conditions of `GET /completed`: published items matching the search, inside the viewport when given. */
-function completedConditions(terms: string[], viewport: Viewport | null, search: SearchAs = searchConditions): SQL[] {
-  const conditions = [...listedConditions(), sql`c.status = 'completed'`, ...search(terms)];
-  if (viewport) conditions.push(...viewportConditions(viewport));
-  return conditions;
-}
-
-/**
- * One page of a listing (and one row more, for hasMore), ties broken on id so the order is total.
- * With a boundary the page seeks past it (a range on the index of the order) instead of reading
- * and dropping every row before it (OFFSET). The uploaders are joined to the page's rows only:
- * PostgreSQL estimates a row comparison from its first column alone (`reaction_count < 0`: no
- * row), and on such an estimate it joined every match to a scan of users (85,000 × 200 rows,
- * 11 s embedded, in bench/listing-plans.ts). Exported so that bench explains this very SQL.
- */
-function pageQuery(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): SQL {
-  const seek = start.after ? [seekCondition(sort, start.after)] : [];
-  const order = sql`${sql.raw(`c.${sort.column}`)} ${sql.raw(sort.direction)}, c.id ${sql.raw(sort.direction)}`;
-  return sql`
-    select ${CONTENT_COLUMNS}, ${sortValueAsText(sort.column)} as sort_value
-    from (select c.* from contents c where ${where([...conditions, ...seek])}
-          order by ${order} limit ${limit + 1} offset ${start.offset}) as c
-    join users u on u.id = c.uploader_id
-    order by ${order}`;
-}
-
-/** Counts the matches, reading at most COUNT_CAP + 1 of them. */
-const cappedCountQuery = (conditions: SQL[]): SQL =>
-  sql`select count(*)::int as n from (select 1 from contents c where ${where(conditions)} limit ${COUNT_CAP + 1}) as capped`;
-
-/** The query whose row estimate stands for the count of a broad listing. */
-const estimatedCountQuery = (conditions: SQL[]): SQL => sql`select 1 from contents c where ${where(conditions)}`;
 
 /**
  * The published items of one feed bucket, newest first, as of the snapshot: items created,
@@ -347,126 +184,7 @@ function feedBucketQuery(q: FeedBucketQuery, capped = false): SQL {
 }
 
 export class ContentListingRepository extends Repository {
-  /** A page of `GET /all`. */
-  filteredPage(
-    visibility: ListingVisibility,
-    searchTerms: string[],
-    filters: ListingFilters,
-    sort: ListingSort,
-    limit: number,
-    start: PageStart,
-  ): Promise<ListingPage> {
-    return this.page(allConditions(visibility, searchTerms, filters), sort, limit, start);
-  }
-
-  filteredTotal(visibility: ListingVisibility, searchTerms: string[], filters: ListingFilters): Promise<ListingTotal> {
-    return this.total(allConditions(visibility, searchTerms, filters), allConditions(visibility, searchTerms, filters, estimatedSearchConditions));
-  }
-
-  /** A page of `GET /completed`, newest first. */
-  publishedPage(searchTerms: string[], viewport: Viewport | null, limit: number, start: PageStart): Promise<ListingPage> {
-    return this.page(completedConditions(searchTerms, viewport), COMPLETED_SORT, limit, start);
-  }
-
-  publishedTotal(searchTerms: string[], viewport: Viewport | null): Promise<ListingTotal> {
-    return this.total(completedConditions(searchTerms, viewport), completedConditions(searchTerms, viewport, estimatedSearchConditions));
-  }
-
-  private async page(conditions: SQL[], sort: ListingSort, limit: number, start: PageStart): Promise<ListingPage> {
-    const rows = await this.db.rows<PageRow>(pageQuery(conditions, sort, limit, start));
-    const hasMore = rows.length > limit;
-    if (hasMore) rows.pop();
-    const lastRow = rows.at(-1);
-    const last = lastRow && lastRow.sort_value !== null ? { value: lastRow.sort_value, id: lastRow.id } : null;
-    return { rows, hasMore, last };
-  }
-
-  /**
-   * The number of matches: counted while it is at most COUNT_CAP, else the planner's row estimate
-   * for the same conditions (`estimated`: the same with every search term as a LIKE), and never
-   * less than what was counted. Counting every match of an
-   * unselective search ("can ho" is in most Vietnamese listings) would read most of the table;
-   * the estimate costs one planning.
-   */
-  private async total(conditions: SQL[], estimated: SQL[]): Promise<ListingTotal> {
-    const [counted] = await this.db.rows<{ n: number }>(cappedCountQuery(conditions));
-    if (counted.n <= COUNT_CAP) return { count: counted.n, exact: true };
-    const [explained] = await this.db.rows<Record<string, unknown>>(sql`explain (format json) ${estimatedCountQuery(estimated)}`);
-    return { count: Math.max(planRows(Object.values(explained)[0]), COUNT_CAP + 1), exact: false };
-  }
-
-  /**
-   * Facet counts (CONTRACT §23) in SQL, for when the listing index cannot answer: each facet over
-   * the matches of the other filters.
-   */
-  async facetCounts(visibility: ListingVisibility, searchTerms: string[], filters: ListingFilters, names: readonly FacetName[]): Promise<Facets> {
-    const facets: Facets = {};
-    const without = (facet: FacetName): ListingFilters => {
-      switch (facet) {
-        case 'amenities':
-          return { ...filters, amenities: undefined };
-        case 'apartment_type':
-          return { ...filters, apartment_type: undefined };
-        case 'project_status':
-          return { ...filters, project_status: undefined };
-        case 'price':
-          return { ...filters, price_from: undefined, price_to: undefined };
-      }
-    };
-    const valueCounts = async (facet: FacetName, column: SQL) => {
-      const rows = await this.db.rows<{ value: string; n: number }>(sql`
-        select v as value, count(*)::int as n from contents c, unnest(${column}) as v
-        where ${where(allConditions(visibility, searchTerms, without(facet)))} group by v`);
-      return Object.fromEntries(rows.map((r) => [r.value, r.n]));
-    };
-    for (const name of names) {
-      if (name === 'amenities') facets.amenities = await valueCounts(name, sql`c.amenities`);
-      if (name === 'apartment_type') facets.apartment_type = await valueCounts(name, sql`c.facet_apartment_types`);
-      if (name === 'project_status') facets.project_status = await valueCounts(name, sql`c.facet_project_statuses`);
-      if (name === 'price') {
-        const rows = await this.db.rows<{ price: number; n: number }>(sql`
-          select c.price::float8 as price, count(*)::int as n from contents c
-          where ${where(allConditions(visibility, searchTerms, without(name)))} group by c.price`);
-        const buckets = new Map<number, { from: number; to: number; count: number }>();
-        for (const row of rows) {
-          const bucket = priceBucketOf(Number(row.price));
-          const kept = buckets.get(bucket.from);
-          if (kept) kept.count += row.n;
-          else buckets.set(bucket.from, { ...bucket, count: row.n });
-        }
-        facets.price = [...buckets.values()].sort((a, b) => a.from - b.from);
-      }
-    }
-    return facets;
-  }
-
-  /**
-   * Map clusters in SQL, for when the listing index cannot answer: the published matches in the
-   * box grouped by the web-mercator grid cell of `level` (as clusterPoints does in memory).
-   */
-  async clusterCells(searchTerms: string[], filters: ListingFilters, box: ClusterBox, level: number, hiddenUploaders: string[]): Promise<{ clusters: Cluster[]; total: number }> {
-    const cells = 2 ** level;
-    const viewport = { south: box.minLat, north: box.maxLat, west: box.minLng, east: box.maxLng };
-    const conditions = [...completedConditions(searchTerms, viewport), ...filterConditions(filters)];
-    if (hiddenUploaders.length) conditions.push(sql`c.uploader_id <> all(${textArray(hiddenUploaders)}::uuid[])`);
-    const lat = sql`radians(least(greatest(c.latitude, -85.05112878), 85.05112878))`;
-    const rows = await this.db.rows<{ n: number; latitude: number; longitude: number; id: string; cx: number; cy: number }>(sql`
-      select count(*)::int as n, avg(c.latitude)::float8 as latitude, avg(c.longitude)::float8 as longitude, min(c.id::text) as id, g.cx, g.cy
-      from contents c, lateral (select
-        least(greatest(floor((c.longitude + 180) / 360 * ${cells})::int, 0), ${cells - 1}) as cx,
-        least(greatest(floor((0.5 - ln((1 + sin(${lat})) / (1 - sin(${lat}))) / (4 * pi())) * ${cells})::int, 0), ${cells - 1}) as cy) as g
-      where ${where(conditions)}
-      group by g.cx, g.cy
-      order by g.cy, g.cx`);
-    return {
-      clusters: rows.map((r) => (r.n === 1 ? { latitude: r.latitude, longitude: r.longitude, count: 1, id: r.id } : { latitude: r.latitude, longitude: r.longitude, count: r.n })),
-      total: rows.reduce((sum, r) => sum + r.n, 0),
-    };
-  }
-
-  // ---- what the listing index loads (listing-index.ts): the listed rows, nothing else ----
-
-  /** Listed items after `afterId` in id order: the index loads them page by page. */
+  /** A page of every listed row, in id order after `afterId` (the listing index's load). */
   indexPage(afterId: string | null, limit: number): Promise<IndexRow[]> {
     const after = afterId ? [sql`c.id > ${afterId}::uuid`] : [];
     return this.db.rows<IndexRow>(sql`

@@ -64,7 +64,7 @@ export interface CachedFollowings {
 
 /**
  * What changed of the listed items, for what keeps its own copy of them (the listing index,
- * src/content/listing-index.ts): one item, every item of one uploader, or anything.
+ * src/content/search-index/index-sync.ts): one item, every item of one uploader, or anything.
  */
 export type ItemChange = { kind: 'item'; contentId: string } | { kind: 'uploader'; userId: string } | { kind: 'all' };
 
@@ -76,7 +76,7 @@ export interface CachedPage {
 }
 
 /**
- * A listed item serialised for a listing answer (src/content/item-texts.ts), with the row it was
+ * A listed item serialised for a listing answer (src/content/listing/item-texts.ts), with the row it was
  * made from: the text stands for that row only (a changed item is a new row).
  */
 export interface CachedItemText {
@@ -107,7 +107,7 @@ export class ReadModel {
   readonly followings: ReadCache<string, CachedFollowings>;
   readonly items: ReadCache<string, CachedItem>;
   readonly pages: ReadCache<string, CachedPage>;
-  /** Listed items as listing answers show them, by item and variant (src/content/item-texts.ts). */
+  /** Listed items as listing answers show them, by item and variant (src/content/listing/item-texts.ts). */
   readonly itemTexts: ReadCache<string, CachedItemText>;
   /** Each user's blocks, both ways (src/blocks/service.ts): what listings and live events leave out for them. */
   readonly blocks: ReadCache<string, BlockRelations>;
@@ -128,7 +128,7 @@ export class ReadModel {
     this.trusted = usable;
     // Sizes: a few hundred bytes a session or a profile; an item with its answers and a page vary
     // (a page of 100 items is ~100 KB), so those two are also bounded by their bytes. Pages: every
-    // scrolling user keeps a few feed pages (listing-answers.ts), so the count allows 10,000 small
+    // scrolling user keeps a few feed pages (src/content/feed/feed-pages.ts), so the count allows 10,000 small
     // ones (a feed page of 10 items is a few KB) and the bytes are the bound that matters.
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);

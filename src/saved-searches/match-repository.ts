@@ -3,8 +3,7 @@
 // records, and the daily digests.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import { textArray } from '../content/content-repository.js';
-import { PUBLISHED } from '../content/listing-repository.js';
+import { PUBLISHED, textArray } from '../content/index.js';
 import { NO_LOCATION } from './matchable.js';
 import type { NotifyMode } from './schemas.js';
 

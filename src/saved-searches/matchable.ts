@@ -2,8 +2,7 @@
 // a 4-D box over (price, area, latitude, longitude) for the GiST index, and the other filters as
 // columns checked on the searches the box lookup returns. The fold and lower-casing are those of
 // `GET /all`, so a search matches exactly the items /all would list for the same filters.
-import { searchTerms } from '../content/listings.js';
-import { viewportAround, type Viewport } from '../content/viewport.js';
+import { searchTerms, viewportAround, type Viewport } from '../content/index.js';
 import type { SavedSearchFilters } from './schemas.js';
 
 /** An open end of the box; beyond any price, area or coordinate. */

@@ -2,7 +2,7 @@
 // `GET /all` through /all's own schema (the same parsing, the same limits), plus `area`, the
 // viewport of `/completed`. Limits SPEC leaves open are listed in docs/feed.md.
 import { z } from 'zod';
-import { listAllQuery } from '../content/schemas.js';
+import { listAllQuery } from '../content/index.js';
 import { areaWatchPayload } from '../content/live/schemas.js';
 
 /** Saved searches one user may keep (CONTRACT §16). */

@@ -7,11 +7,9 @@ import type { BlockService } from '../blocks/service.js';
 import type { Caller } from '../auth/caller.js';
 import { badRequest, conflict, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ContentSerialiser } from '../content/serialise.js';
-import { viewerOf } from '../content/access.js';
 import { matchable } from './matchable.js';
 import type { SavedSearchRepository, SavedSearchRow } from './saved-search-repository.js';
-import type { ContentListingRepository } from '../content/listing-repository.js';
+import { viewerOf, type ContentListingRepository, type ContentSerialiser } from '../content/index.js';
 import { MAX_SAVED_SEARCHES, type CreateSavedSearchInput, type MatchesQuery, type SavedSearchView } from './schemas.js';
 
 const timestampText = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;

@@ -1,12 +1,12 @@
-// The listing index's range sets (src/content/index-ranges.ts) against the plain answer: for
+// The listing index's range sets (src/content/search-index/index-ranges.ts) against the plain answer: for
 // random ranges, after a load, as values change, as slots come and go, through an empty start and
 // drift past the last threshold (the cuts made again), the selected slots are exactly those whose
 // value lies in the range. The data structure alone: the server-level tests (search.test.ts,
 // search-totals.test.ts) check the same through `/all`.
 import { describe, expect, it } from 'vitest';
-import { SlotOrder } from '../../src/content/index-orders.js';
-import { RangeBits } from '../../src/content/index-ranges.js';
-import { forEachSlot, wordsFor } from '../../src/content/slot-bits.js';
+import { SlotOrder } from '../../src/content/search-index/index-orders.js';
+import { RangeBits } from '../../src/content/search-index/index-ranges.js';
+import { forEachSlot, wordsFor } from '../../src/content/search-index/slot-bits.js';
 
 const CAPACITY = 4_096;
 

@@ -1,8 +1,9 @@
 // Search and map as CONTRACT §23 says, over the real server answering from its listing index:
 // relevance order, typos, diacritics, Korean, AND, facets, deep pages, map clusters (counts that
 // add up zoom by zoom, bad boxes), and that an edit, a delete and a publish show in the next
-// search. The same queries on a node with LISTING_INDEX=off (PostgreSQL) agree where the two
-// must agree (filters, totals, facets, clusters).
+// search. Facets are checked against the totals of the same query with each value as a filter,
+// and clusters against a plain grouping of the listed items by grid cell (the index is the only
+// engine: nothing else to compare with).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { useTestServer } from '../helpers/fixture.js';
@@ -12,7 +13,6 @@ import { CONTENT, createContent, fullBody, publish } from './fixtures.js';
 import { idsFor, indexReady, publishWorld, searchFor, type World } from './search.fixtures.js';
 
 const booted = useTestServer();
-const withoutIndex = useTestServer({ LISTING_INDEX: 'off' });
 let server: TestServer;
 let owner: TestUser;
 let anonymous: ApiClient;
@@ -123,19 +123,26 @@ describe('facets (CONTRACT §23)', () => {
     expectErrorEnvelope(await anonymous.get(`${CONTENT}/all?facets=price,bedrooms`), 400, 'validation.error');
   });
 
-  it('should give the same counts from PostgreSQL when the index is off', async () => {
-    const other = withoutIndex.current;
-    const user = await registerAndLogin(other);
-    await publishWorld(other, user, tag);
-    const query = 'facets=amenities,apartment_type,project_status,price&amenities=pool&price_from=1000000000';
-    expect(other.service.services.listingIndex.ready()).toBe(false);
-    expect((await facetsOf(other, query)).facets).toEqual((await facetsOf(server, query)).facets);
+  it('should count what the same query finds with each value as its filter', async () => {
+    const others = 'amenities=pool&price_from=1000000000&project_status=handed_over';
+    const { facets } = await facetsOf(server, `facets=amenities,apartment_type,project_status,price&${others}`);
+    const totalOf = async (query: string) => (await facetsOf(server, query)).total;
+    const without = (name: string) => others.split('&').filter((p) => !p.startsWith(`${name}=`) && !(name === 'price' && p.startsWith('price_'))).join('&');
+    for (const name of ['amenities', 'apartment_type', 'project_status'] as const) {
+      for (const [value, count] of Object.entries(facets[name] as Record<string, number>)) {
+        expect(await totalOf(`${without(name)}&${name}=${encodeURIComponent(value)}`), `${name}=${value}`).toBe(count);
+      }
+    }
+    for (const bucket of facets.price as { from: number; to: number; count: number }[]) {
+      // Buckets are [from, to); the seeded prices are whole numbers.
+      expect(await totalOf(`${without('price')}&price_from=${bucket.from}&price_to=${bucket.to - 1}`), `price from ${bucket.from}`).toBe(bucket.count);
+    }
   });
 });
 
 describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
   const box = 'min_lat=-10&max_lat=30&min_lng=100&max_lng=130';
-  const clusters = (query: string, s: TestServer = server) => new ApiClient(s.url).get(`${CONTENT}/completed/clusters?${query}`);
+  const clusters = (query: string) => new ApiClient(server.url).get(`${CONTENT}/completed/clusters?${query}`);
 
   it('should refuse bad boxes', async () => {
     for (const q of [
@@ -196,12 +203,35 @@ describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
     expect((await clusters(`${box}&zoom=5`)).body.data.total).toBe(5); // others still see them
   });
 
-  it('should give the same clusters from PostgreSQL when the index is off', async () => {
+  it('should give the clusters of a plain grouping of the listed items by grid cell', async () => {
+    const listed = await anonymous.get(`${CONTENT}/all?search=${encodeURIComponent(tag)}&per_page=100`);
+    const points = (listed.body.data.item as { id: string; geo: { lat: number; long: number } | null }[])
+      .filter((i) => i.geo && i.geo.lat >= -10 && i.geo.lat <= 30 && i.geo.long >= 100 && i.geo.long <= 130)
+      .map((i) => ({ id: i.id, lat: i.geo!.lat, lng: i.geo!.long }));
+    // Web-mercator cells, 2^(zoom+2) across; a coarser level while the box spans more than 300.
+    const x = (lng: number) => (lng + 180) / 360;
+    const y = (lat: number) => 0.5 - Math.log((1 + Math.sin((lat * Math.PI) / 180)) / (1 - Math.sin((lat * Math.PI) / 180))) / (4 * Math.PI);
+    const cell = (v: number, n: number) => Math.min(n - 1, Math.max(0, Math.floor(v * n)));
     for (const zoom of [0, 3, 8, 12, 16, 20]) {
-      const fromIndex = (await clusters(`${box}&zoom=${zoom}`)).body.data;
-      const fromSql = (await clusters(`${box}&zoom=${zoom}`, withoutIndex.current)).body.data;
-      expect(fromSql.total).toBe(fromIndex.total);
-      expect(fromSql.clusters.map((c: { count: number }) => c.count)).toEqual(fromIndex.clusters.map((c: { count: number }) => c.count));
+      let level = zoom + 2;
+      const spans = (n: number) => (cell(x(130), n) - cell(x(100), n) + 1) * (cell(y(-10), n) - cell(y(30), n) + 1);
+      while (level > 0 && spans(2 ** level) > 300) level--;
+      const n = 2 ** level;
+      const cells = new Map<string, { lat: number; lng: number; ids: string[] }>();
+      for (const p of points) {
+        const key = `${cell(y(p.lat), n)}/${cell(x(p.lng), n)}`;
+        const c = cells.get(key) ?? { lat: 0, lng: 0, ids: [] };
+        c.lat += p.lat;
+        c.lng += p.lng;
+        c.ids.push(p.id);
+        cells.set(key, c);
+      }
+      const expected = [...cells.values()].map((c) => ({ count: c.ids.length, latitude: c.lat / c.ids.length, longitude: c.lng / c.ids.length }));
+      const found = (await clusters(`${box}&zoom=${zoom}`)).body.data;
+      expect(found.total, `zoom ${zoom}`).toBe(points.length);
+      const shape = (list: { count: number; latitude: number; longitude: number }[]) =>
+        list.map((c) => `${c.count}@${c.latitude.toFixed(6)},${c.longitude.toFixed(6)}`).sort();
+      expect(shape(found.clusters), `zoom ${zoom}`).toEqual(shape(expected));
     }
   });
 });

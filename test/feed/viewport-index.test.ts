@@ -3,7 +3,7 @@
 // whole-world ones included) and random points, some on the viewports' edges.
 import { describe, expect, it } from 'vitest';
 import { ViewportIndex, viewportContains } from '../../realtime/namespaces/viewport-index.js';
-import { viewportAround, type Viewport } from '../../src/content/viewport.js';
+import { viewportAround, type Viewport } from '../../src/content/index.js';
 
 /** A small deterministic generator, so a failure can be replayed. */
 function random(seed: number) {

@@ -2,8 +2,8 @@
 // slot, what queries compare in typed arrays (one per field, read without touching the item's
 // row), strings turned into small numbers once (Codes), and the row a response is made from.
 // Freed slots are used again, so the arrays grow with the most items ever held, not with churn.
-import type { ContentRow } from './content-repository.js';
-import type { IndexRow } from './listing-repository.js';
+import type { ContentRow } from '../content-repository.js';
+import type { IndexRow } from './index-types.js';
 import { priceBucketOf } from './price-buckets.js';
 
 /** Small numbers for strings (languages, units, amenities, uploaders), given out once and kept. */

@@ -12,11 +12,11 @@
 // before T: an unfollow or an unlike made before T and withdrawn during paging.) The cursor is the
 // base64url JSON of {v, t: T, b: bucket, c: created_at with microseconds, i: id} of the last item.
 import { z } from 'zod';
-import type { Caller } from '../auth/caller.js';
-import { badRequest } from '../shared/errors.js';
-import type { ContentListingRepository, FeedRow } from './listing-repository.js';
-import type { ContentSerialiser } from './serialise.js';
-import type { Language } from './values.js';
+import type { Caller } from '../../auth/caller.js';
+import { badRequest } from '../../shared/errors.js';
+import type { ContentListingRepository, FeedRow } from '../listing-repository.js';
+import type { ContentSerialiser } from '../serialise.js';
+import type { Language } from '../values.js';
 
 const FRESH_WINDOW_DAYS = 7;
 const POPULAR_MIN_REACTIONS = 2;
@@ -57,7 +57,7 @@ export class ContentFeed {
     return (await this.pageWithUploaders(caller, perPage, cursorText, lang)).answer;
   }
 
-  /** The page, and the uploader of each of its items in order (what the listings leave out for a blocker: listing-answers.ts). */
+  /** The page, and the uploader of each of its items in order (what feed-pages.ts leaves out for a blocker). */
   async pageWithUploaders(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language) {
     return (await this.pagesWithUploaders(caller, perPage, cursorText, lang, 1))[0];
   }
@@ -65,7 +65,7 @@ export class ContentFeed {
   /**
    * Up to `count` consecutive pages from `cursorText` (the first page when absent), read with one
    * query per bucket, each with the cursor that names it: the pages a client paging on from
-   * there asks for next (listing-answers.ts keeps them). Each is the page that cursor would read
+   * there asks for next (feed-pages.ts keeps them). Each is the page that cursor would read
    * alone: the buckets and their keyset order continue across page boundaries.
    */
   async pagesWithUploaders(caller: Caller, perPage: number, cursorText: string | undefined, lang: Language, count: number) {

@@ -1,27 +1,15 @@
 // What a listing query asks of each item, as the listing index tests it (CONTRACT §23): who may
-// see it, the filters of `/all` (as filterConditions writes them in SQL), a map area, and the
+// see it, the filters of `/all` (as filterConditions writes them in SQL for saved searches), a map area, and the
 // uploaders the caller blocked. One function tests an item against all of it over the item
 // slots' typed arrays and says which groups failed, so a facet can count the items that fail
 // only its own filter. A search's matches are not tested here: the index selects them as bits.
-import type { ListingFilters, ListingVisibility } from './listing-repository.js';
 import type { ItemSlots } from './index-slots.js';
+import type { FacetName, FilterQuery } from './index-types.js';
 import type { Viewport } from './viewport.js';
-
-export const FACETS = ['amenities', 'apartment_type', 'project_status', 'price'] as const;
-export type FacetName = (typeof FACETS)[number];
 
 /** The bit of each facet's own filter in what `failures` answers; OTHER for every other condition. */
 export const FACET_BIT: Record<FacetName, number> = { amenities: 1, apartment_type: 2, project_status: 4, price: 8 };
 const OTHER = 16;
-
-/** A query as the index reads it: who asks, the filters, optionally an area and the uploaders left out. */
-export interface FilterQuery {
-  visibility: ListingVisibility;
-  filters: ListingFilters;
-  viewport?: Viewport | null;
-  /** Uploaders whose items are left out (a caller's blocks, CONTRACT §21). */
-  hidden?: ReadonlySet<string>;
-}
 
 /** The codes of the wanted values; null when none of them is known (nothing can match). */
 function wantedCodes(values: string[] | undefined, find: (v: string) => number, fold: (v: string) => string): number[] | null | undefined {

@@ -2,8 +2,8 @@
 // (lower case, no Vietnamese diacritics, `đ` = `d`: foldForSearch), Korean words also as their
 // syllable pairs (so any 2+ consecutive syllables of a word find it), and which query terms may
 // match a word's beginning (prefix) or forgive a typo. See docs/search.md.
-import { foldForSearch } from './values.js';
-import { LIMITS } from './schemas.js';
+import { foldForSearch } from '../values.js';
+import { LIMITS } from '../schemas.js';
 
 /** A word: letters and digits. Everything else (spaces, punctuation, `_`, `%`, `#`) separates words. */
 const WORD = /[\p{L}\p{N}]+/gu;
