@@ -221,7 +221,7 @@ function seekCondition(sort: ListingSort, after: SortBoundary): SQL {
 
 /** The top node's row estimate of an `EXPLAIN (FORMAT JSON)` answer (JSON value or its text). */
 function planRows(explained: unknown): number {
-  const doc = typeof explained === 'string' ? JSON.parse(explained) : explained;
+  const doc: unknown = typeof explained === 'string' ? JSON.parse(explained) : explained;
   const rows = Number((doc as { Plan?: { 'Plan Rows'?: unknown } }[])?.[0]?.Plan?.['Plan Rows']);
   return Number.isFinite(rows) ? Math.round(rows) : 0;
 }
