@@ -212,6 +212,7 @@ function mount<Node, State>(
           for (const { to, except = [], data } of pending.emits) {
             const target = (route.local ? nsp.local : nsp).to(to).except([...except, ...withheld]);
             // The event's name is known at run time only; `emit` above typed its data by the schema.
+            // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own receiver
             Reflect.apply(target.emit, target, [name, data]);
           }
         }),

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- socket.io-adapter types an adapter's `nsp` as `any` */
 // Attaches a Socket.IO server to a uWebSockets.js app so that several servers can live in one
 // process (the multi-node tests start two nodes in one process).
 //
@@ -44,6 +45,7 @@ type Patchable = Pick<Adapter, 'addAll' | 'del' | 'broadcast'>;
 
 const proto = Adapter.prototype as Adapter & Patchable;
 // Captured when this module loads, i.e. before any attachApp.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- the prototype's own methods, called with each adapter as `this`
 const originals: Patchable = { addAll: proto.addAll, del: proto.del, broadcast: proto.broadcast };
 const bound = new WeakMap<object, Patchable>();
 
@@ -155,6 +157,7 @@ function watchNamespace(nsp: Namespace): void {
 export function attachToUws(io: Server, app: TemplatedApp, options: { nativePublish: boolean }): void {
   io.attachApp(app);
   if (options.nativePublish) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the prototype's own methods, called with each adapter as `this`
     bound.set(io, { addAll: proto.addAll, del: proto.del, broadcast: nativeBroadcast(app) });
     io._nsps.forEach(watchNamespace);
     io.on('new_namespace', watchNamespace);
