@@ -4,7 +4,7 @@
 // index is loaded from it in pages at start, and every change of a listed item, on any node,
 // reloads that item (the read model's item changes). While it loads, while a reload is under way,
 // while this node may miss another's changes, or with LISTING_INDEX=off, `ready()` is false and
-// the listings ask PostgreSQL as before.
+// the listings ask PostgreSQL, which always has the truth.
 //
 // How a query is answered (docs/search.md, "How a query runs"): the items sit in numbered slots
 // with typed arrays per field (index-slots.ts), in one order per sort column (index-orders.ts),
