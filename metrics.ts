@@ -58,6 +58,8 @@ export class NodeMetrics {
     this.queryErrors = new Counter({ name: 'db_query_errors_total', help: 'Database queries that failed', labelNames: ['mode'], registers });
     this.storeRequests = new Counter({ name: 'media_store_requests_total', help: 'Requests to the media object store (MEDIA_STORAGE=s3), by operation', labelNames: ['op'], registers });
     this.storeErrors = new Counter({ name: 'media_store_errors_total', help: 'Requests to the media object store that failed, by operation', labelNames: ['op'], registers });
+    // The gauge's collect() has the gauge as `this`; it reads the registry's fields through this name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const metrics = this;
     new Gauge({
       name: 'db_pool_connections',

@@ -146,6 +146,8 @@ async function measure(db: DatabaseHandle['longRunning'], mode: string, c: Combi
 async function measureGeneric(db: DatabaseHandle['longRunning'], mode: string, c: Combination): Promise<Measured> {
   const query = await firstStatement(db, c.call);
   const { sql: text, params } = new PgDialect().sqlToQuery(query);
+  // The statement's parameters are primitives: their string form is the SQL literal's text.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   const literal = (v: unknown) => (v === null ? 'null' : `'${String(v).replace(/'/g, "''")}'`);
   const execute = `execute generic_plan(${params.map(literal).join(', ')})`;
   const [lines, json] = await db.transaction(async (tx) => {

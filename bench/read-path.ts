@@ -33,14 +33,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { BARE_UWS_HELLO, freePort, postJson, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, postJson, stopChild } from './bench-helpers.js';
 import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, seedContent } from './seed-content.js';
@@ -390,8 +389,8 @@ async function profileUserMe(label: string, args: (extra: string[]) => string[],
   fs.rmSync(dir, { recursive: true, force: true });
   const spawnedAt = Date.now();
   const { child, base } = await started(args(['--cpu-prof', `--cpu-prof-dir=${dir}`]), childEnv, readyPath);
-  let loadFrom = 0;
-  let answered = 0;
+  let loadFrom: number;
+  let answered: number;
   try {
     const options = { url: base + '/auth/api/v1/user/me', connections, headers: { authorization: `Bearer ${token}` } };
     if (warmup > 0) await autocannon({ ...options, duration: warmup });

@@ -106,7 +106,7 @@ async function run(adapter: RealtimeAdapter, databaseUrl: string, tokens: string
     const busyWindow = (Date.now() - start) / 1000;
     const busy = pids.map((pid, i) => ((cpuSeconds(pid) - busy0[i]) * SECONDS) / busyWindow);
     const system = pids.map((pid, i) => ((cpuTimes(pid).system - system0[i]) * SECONDS) / busyWindow);
-    const received = (await Promise.all(nodes.map(receivedSoFar))).map((r, i) => (r === null || received0[i] === null ? null : r - received0[i]!));
+    const received = (await Promise.all(nodes.map(receivedSoFar))).map((r, i) => (r === null || received0[i] === null ? null : r - received0[i]));
     let expected = 0;
     for (let i = 0; i < messages; i++) expected += rooms[i % rooms.length].members;
     const deadline = Date.now() + 20_000;

@@ -28,7 +28,6 @@
 // 3. the bare uWS hello-world.
 // A sample of each target's requests is checked to answer 200 first. Not part of `npm test`.
 import { randomBytes } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
@@ -37,7 +36,7 @@ import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { ListingIndex, type IndexView } from '../src/content/search-index/listing-index.js';
 import { createRepositories } from '../src/services.js';
-import { BARE_UWS_HELLO, benchUserToken, freePort, sleep, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchUserToken, sleep, stopChild } from './bench-helpers.js';
 import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';

@@ -138,7 +138,7 @@ async function main() {
   const scratch = `revs_soak_${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {};
   if (serverDatabase) {
-    await runOnServer(serverDatabase!, `CREATE DATABASE ${scratch}`);
+    await runOnServer(serverDatabase, `CREATE DATABASE ${scratch}`);
     env.DATABASE_URL = Object.assign(new URL(serverDatabase), { pathname: `/${scratch}` }).toString();
   }
   if (serverRedis) {
@@ -161,7 +161,8 @@ async function main() {
   child.on('message', (m: { type?: string } & Sample) => {
     if (m?.type === 'soak:sample') samples.push(m);
   });
-  let childExit: string | null = null;
+  // Widened by hand: set in a callback, which TypeScript's narrowing of the `null` does not see.
+  let childExit = null as string | null;
   child.on('exit', (code, signal) => (childExit = `exit ${code ?? signal}`));
 
   const sockets: Socket[] = [];
@@ -338,7 +339,7 @@ async function main() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (serverDatabase) await runOnServer(serverDatabase!, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
+    if (serverDatabase) await runOnServer(serverDatabase, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
   }
 }
 

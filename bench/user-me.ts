@@ -74,7 +74,7 @@ async function main() {
   const scratch = `revs_bench_${randomBytes(4).toString('hex')}`;
   const databaseEnv: Record<string, string> = {};
   if (serverDatabase) {
-    await runOnServer(serverDatabase!, `CREATE DATABASE ${scratch}`);
+    await runOnServer(serverDatabase, `CREATE DATABASE ${scratch}`);
     databaseEnv.DATABASE_URL = Object.assign(new URL(serverDatabase), { pathname: `/${scratch}` }).toString();
   }
   try {
@@ -103,7 +103,7 @@ async function main() {
   } finally {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (serverDatabase) await runOnServer(serverDatabase!, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
+    if (serverDatabase) await runOnServer(serverDatabase, `DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`).catch(() => undefined);
   }
 
   const cpus = os.cpus();

@@ -104,7 +104,6 @@ export function registerMediaRoutes(uws: TemplatedApp, app: AppContext, openExch
 
   const handle = (res: HttpResponse, req: HttpRequest) => {
     const exchange = openExchange(res, req, MEDIA_ROUTE_LABEL);
-    const { headers } = exchange;
     let stream: Readable | null = null;
     exchange.onAbort(() => {
       stream?.destroy();

@@ -10,8 +10,8 @@ import { LATENCY_BUCKETS } from '../metrics.js';
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export interface HttpMetrics {
-  onAnswered(answer: AnswerRecord): void;
-  onRateLimitRefused(limit: RateLimitName, door: RateLimitDoor): void;
+  onAnswered: (answer: AnswerRecord) => void;
+  onRateLimitRefused: (limit: RateLimitName, door: RateLimitDoor) => void;
 }
 
 export function httpMetrics(registry: Registry): HttpMetrics {

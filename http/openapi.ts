@@ -89,6 +89,8 @@ function impliedErrorStatuses(route: AnyRoute): number[] {
   return statuses;
 }
 
+// A stored route's schemas have their types erased (AnyRoute): each is a zod schema all the same.
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access */
 function parameters(route: AnyRoute): unknown[] {
   const out: unknown[] = [];
   const paramSchema = jsonSchema(route.params, 'input') as { properties?: Record<string, JsonSchema> };
@@ -132,6 +134,7 @@ function requestBody(route: AnyRoute): unknown | undefined {
   const example = route.example !== undefined ? route.example : exampleFor(schema);
   return { required: !optional, content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } } };
 }
+/* eslint-enable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access */
 
 function successResponse(route: AnyRoute): [string, unknown] {
   const status = route.successStatus ?? 200;

@@ -136,7 +136,7 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
       method,
       headers: requestHeaders(headers),
       ...(incoming ? { body: incoming.stream, duplex: 'half' } : {}),
-    } as RequestInit);
+    });
     requests.set(request, state);
     // A body of unknown length (chunked) is written only once it ended (see withChunkedBody).
     const response = await (incoming && declaredLength === null ? withChunkedBody(() => tus.handleWeb(request)) : tus.handleWeb(request));

@@ -36,7 +36,7 @@ const runningJobs = new WeakMap<AppContext, Map<string, Promise<JobOutcome>>>();
 export async function runJobNow(node: JobNode, job: ScheduledJob, now = new Date(), scheduledAt?: Date): Promise<JobOutcome> {
   const { app, services } = node;
   let mine = runningJobs.get(app);
-  if (!mine) runningJobs.set(app, (mine = new Map()));
+  if (!mine) runningJobs.set(app, (mine = new Map<string, Promise<JobOutcome>>()));
   if (mine.has(job.name)) return 'skipped_overlap';
   const run = (async (): Promise<JobOutcome> =>
     (await services.jobRuns.whileHoldingLock(job.name, () => runLocked(node, job, now, scheduledAt))) ?? 'skipped_other_node')();
@@ -117,7 +117,7 @@ export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJo
     caughtUp: catchUp,
     stop: async () => {
       stopped = true;
-      await Promise.all(tasks.map((t) => t.destroy()));
+      await Promise.all(tasks.map(async (t) => t.destroy()));
       while (inFlight.size) await Promise.allSettled([...inFlight]);
     },
   };

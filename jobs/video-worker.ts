@@ -74,7 +74,6 @@ export function startVideoWorkers(
     const entry: RunningJob = { job, controller, stopping: false };
     running.set(workerId, entry);
     const giveUpAt = Date.now() + (app.config.VIDEO_JOB_TIMEOUT_SECONDS + leaseSeconds) * 1000;
-    let timer: NodeJS.Timeout | undefined;
     const heartbeat = async () => {
       if (Date.now() > giveUpAt) {
         if (!controller.signal.aborted) {
@@ -96,7 +95,7 @@ export function startVideoWorkers(
         return true;
       }
     };
-    timer = setInterval(() => void heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3));
+    const timer = setInterval(() => void heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3));
     const started = process.hrtime.bigint();
     let outcome: VideoRunOutcome = 'processed';
     try {
@@ -122,7 +121,7 @@ export function startVideoWorkers(
 
   const loop = async (workerId: string) => {
     while (!stopping) {
-      let job: ClaimedJob | null = null;
+      let job: ClaimedJob | null;
       try {
         job = await jobs.claim(workerId, leaseSeconds);
       } catch (err) {

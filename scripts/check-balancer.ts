@@ -85,7 +85,7 @@ try {
 
   const login = await fetch(`${lb}/auth/api/v1/login`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number: adminPhone, password: adminPassword }),
-  }).then((r) => r.json() as Promise<any>);
+  }).then((r) => r.json());
   check('login through the balancer', login.success === true);
   const token = login.data?.AccessToken;
 

@@ -31,7 +31,7 @@ try {
     .map((r) => ({
       method: r.method,
       path: r.path.replace(/:(\w+)/g, '{$1}'),
-      auth: authLabel[r.auth as keyof typeof authLabel],
+      auth: authLabel[r.auth],
       permission: r.permission ? `\`${r.permission}\`` : '—',
       limits: r.skipRateLimit ? '—' : ['general', ...(r.rateLimits ?? [])].join(', '),
     }))

@@ -19,11 +19,14 @@ export const validate: Step = {
   name: 'validate',
   run: (state) => {
     const { route, exchange, caller } = state;
+    // A stored route's schemas have their types erased (AnyRoute): each is a zod schema all the same.
+    /* eslint-disable @typescript-eslint/no-unsafe-argument */
     state.context = {
       body: parsePart(route.body, storableText(state.json, 'body'), 'body'),
       query: parsePart(route.query, storableText(Object.fromEntries(new URLSearchParams(exchange.rawQuery)), 'query'), 'query'),
       params: parsePart(route.params, storableText(state.pathParams, 'params'), 'params'),
       headers: parsePart(route.headers, exchange.headers, 'headers'),
+      /* eslint-enable @typescript-eslint/no-unsafe-argument */
       rawHeaders: exchange.headers,
       get caller(): Caller {
         if (!caller) throw unauthorized('auth.error.missing_token', 'A bearer access token is required');

@@ -163,7 +163,9 @@ export const chatNamespace = defineNamespace<ChatNode, ChatSocket, ChatServices>
       app.log.warn({ err: (err as Error).message }, 'could not join chat rooms on connect');
       return;
     }
-    if (ids.length && socket.conn.readyState === 'open') socket.join(ids.map(rooms.chat));
+    // Not awaited: membership is local at once, and the cluster subscription behind the join's
+    // promise never rejects (realtime/rooms-adapter.ts).
+    if (ids.length && socket.conn.readyState === 'open') void socket.join(ids.map(rooms.chat));
   },
 
   // `connection` fires for new and recovered sockets alike (a recovered one skips the handshake

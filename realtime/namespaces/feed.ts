@@ -53,8 +53,9 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
           const wanted = new Set((await services.liveFeed.watchableIds(caller, contentIds)).map(rooms.watch));
           // Gone meanwhile: its rooms were left when it disconnected, and must stay left.
           if (!socket.connected) return;
-          for (const room of state.watched) if (!wanted.has(room)) socket.leave(room);
-          if (wanted.size) socket.join([...wanted]);
+          // The join's and leave's promises (the cluster subscription) never reject: realtime/rooms-adapter.ts.
+          for (const room of state.watched) if (!wanted.has(room)) void socket.leave(room);
+          if (wanted.size) void socket.join([...wanted]);
           state.watched = [...wanted];
         });
         state.watching = apply.catch(() => undefined);
@@ -111,7 +112,9 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
   // Joined before `connection`, so nothing published from then on is missed.
   async handshake(socket, { app, services }) {
     const auth = socket.handshake.auth as { language?: unknown } | undefined;
-    socket.join(rooms.language(socketLanguage(auth?.language, socket.handshake.headers['x-language'])));
+    // Not awaited: membership is local at once, and the cluster subscription behind the join's
+    // promise never rejects (realtime/rooms-adapter.ts).
+    void socket.join(rooms.language(socketLanguage(auth?.language, socket.handshake.headers['x-language'])));
     let ids: string[];
     try {
       ids = await services.liveFeed.followedUploaderIds(socket.data.caller.userId);
@@ -120,7 +123,7 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
       // A feed socket that silently hears no followed uploader would look broken: refuse, the client retries.
       throw refuse('unavailable', 'service.error.unavailable');
     }
-    if (ids.length && socket.conn.readyState === 'open') socket.join(ids.map(rooms.author));
+    if (ids.length && socket.conn.readyState === 'open') void socket.join(ids.map(rooms.author));
   },
 
   // A socket restored by connection state recovery has its rooms back (followed uploaders,

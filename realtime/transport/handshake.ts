@@ -51,7 +51,9 @@ export function commonHandshake(callers: CallerResolver, limit: ConnectionLimit)
     if (limit.admit(socket.conn, namespaceOf(socket), socket.data.caller.userId)) throw tooManyConnections();
   };
   const joinOwnRooms: HandshakeStep = (socket) => {
-    socket.join([rooms.user(socket.data.caller.userId), rooms.session(socket.data.caller.sessionId)]);
+    // Not awaited: membership is local at once, and the cluster subscription behind the join's
+    // promise never rejects (realtime/rooms-adapter.ts).
+    void socket.join([rooms.user(socket.data.caller.userId), rooms.session(socket.data.caller.sessionId)]);
   };
   return [oneSocketPerNamespace, authenticate, withinUserLimit, joinOwnRooms];
 }

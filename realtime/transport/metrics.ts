@@ -172,7 +172,7 @@ export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Regi
   uws.publish = ((topic, message, isBinary, compress) => {
     if (!isBinary && typeof message === 'string' && message.startsWith('4')) countDelivery(message.slice(1), uws.numSubscribers(topic));
     return publish(topic, message, isBinary, compress);
-  }) as TemplatedApp['publish'];
+  });
 
   const instrumentNamespace = (nsp: Namespace) => {
     if (options.clustered) instrumentAdapter(nsp);

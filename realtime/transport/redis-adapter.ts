@@ -55,7 +55,7 @@ const FLUSH_TIMEOUT_MS = 2_000;
 /** Swallows (and logs, at most once per outage) rejections of the commands an adapter fires without awaiting. */
 function guardCommands(client: Redis, names: string[], onError: (err: Error) => void): void {
   for (const name of names) {
-    const original: (...args: unknown[]) => Promise<unknown> = Reflect.get(client, name).bind(client);
+    const original = (Reflect.get(client, name) as (...args: unknown[]) => Promise<unknown>).bind(client);
     Reflect.set(client, name, (...args: unknown[]) => {
       const result = original(...args);
       result.catch(onError);

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- socket.io-adapter types an adapter's `nsp` as `any` */
 // The default cross-node adapter (`REALTIME_ADAPTER=rooms`, CONTRACT §25 with §18 and §14):
 // node-local delivery AND recovery on any node, which no published adapter gives together.
 //
@@ -400,6 +401,8 @@ export class RoomsCluster {
 }
 
 declare module 'ioredis' {
+  // The type parameter's name must be ioredis's own for the declarations to merge.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface RedisCommander<Context> {
     roomsPublish(numKeys: number, ...args: (string | number)[]): Promise<string>;
     roomsRead(numKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
@@ -449,8 +452,9 @@ export class RoomsAdapter extends ClusterAdapter {
       );
     });
     void cluster.subscribe(this.responseChannel, (payload) => this.onResponsePayload(payload));
-    this.on('create-room', (room: Room) => this.syncSubscription(room));
-    this.on('delete-room', (room: Room) => this.syncSubscription(room));
+    // Fire and forget: a subscription never rejects, and joins wait for it through addAll.
+    this.on('create-room', (room: Room) => void this.syncSubscription(room));
+    this.on('delete-room', (room: Room) => void this.syncSubscription(room));
   }
 
   /** The Redis clients (read by realtime/transport/metrics.ts for connection errors). */

@@ -128,6 +128,7 @@ export class NamespaceEdge {
       });
     };
     // A client event named at run time: the socket's typed `on` only takes the declared names.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own receiver
     Reflect.apply(socket.on, socket, [event, listener]);
   }
 

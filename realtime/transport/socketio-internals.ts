@@ -17,7 +17,7 @@ export function uwsSocketOf(socket: Socket): WebSocket<unknown> | undefined {
 /** A socket of the namespace by id, connected or still in its handshake (`_preConnectSockets`). */
 export function namespaceSocket(nsp: Namespace, id: string): Socket | undefined {
   const pending: unknown = Reflect.get(nsp, '_preConnectSockets');
-  return nsp.sockets.get(id) ?? (pending instanceof Map ? pending.get(id) : undefined);
+  return nsp.sockets.get(id) ?? (pending instanceof Map ? (pending.get(id) as Socket | undefined) : undefined);
 }
 
 /** Adds a `connection` listener ahead of the others (Namespace's typed emitter leaves prependListener out). */
@@ -46,7 +46,7 @@ export type CreateSocket = (client: Socket['client'], auth: Record<string, unkno
 export function wrapCreateSocket(nsp: Namespace, wrap: (create: CreateSocket) => CreateSocket): void {
   const original: unknown = Reflect.get(nsp, '_createSocket');
   if (typeof original !== 'function') throw new Error('socket.io: Namespace._createSocket is gone (recovery-owner.ts needs it)');
-  const create: CreateSocket = (client, auth) => Reflect.apply(original, nsp, [client, auth]);
+  const create: CreateSocket = (client, auth) => Reflect.apply(original, nsp, [client, auth]) as ReturnType<CreateSocket>;
   Reflect.set(nsp, '_createSocket', wrap(create));
 }
 
@@ -77,7 +77,7 @@ export function adapterEncoder(adapter: Adapter): PacketEncoder {
 /** A method of an adapter by name, bound, when it has one (metrics wrap the cluster adapters' publishing methods). */
 export function adapterMethod(adapter: Adapter, name: string): AnyFunction | undefined {
   const method: unknown = Reflect.get(adapter, name);
-  return typeof method === 'function' ? (...args: unknown[]) => Reflect.apply(method, adapter, args) : undefined;
+  return typeof method === 'function' ? (...args: unknown[]) => Reflect.apply(method, adapter, args) as unknown : undefined;
 }
 
 /** Replaces an adapter's method by name (instance property, as the metrics' wrappers are). */

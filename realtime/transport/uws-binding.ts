@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- socket.io-adapter types an adapter's `nsp` as `any` */
 // Attaches a Socket.IO server to a uWebSockets.js app so that several servers can live in one
 // process (the multi-node tests start two nodes in one process).
 //
@@ -10,20 +11,20 @@
 // dispatchers that pick the functions of the server the adapter belongs to (or the unpatched
 // originals for a server attached to a plain Node HTTP server).
 //
-// Second fix: a socket restored by connection state recovery joins its previous rooms while it is
+// Recovered sockets: a socket restored by connection state recovery joins its previous rooms while it is
 // being built, before the namespace knows it, so the patched addAll cannot find it and its
 // websocket is never subscribed to the uWS topics of those rooms: it would get its missed events
 // and then nothing more. Each recovered socket is subscribed here when it connects (or when it
 // upgrades to websocket), before any other connection handler runs.
 //
-// Third fix: nothing may touch a uWS websocket once it is closed ("Invalid access of closed
+// Closed websockets: nothing may touch a uWS websocket once it is closed ("Invalid access of closed
 // uWS.WebSocket" is thrown, and from an async handler it ends the process). socket.io's patched
 // addAll subscribes a socket still in its handshake (which our handshake steps, and Socket.IO
 // itself, do after awaits) to its rooms' topics on its websocket, whether or not the client has
 // gone meanwhile. The dispatchers below keep only the room bookkeeping for a socket whose
 // websocket is closed (or not open yet), and the recovered-socket subscription checks the same.
 //
-// Fourth, the room broadcast itself (CPU per delivery, issue 22). socket.io's patched broadcast
+// The room broadcast itself, whose CPU per delivery sets the fan-out's cost. socket.io's patched broadcast
 // publishes a one-room broadcast once to the room's uWS topic, but then walks every member of the
 // room to find the long-polling ones (which topics do not reach): per delivery, that walk cost
 // more than the publish. Here each namespace keeps the set of its sockets on long-polling (usually
@@ -31,7 +32,7 @@
 // to every subscribed websocket natively), and written only to the polling sockets of the room.
 // Recovery allows it: the offset a stored event carries is appended by the adapter to the packet
 // once per broadcast (SessionAwareAdapter, the rooms adapter), so it is the same for every
-// receiver. A broadcast with `except` rooms, or to several rooms, goes socket by socket as before
+// receiver. A broadcast with `except` rooms, or to several rooms, goes socket by socket, unpatched
 // (uWS topics cannot leave sockets out). REALTIME_NATIVE_PUBLISH=off writes every broadcast
 // socket by socket (no uWS topics at all): a way out should uWS pub/sub misbehave, and the
 // reference the fan-out bench measures against.
@@ -44,6 +45,7 @@ type Patchable = Pick<Adapter, 'addAll' | 'del' | 'broadcast'>;
 
 const proto = Adapter.prototype as Adapter & Patchable;
 // Captured when this module loads, i.e. before any attachApp.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- the prototype's own methods, called with each adapter as `this`
 const originals: Patchable = { addAll: proto.addAll, del: proto.del, broadcast: proto.broadcast };
 const bound = new WeakMap<object, Patchable>();
 
@@ -155,6 +157,7 @@ function watchNamespace(nsp: Namespace): void {
 export function attachToUws(io: Server, app: TemplatedApp, options: { nativePublish: boolean }): void {
   io.attachApp(app);
   if (options.nativePublish) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the prototype's own methods, called with each adapter as `this`
     bound.set(io, { addAll: proto.addAll, del: proto.del, broadcast: nativeBroadcast(app) });
     io._nsps.forEach(watchNamespace);
     io.on('new_namespace', watchNamespace);

@@ -72,7 +72,7 @@ export class AvatarService {
       throw new AppError(500, 'file.error.upload_failed', 'The avatar could not be stored');
     });
 
-    let previous: string | null = null;
+    let previous: string | null;
     try {
       const row = await this.users.replacePicture(userId, relative);
       if (!row) throw new AppError(404, 'user.error.not_found', 'User not found');

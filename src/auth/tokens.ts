@@ -89,7 +89,7 @@ export class TokenService {
       if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
         throw unauthorized('auth.error.invalid_token', 'Invalid access token');
       }
-      const claims = { userId: payload.sub, sessionId: payload.sid, username: String(payload.username ?? '') };
+      const claims = { userId: payload.sub, sessionId: payload.sid, username: typeof payload.username === 'string' ? payload.username : '' };
       // Tokens over 4 KB are not ours to remember (a signed one of ours is a few hundred bytes).
       if (token.length <= 4096) this.verified.set(token, { claims, expiresAt: payload.exp * 1000 });
       return claims;

@@ -1,7 +1,7 @@
 // Which permission names each role holds, kept in memory because every authenticated request
 // asks. A change (on any node) reaches every node's read model as role.permissions.changed and
 // clears this at once; where the nodes cannot tell each other (caches not trusted: see
-// src/read-model/relay.ts) it is read again every UNTRUSTED_MS, as before there was a read model.
+// src/read-model/relay.ts) it is read again every UNTRUSTED_MS, so a change is late by that at most.
 import type { DomainEventBus } from '../event-bus.js';
 import type { ReadModel } from '../read-model/index.js';
 import type { RolesRepository } from './roles-repository.js';

@@ -8,19 +8,19 @@ import type { DatabaseHandle, Queryable } from '../db/client.js';
 import type { ContentRepository } from '../content/content-repository.js';
 import { findManageableContent } from '../content/access.js';
 import type { ServiceAnswer } from '../payments/index.js';
-import type { PaymentLinkView, PaymentService, PaymentView } from '../payments/index.js';
+import type { PaymentService } from '../payments/index.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { searchLocations, SUPPORTED_COUNTRIES } from '../targeting/index.js';
 import { suggestedBudget } from '../targeting/index.js';
-import type { CampaignRepository, CampaignRow, StoredEstimate } from './campaign-repository.js';
+import type { CampaignRepository, CampaignRow } from './campaign-repository.js';
 import { assertCampaignCurrency } from '../pricing/index.js';
 import type { EstimationRepository } from './estimation-repository.js';
-import { estimateCampaign, type Estimate } from './estimate-model.js';
+import { estimateCampaign } from './estimate-model.js';
 import type { BoostResult, CampaignCreated, CampaignPage, CampaignView, EstimationView, PaymentResult, TargetLocationView } from './response-schemas.js';
 import { BUDGET_PRESETS, CAMPAIGN_CURRENCY, PLATFORM_FEE_PERCENT, platformFee, totalWithFee, type BudgetPreset } from '../pricing/index.js';
 import type {
-  BoostBody, CampaignStatus, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
+  BoostBody, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
 } from './schemas.js';
 import { normaliseAudience, resolveLocationNames, resolveLocationRefs, type StoredTargeting } from './targeting.js';
 import type { NotificationService } from '../notifications/index.js';

@@ -66,7 +66,7 @@ export function resolveLocationNames(values: string[], fieldPrefix: string, allo
   const entries = values.map((value, i) => {
     const location = findLocationById(value) ?? (allowNames ? findLocationByName(value) : undefined);
     if (!location) unknownLocation(`${fieldPrefix}.${i}`);
-    return { location, ref: { id: location.id, type: location.type } as LocationRef };
+    return { location, ref: { id: location.id, type: location.type } };
   });
   return combine(entries);
 }

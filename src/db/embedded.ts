@@ -1,8 +1,8 @@
 // Embedded mode (DATABASE_URL unset): PGlite in DATA_DIR/pgdata, guarded by a lock file, on the
 // thread PGLITE_THREAD names:
 // - `worker` (default): a database thread (pglite-thread.ts ↔ pglite-worker.mjs). PGlite runs
-//   each statement as WebAssembly, synchronously; on its own thread a slow listing no longer
-//   stalls every socket of the node (bench/loop-delay.ts measures it);
+//   each statement as WebAssembly, synchronously; on its own thread a slow listing does not
+//   stall every socket of the node (bench/loop-delay.ts measures it);
 // - `main`: PGlite on the event loop itself (no copy of rows between threads; the loop is busy
 //   for as long as each statement runs).
 // Either way the handle is the same: PGlite's one connection queues the statements, a query

@@ -146,7 +146,7 @@ export class PgliteThread implements EmbeddedEngine {
       } catch (err) {
         // A parameter structured cloning cannot carry (a function, say): this call fails alone.
         this.forget(id);
-        reject(err as Error);
+        reject(err);
       }
     });
   }

@@ -14,7 +14,7 @@ export function queryableOver(run: Run): Queryable {
   return {
     rows: async <T>(query: SQL) => {
       const compiled = dialect.sqlToQuery(query);
-      return (await run(compiled.sql, compiled.params as unknown[])).rows as T[];
+      return (await run(compiled.sql, compiled.params)).rows as T[];
     },
   };
 }

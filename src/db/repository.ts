@@ -11,7 +11,7 @@ export abstract class Repository {
   in(tx: Queryable): this {
     // A view of this repository whose `db` is the transaction: the prototype chain keeps the
     // methods and any other field, without calling a constructor again.
-    const bound: this = Object.create(this);
+    const bound = Object.create(this) as this;
     Object.defineProperty(bound, 'db', { value: tx, enumerable: true });
     return bound;
   }

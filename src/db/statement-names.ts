@@ -4,7 +4,7 @@
 // gets a name; the repositories' texts are few, but a filter combination or an `in` list of a new
 // length makes a new text, and node-postgres keeps every statement it prepared on a connection
 // for the connection's life. So only the first MAX_NAMED texts are named; any text after that is
-// sent unnamed (parsed each time, as before), which bounds what each connection holds.
+// sent unnamed (parsed each time), which bounds what each connection holds.
 const MAX_NAMED = 1_000;
 
 export class StatementNames {

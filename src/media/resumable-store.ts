@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/only-throw-error -- tus answers a thrown { status_code, body } of its ERRORS with that status */
 // Where the bytes of tus uploads go: @tus/file-store's FileStore on shared storage (one file per
 // upload under MEDIA_DIR/.resumable, its size is the upload's offset, so any node sees the same
 // offset), with the upload's record in PostgreSQL instead of FileStore's JSON files beside it.

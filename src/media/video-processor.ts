@@ -127,7 +127,7 @@ export class VideoProcessor {
       return;
     }
     const { media } = this.app;
-    let original: LocalCopy | null = null;
+    let original: LocalCopy;
     const scratch = media.scratchFor(contentDirRel(job.contentId));
     // Work directories of earlier attempts (a worker that died, a node that was killed) go first.
     for (const entry of await fs.promises.readdir(scratch).catch(() => [] as string[])) {

@@ -91,7 +91,7 @@ export class TikTokClient {
     }
 
     // The bytes are with TikTok now: a status we cannot read does not undo the upload.
-    let fetched: Record<string, any> | null = null;
+    let fetched: Record<string, any> | null;
     try {
       fetched = await this.postApi(post.accessToken, '/v2/post/publish/status/fetch/', 'status fetch', { publish_id: publishId });
     } catch {

@@ -35,7 +35,7 @@ export class EventBus<Events extends object> {
     listener: (payload: Events[K]) => unknown,
     options: { awaited?: boolean } = {},
   ): () => void {
-    if (options.awaited) this.awaited.add(listener as Listener);
+    if (options.awaited) this.awaited.add(listener);
     this.emitter.on(name, listener);
     return () => this.emitter.off(name, listener);
   }
@@ -51,7 +51,7 @@ export class EventBus<Events extends object> {
             () => undefined,
             (err: unknown) => this.log.error({ err, event: name }, 'event listener failed'),
           );
-          if (this.awaited.has(listener as Listener)) pending.push(settled);
+          if (this.awaited.has(listener)) pending.push(settled);
         }
       } catch (err) {
         this.log.error({ err, event: name }, 'event listener failed');

@@ -71,6 +71,8 @@ export class HttpSmsProvider implements SmsProvider {
       await res.arrayBuffer().catch(() => undefined);
     } catch (err) {
       const name = err instanceof Error ? err.name : 'Error';
+      // No `cause`: the error names the failure only, never the gateway's address or the message.
+      // eslint-disable-next-line preserve-caught-error
       throw new Error(`SMS gateway ${name === 'TimeoutError' || name === 'AbortError' ? 'did not answer in time' : 'could not be reached'}`);
     }
     if (status < 200 || status > 299) throw new Error(`SMS gateway answered ${status}`);

@@ -18,7 +18,7 @@ export function makeBmp(width: number, height: number): Buffer {
     data[i * 4 + 1] = 255; // blue
     data[i * 4 + 3] = 10; // a little red
   }
-  return bmp.encode({ data, width, height, bitPP: 24 } as Parameters<typeof bmp.encode>[0]).data;
+  return bmp.encode({ data, width, height, bitPP: 24 }).data;
 }
 
 export function avatarForm(bytes: Buffer, filename: string, type = 'application/octet-stream', field = 'avatar'): FormData {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, uniquePhone, type ApiResponse } from '../helpers/api.js';
-import { startNode, type TestServer } from '../helpers/server.js';
+import { startNode } from '../helpers/server.js';
 import type { RunningService } from '../../service.js';
 import { AUTH } from './fixtures.js';
 
@@ -101,7 +101,7 @@ describe.skipIf(!process.env.TEST_REDIS_URL)('failed logins counted across nodes
 
   beforeAll(async () => {
     dataDirB = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-node-b-'));
-    nodeB = await startNode({ ...(server.current as TestServer).env, DATA_DIR: dataDirB });
+    nodeB = await startNode({ ...server.current.env, DATA_DIR: dataDirB });
   }, 60_000);
 
   afterAll(async () => {

@@ -21,7 +21,7 @@ const national = (e164: string) => `0${e164.slice(3)}`;
 
 async function registerVerified(body = newUser()) {
   expect((await api().post(`${AUTH}/register`, body)).status).toBe(201);
-  const phone = body.phone_number as string;
+  const phone = body.phone_number;
   expect((await api().post(`${AUTH}/verify-otp`, { phone_number: phone, otp: lastCode(server.current, phone, 'register') })).status).toBe(200);
   return body;
 }
@@ -87,7 +87,7 @@ describe('POST /register', () => {
 
   it('should fail with 400 user_exists for a taken phone number in any spelling', async () => {
     const first = newUser();
-    const phone = first.phone_number as string;
+    const phone = first.phone_number;
     expect((await api().post(`${AUTH}/register`, first)).status).toBe(201);
     expectErrorEnvelope(await api().post(`${AUTH}/register`, newUser({ phone_number: phone })), 400, 'auth.error.user_exists');
     expectErrorEnvelope(await api().post(`${AUTH}/register`, newUser({ phone_number: national(phone) })), 400, 'auth.error.user_exists');
@@ -129,7 +129,7 @@ describe('POST /send-otp', () => {
   it('should fail with 429 daily_code_limit once a number had ten codes within a day, whatever their purpose', async () => {
     const body = newUser();
     await api().post(`${AUTH}/register`, body);
-    const phone = body.phone_number as string;
+    const phone = body.phone_number;
     // 1 (register) + 5 send-otp + 4 forgot-password: each purpose stays under its hourly limit.
     for (let i = 0; i < 5; i++) expect((await api().post(`${AUTH}/send-otp`, { phone_number: phone })).status).toBe(200);
     for (let i = 0; i < 4; i++) expect((await api().post(`${AUTH}/forgot-password`, { phone_number: phone })).status).toBe(200);
@@ -146,10 +146,10 @@ describe('POST /send-otp', () => {
   it('should succeed with CodeDeliveryDetails for any spelling of the number, and the code verifies', async () => {
     const body = newUser();
     await api().post(`${AUTH}/register`, body);
-    const res = await api().post(`${AUTH}/send-otp`, { phone_number: national(body.phone_number as string) });
+    const res = await api().post(`${AUTH}/send-otp`, { phone_number: national(body.phone_number) });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ CodeDeliveryDetails: { Destination: `+84*****${(body.phone_number as string).slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' } });
-    const code = lastCode(server.current, body.phone_number as string, 'send-otp');
+    expect(res.body.data).toEqual({ CodeDeliveryDetails: { Destination: `+84*****${body.phone_number.slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' } });
+    const code = lastCode(server.current, body.phone_number, 'send-otp');
     expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: code })).status).toBe(200);
   });
 });
@@ -173,7 +173,7 @@ describe('POST /verify-otp', () => {
   it('should fail with 400 invalid_code for a code used a second time', async () => {
     const body = newUser();
     await api().post(`${AUTH}/register`, body);
-    const otp = lastCode(server.current, body.phone_number as string, 'register');
+    const otp = lastCode(server.current, body.phone_number, 'register');
     expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp })).status).toBe(200);
     expectErrorEnvelope(await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp }), 400, 'auth.error.invalid_code');
   });
@@ -181,7 +181,7 @@ describe('POST /verify-otp', () => {
   it('should fail with 400 code_locked after five wrong tries, even with the right code; a new code unlocks', async () => {
     const body = newUser();
     await api().post(`${AUTH}/register`, body);
-    const otp = lastCode(server.current, body.phone_number as string, 'register');
+    const otp = lastCode(server.current, body.phone_number, 'register');
     const wrong = otp === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) {
       const err = expectErrorEnvelope(await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: wrong }), 400, 'auth.error.invalid_code');
@@ -191,13 +191,13 @@ describe('POST /verify-otp', () => {
     // Still unverified; a new code unlocks.
     expectErrorEnvelope(await api().post(`${AUTH}/login`, { phone_number: body.phone_number, password: body.password }), 400, 'auth.error.phone_not_verified');
     await api().post(`${AUTH}/send-otp`, { phone_number: body.phone_number });
-    expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number as string, 'send-otp') })).status).toBe(200);
+    expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number, 'send-otp') })).status).toBe(200);
   });
 
   it('should succeed with {message}, after which login works', async () => {
     const body = newUser();
     await api().post(`${AUTH}/register`, body);
-    const res = await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number as string, 'register') });
+    const res = await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number, 'register') });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, data: { message: expect.any(String) } });
     expect((await api().post(`${AUTH}/login`, { phone_number: body.phone_number, password: body.password })).status).toBe(200);
@@ -232,7 +232,7 @@ describe('POST /login', () => {
 
   it('should succeed with tokens and the user; the national spelling of the number is the same account', async () => {
     const body = await registerVerified();
-    const res = await api().post(`${AUTH}/login`, { phone_number: national(body.phone_number as string), password: body.password });
+    const res = await api().post(`${AUTH}/login`, { phone_number: national(body.phone_number), password: body.password });
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(d).toMatchObject({ TokenType: 'Bearer', ExpiresIn: 900, user: { username: body.username, phone_number: body.phone_number, name: 'Minh Hoang', role: 'end_user' } });

@@ -46,7 +46,7 @@ describe('AsyncAPI document', () => {
   it('passes the AsyncAPI parser with no error and no warning', async () => {
     const { document, diagnostics } = await new Parser().parse(JSON.stringify(doc));
     // Spectral severities: 0 error, 1 warning, 2 information, 3 hint.
-    const problems = diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code} at ${d.path.join('.')}: ${d.message}`);
+    const problems = diagnostics.filter((d) => Number(d.severity) <= 1).map((d) => `${d.code} at ${d.path.join('.')}: ${d.message}`);
     expect(problems).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.operations().length).toBe(contractEntries().length);

@@ -78,7 +78,7 @@ describe.skipIf(browserMissing)('GET /docs/events in headless Chromium', () => {
     // The renderer gives each operation an element id `operation-<send|receive|reply>-<operationId>`.
     const pattern = '^operation-(send|receive|reply)-([A-Za-z0-9_.-]+)$';
     await page.waitForFunction(
-      ([re, n]) => [...document.querySelectorAll('[id^="operation-"]')].filter((e) => new RegExp(re as string).test(e.id)).length >= (n as number),
+      ([re, n]) => [...document.querySelectorAll('[id^="operation-"]')].filter((e) => new RegExp(re as string).test(e.id)).length >= n,
       [pattern, expected.length] as const,
       { timeout: RENDER_TIMEOUT_MS },
     );

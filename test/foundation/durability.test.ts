@@ -39,8 +39,8 @@ function start(dataDir: string, port: number): Running {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d) => (output = (output + d).slice(-20_000)));
-  child.stderr!.on('data', (d) => (output = (output + d).slice(-20_000)));
+  child.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
+  child.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
   return { child, output: () => output };
 }
 

@@ -67,7 +67,9 @@ function rawRequest(head: string, body: Buffer): Promise<RawResponse> {
     // The server may close while we still write; what it answered before counts.
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      if (!answered) received ? resolve(parseRaw(received)) : reject(new Error('connection closed without a response'));
+      if (answered) return;
+      if (received) resolve(parseRaw(received));
+      else reject(new Error('connection closed without a response'));
     });
     socket.write(head);
     socket.write(body);

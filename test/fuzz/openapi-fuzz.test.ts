@@ -59,7 +59,7 @@ let user: TestUser;
 let other: TestUser;
 let admin: TestUser;
 let scratch: TestUser;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let known: KnownValues;
 /** `known` without the main user's records, for the operations of `actsOnUsers`. */
 let knownOthers: KnownValues;

@@ -166,7 +166,7 @@ function jsonBodyArbitrary(schema: JsonSchema | undefined, known: KnownValues): 
     chunked: fc.boolean(),
   });
   return fc.oneof(
-    { weight: 2, arbitrary: fc.constant({ kind: 'none' } as BodySpec) },
+    { weight: 2, arbitrary: fc.constant({ kind: 'none' }) },
     { weight: 16, arbitrary: fc.record({ kind: fc.constant('json' as const), value: fuzzValue(schema, known), contentType, framing }) },
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('text' as const), text: malformed, contentType }) },
     { weight: 1, arbitrary: oversized },
@@ -260,7 +260,7 @@ function cleanParts(op: Operation, known: KnownValues) {
       cutAt: fc.constant(1),
     });
   } else if (jsonSchema) {
-    body = valid(jsonSchema, known).map((value) => ({ kind: 'json', value, contentType: 'application/json', framing: 'length' }) as BodySpec);
+    body = valid(jsonSchema, known).map((value) => ({ kind: 'json', value, contentType: 'application/json', framing: 'length' }));
   }
   return { pathValues, query, body };
 }
@@ -277,7 +277,7 @@ function hostileParts(op: Operation, known: KnownValues) {
     body = jsonBodyArbitrary(jsonSchema, known);
   } else {
     // Operations without a body still get one now and then.
-    body = fc.oneof({ weight: 6, arbitrary: fc.constant({ kind: 'none' } as BodySpec) }, { weight: 1, arbitrary: jsonBodyArbitrary(undefined, known) });
+    body = fc.oneof({ weight: 6, arbitrary: fc.constant({ kind: 'none' }) }, { weight: 1, arbitrary: jsonBodyArbitrary(undefined, known) });
   }
   const pathValues = fc.tuple(...pathParamNames(op.path).map(() => rawComponent(known)));
   return { pathValues, query: queryArbitrary(spec, known), headers: headersArbitrary(known), body };

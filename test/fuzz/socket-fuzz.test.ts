@@ -132,7 +132,7 @@ async function runEmit(event: SocketEvent | { namespace: string; event: string }
   }
   // A packet over maxHttpBufferSize closes the connection: that is the expected answer to it.
   const tooLarge = wireSize(c.args) + 100 > PACKET_LIMIT;
-  let problem: string | null = null;
+  let problem: string | null;
   if (outcome.dropped !== undefined) problem = tooLarge ? null : `dropped (${outcome.dropped}) on a ${wireSize(c.args)}-byte packet`;
   else problem = checkAck(outcome.ack);
   if (problem) throw new Error(`${problem}\n  case: ${describeCase(event, c)}`);

@@ -35,8 +35,8 @@ function spawnService(env: Record<string, string>): Promise<{ process: ChildProc
   return new Promise((resolve, reject) => {
     let buffered = '';
     let stderr = '';
-    proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    proc.stdout!.on('data', (c: Buffer) => {
+    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.stdout.on('data', (c: Buffer) => {
       buffered += c.toString();
       for (const line of buffered.split('\n').slice(0, -1)) {
         try {

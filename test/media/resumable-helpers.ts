@@ -1,9 +1,7 @@
 // Helpers of the resumable-upload tests: raw tus requests (fetch and node:http for bodies cut
 // off mid-way), the real tus client (tus-js-client in Node), and where the upload bytes live.
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { sql } from 'drizzle-orm';
 import type { RunningService } from '../../service.js';
@@ -117,9 +115,8 @@ export function chunkedPatch(
  * and resolves with the answer; `cut()` drops the connection there (as a phone losing signal).
  */
 export function openPatch(baseUrl: string, token: string, location: string, offset: number, bytes: Buffer, sent: number) {
-  let answered: Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>;
   const req = patchRequest(baseUrl, token, location, offset, { 'Content-Length': String(bytes.length) });
-  answered = new Promise((resolve, reject) => {
+  const answered = new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     req.on('response', (res) => {
       let body = '';
       res.on('data', (c) => (body += c));

@@ -71,7 +71,7 @@ export class PushStandIn {
           subscription: id,
           payload: JSON.parse(plain.toString('utf8')),
           ttl: req.headers.ttl as string | undefined,
-          encoding: req.headers['content-encoding'] as string | undefined,
+          encoding: req.headers['content-encoding'],
           vapidValid: valid,
           vapidClaims: claims,
         });

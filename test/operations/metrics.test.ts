@@ -225,7 +225,7 @@ describe('rate limits and /metrics', () => {
     let n = 0;
     const original = globalThis.fetch;
     globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) =>
-      original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `${prefix}${n++}` } })) as typeof fetch;
+      original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `${prefix}${n++}` } }));
     try {
       return await registerAndLogin(server);
     } finally {

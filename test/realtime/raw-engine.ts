@@ -17,7 +17,7 @@ export class RawEngine {
   private constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
     ws.on('message', (data, isBinary) => {
-      const packet = isBinary ? '<binary>' : data.toString();
+      const packet = isBinary ? '<binary>' : (data as Buffer).toString();
       // Engine.IO ping: answer, or the server closes the connection after pingTimeout.
       if (packet === '2') return this.send('3');
       this.received.push(packet);

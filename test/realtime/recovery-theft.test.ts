@@ -34,7 +34,7 @@ interface Stream {
   make(): Promise<string>;
   /** Makes one event for the thief alone, to know that everything sent before it has arrived. */
   sentinel(): Promise<string>;
-  key(payload: any): string;
+  key: (payload: any) => string;
 }
 
 async function streams(server: TestServer, alice: TestUser, thief: TestUser, carol: TestUser): Promise<Stream[]> {

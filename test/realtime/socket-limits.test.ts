@@ -33,7 +33,7 @@ afterEach(() => closeAll());
 async function freshUser(): Promise<TestUser> {
   const original = globalThis.fetch;
   globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) =>
-    original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `198.51.${Math.floor(addresses / 250)}.${(addresses++ % 250) + 1}` } })) as typeof fetch;
+    original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `198.51.${Math.floor(addresses / 250)}.${(addresses++ % 250) + 1}` } }));
   try {
     return await registerAndLogin(server);
   } finally {

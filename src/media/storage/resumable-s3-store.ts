@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/only-throw-error -- tus answers a thrown { status_code, body } of its ERRORS with that status */
 // @tus/s3-store's S3Store as the resumable uploads need it (CONTRACT §24, §27): the bytes a PATCH
 // brings are counted as they pass (progress), a store that cannot be reached or refuses answers
 // 503 `media.error.storage_unavailable`, and a creation the store refuses leaves no record. The
@@ -84,7 +85,7 @@ export class ResumableS3Store extends S3Store {
         done(null, chunk);
       },
     });
-    readable.on('error', (err) => counter.destroy(err));
+    readable.on('error', (err: Error) => counter.destroy(err));
     // The store reads the stream only after a few requests of its own; an error before then (tus
     // stopping a body past Upload-Length) must not go unheard: it is met when the store reads.
     counter.on('error', () => undefined);
