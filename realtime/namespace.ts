@@ -159,6 +159,7 @@ export function push<S extends z.ZodType, E extends DomainEventName, Node>(
         const left = new Set(withheld);
         for (const { socket, data } of sockets(event as DomainEvents[E], node as Node)) {
           // The event's name is known at run time only; `sockets` above typed its data by the schema.
+          // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own receiver
           if (socket.connected && !left.has(socket.data.caller.userId)) Reflect.apply(socket.emit, socket, [name, data]);
         }
       },
@@ -176,6 +177,8 @@ export function push<S extends z.ZodType, E extends DomainEventName, Node>(
         const users = withheld.map(rooms.user);
         for (const { to, except = [], data } of emits) {
           const target = (local ? nsp.local : nsp).to(to).except([...except, ...users]);
+          // The event's name is known at run time only; `emit` above typed its data by the schema.
+          // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own receiver
           Reflect.apply(target.emit, target, [name, data]);
         }
       },

@@ -15,7 +15,7 @@
 // The hook is Socket.IO's `Namespace._createSocket(client, auth)` (socket.io 4.8, not in its
 // types); test/realtime/recovery-theft.test.ts fails if a new version stops calling it.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Namespace, Socket } from 'socket.io';
+import type { Namespace } from 'socket.io';
 import type { Caller, CallerResolver } from '../../src/auth/caller.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { AppError } from '../../src/shared/errors.js';

@@ -25,7 +25,7 @@
 //    restore waits (bounded) until the reader has passed the last missed offset, and appends only
 //    recorded events newer than it.
 import type { Namespace, Socket } from 'socket.io';
-import { MessageType, type Adapter, type BroadcastOptions, type ClusterMessage, type Session } from 'socket.io-adapter';
+import { MessageType, type Adapter, type BroadcastOptions, type Session } from 'socket.io-adapter';
 import type { Caller } from '../../src/auth/caller.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
 import { RoomsAdapter } from './rooms-adapter.js';

@@ -12,7 +12,7 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
-import type { DatabaseHandle, EmbeddedEngine, QueryObserver, Run } from './handle.js';
+import type { DatabaseHandle, EmbeddedEngine, QueryObserver } from './handle.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { openPglite, type PgliteOptions } from './pglite-open.mjs';
 import { PgliteThread } from './pglite-thread.js';
