@@ -37,6 +37,9 @@ import { JobRunRepository } from './scheduling/job-run-repository.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 import { ServiceSecretRepository } from './shared/service-secret-repository.js';
 import { StatsRepository } from './stats/stats-repository.js';
+import { ViewRepository } from './views/view-repository.js';
+import { ViewService } from './views/service.js';
+import { createPlaybackStore } from './views/playback-store.js';
 import { TwoFactorRepository } from './twofactor/two-factor-repository.js';
 import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
@@ -138,6 +141,7 @@ export interface Repositories {
   socialAccounts: SocialAccountRepository;
   publications: PublicationRepository;
   stats: StatsRepository;
+  views: ViewRepository;
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
@@ -181,6 +185,7 @@ export function createRepositories(database: Queryable): Repositories {
     socialAccounts: new SocialAccountRepository(database),
     publications: new PublicationRepository(database),
     stats: new StatsRepository(database),
+    views: new ViewRepository(database),
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
@@ -232,6 +237,8 @@ export interface Services {
   comments: CommentService;
   chat: ChatService;
   stats: StatsService;
+  /** Playback reports, views, analytics and leads (CONTRACT §26); its buffer is flushed on close. */
+  views: ViewService;
   statsRollup: StatsRollup;
   /** The scheduler's lock and bookkeeping per job (jobs/scheduler.ts). */
   jobRuns: ScheduledJobRuns;
@@ -264,6 +271,8 @@ export interface Services {
 export interface ServiceSeams {
   /** How host names of outbound URLs are resolved (default: the system resolver, every address). */
   resolveHost?: HostResolver;
+  /** The clock of playback reports (ms since the epoch): a test moves it past an hour. */
+  viewClock?: () => number;
 }
 
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
@@ -315,7 +324,8 @@ export async function createServices(app: AppContext, repositories: Repositories
   const auditLog = new AuditLog(repositories.auditLog);
   const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
-  const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
+  const views = new ViewService(app, repositories.views, repositories.contents, content, createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log), notifications, seams.viewClock);
+  const chat = new ChatService(app, repositories.chat, repositories.users, blocks, views);
   const listingIndex = new ListingIndex(repositories.listings, app.config.LISTING_INDEX === 'on', () => readModel.hears(), app.log);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
   // Loads in the background: until it has, the listings read PostgreSQL.
@@ -352,6 +362,8 @@ export async function createServices(app: AppContext, repositories: Repositories
   const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
   const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
   accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
+  // Reports and rows of distinct viewers lose the viewer; the counts they made stay (docs/analytics.md).
+  accountErasure.addStep({ name: 'views', run: (id) => views.forgetViewer(id) });
   return {
     dataExports,
     exportSignal,
@@ -390,6 +402,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
     presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), blocks),
+    views,
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),

@@ -4,9 +4,10 @@
 // each *_growth is the sum of that column over the range.
 import { requirePermission, type Caller } from '../auth/caller.js';
 import type { UserRepository } from '../auth/user-repository.js';
-import { badRequest, notFound } from '../shared/errors.js';
-import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
-import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';
+import { notFound } from '../shared/errors.js';
+import { checkDayRange } from './range.js';
+import { addDays, maxDay, midnightIso, minDay } from './days.js';
+import type { StatsByDay } from './schemas.js';
 import type { DayCounts, StatsRepository } from './stats-repository.js';
 
 const ZERO: DayCounts = { posts: 0, followers: 0, following: 0, reactions: 0 };
@@ -21,15 +22,7 @@ export class StatsService {
   async byDay(caller: Caller, userId: string | undefined, startDate: string, endDate: string): Promise<StatsByDay> {
     const subjectId = userId ?? caller.userId;
     if (subjectId !== caller.userId) requirePermission(caller, 'read:any_stats');
-    if (endDate < startDate) {
-      throw badRequest('stats.error.invalid_range', 'end_date must not be before start_date', { field: 'end_date', constraint: '>= start_date' });
-    }
-    if (daysBetween(startDate, endDate) + 1 > MAX_RANGE_DAYS) {
-      throw badRequest('stats.error.range_too_long', `At most ${MAX_RANGE_DAYS} days per request`, {
-        field: 'end_date',
-        constraint: `at most ${MAX_RANGE_DAYS} days after start_date`,
-      });
-    }
+    checkDayRange(startDate, endDate, 'stats');
     if (!(await this.users.exists(subjectId))) {
       throw notFound('stats.error.user_not_found', 'No such user', { field: 'user_id', constraint: 'existing user' });
     }
