@@ -67,7 +67,7 @@ const S = SOURCE_COLUMNS;
 const list = (names: string[], prefix = '') => names.map((n) => `${prefix}${n}`).join(', ');
 const typed = (names: string[]) => names.map((n) => `${n} int`).join(', ');
 const added = (names: string[]) => names.map((n) => `${n} = t.${n} + excluded.${n}`).join(', ');
-const zeroed = (names: string[]) => names.map((n) => `coalesce(dd.${n}, 0)`).join(', ');
+const zeroed = (names: string[]) => names.map((n) => `coalesce(dd.${n}, 0) as ${n}`).join(', ');
 
 /** The whole flush, written once: its columns come from the lists above. */
 const FLUSH_TEXT = `
