@@ -11,6 +11,7 @@ import type { StatsByDay } from './schemas.js';
 import type { DayCounts, StatsRepository } from './stats-repository.js';
 
 const ZERO: DayCounts = { posts: 0, followers: 0, following: 0, reactions: 0 };
+const NO_VIEWS = { views: 0, watch_seconds: 0, leads: 0 };
 
 export class StatsService {
   constructor(
@@ -38,12 +39,13 @@ export class StatsService {
       for (const { day, ...c } of await this.stats.liveDays(subjectId, liveFrom, addDays(endDate, 1))) counts.set(day, c);
     }
 
+    const viewing = new Map((await this.stats.viewDays(subjectId, startDate, endDate)).map(({ day, ...v }) => [day, v]));
     let total = await this.reactionsBefore(subjectId, startDate, mark);
     const result: StatsByDay = { days: [], followers_growth: 0, following_growth: 0, reactions_growth: 0 };
     for (let day = startDate; day <= endDate; day = addDays(day, 1)) {
       const c = counts.get(day) ?? ZERO;
       total += c.reactions;
-      result.days.push({ date: midnightIso(day), ...c, reactions_total: total });
+      result.days.push({ date: midnightIso(day), ...c, reactions_total: total, ...(viewing.get(day) ?? NO_VIEWS) });
       result.followers_growth += c.followers;
       result.following_growth += c.following;
       result.reactions_growth += c.reactions;
