@@ -20,6 +20,7 @@ import { contentNotFound } from '../content/access.js';
 import type { NotificationService } from '../notifications/service.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
+import { serviceUnavailable } from '../shared/unavailable.js';
 import { addDays, dayOf, midnightIso } from '../stats/days.js';
 import { checkDayRange } from '../stats/range.js';
 import { ViewIngest } from './ingest.js';
@@ -47,6 +48,8 @@ export class ViewService {
   readonly ingest: ViewIngest;
   private readonly movedCounts = new Set<string>();
   private refreshTimer: NodeJS.Timeout | null = null;
+  /** Set by `stop`: a report that comes later (a kept-alive connection) is refused, never acknowledged and lost. */
+  private stopped = false;
 
   constructor(
     private readonly app: AppContext,
@@ -74,6 +77,7 @@ export class ViewService {
 
   /** Writes every buffered report (SIGTERM): the composition root calls it before the database closes. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
     await this.ingest.stop();
@@ -93,6 +97,7 @@ export class ViewService {
 
   /** A playback report (REST or `content:watch`): 404 for an item that is missing, unpublished or hidden. */
   async report(caller: Caller | null, viewer: Viewer, contentId: string, report: PlaybackReport): Promise<PlaybackAnswer> {
+    if (this.stopped) throw serviceUnavailable();
     const row = await this.publishedItem(caller, contentId);
     const nowMs = this.now();
     const duration = row.video.duration ?? 0;
@@ -107,6 +112,8 @@ export class ViewService {
       duration,
       owner,
     });
+    // Stopped meanwhile: the final flush may have run; what is not buffered is not acknowledged.
+    if (this.stopped) throw serviceUnavailable();
     // The owner's own watching is neither a view nor watch time.
     if (!owner) {
       this.ingest.add({
