@@ -116,6 +116,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     const rateLimits = new RateLimits(config.RATE_LIMIT_SCALE, redis, config.REDIS_PREFIX);
     metrics.watchReadModel(services.readModel);
     metrics.watchListingIndex(services.listingIndex);
+    services.views.start();
     const httpCounters = httpMetrics(metrics.registry);
     rateLimits.onRefused = httpCounters.onRateLimitRefused;
 
@@ -175,6 +176,8 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         services.revocations.close();
         services.listingIndex.stop();
         await services.readModel.close();
+        // Every buffered playback report is written before the database closes (CONTRACT §26).
+        await services.views.stop();
         rateLimits.close();
         if (redis) redis.disconnect();
         await database.close();

@@ -103,6 +103,12 @@ export const EVENT_HANDLERS = {
   'notification.created': {
     '/notifications notification:new': 'door',
   },
+  'views.changed': {
+    '/comments views:update': 'door',
+  },
+  'views.counted': {
+    'read-model': 'domain',
+  },
 } as const satisfies { [K in DomainEventName]: Record<string, HandlerKind> };
 
 /** The names a handler of `K` may subscribe under. */

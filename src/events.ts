@@ -68,6 +68,10 @@ export interface DomainEvents {
   'content.published': PublishedItem;
   /** An item's counts, due to this node's watchers (at most one a second per item: src/content/live/counts.ts). */
   'content.stats': ContentStats;
+  /** A flush of playback reports moved an item's view_count (at most one a second per item and node): `views:update`. */
+  'views.changed': { contentId: string; view_count: number };
+  /** Items whose view_count moved in the last few seconds: cached copies of them are stale. */
+  'views.counted': { contentIds: string[] };
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
 }

@@ -36,6 +36,9 @@ import { JobRunRepository } from './scheduling/job-run-repository.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 import { ServiceSecretRepository } from './secrets/service-secret-repository.js';
 import { StatsRepository } from './stats/stats-repository.js';
+import { ViewRepository } from './views/view-repository.js';
+import { ViewService } from './views/service.js';
+import { createPlaybackStore } from './views/playback-store.js';
 import { TwoFactorRepository } from './twofactor/two-factor-repository.js';
 import { AccountService } from './auth/accounts.js';
 import { AvatarService } from './auth/avatar.js';
@@ -136,6 +139,7 @@ export interface Repositories {
   socialAccounts: SocialAccountRepository;
   publications: PublicationRepository;
   stats: StatsRepository;
+  views: ViewRepository;
   jobRuns: JobRunRepository;
   maintenance: MaintenanceRepository;
   readModelNotices: ReadModelNoticeRepository;
@@ -179,6 +183,7 @@ export function createRepositories(database: Queryable): Repositories {
     socialAccounts: new SocialAccountRepository(database),
     publications: new PublicationRepository(database),
     stats: new StatsRepository(database),
+    views: new ViewRepository(database),
     jobRuns: new JobRunRepository(database),
     maintenance: new MaintenanceRepository(database),
     readModelNotices: new ReadModelNoticeRepository(database),
@@ -231,6 +236,8 @@ export interface Services {
   comments: CommentService;
   chat: ChatService;
   stats: StatsService;
+  /** Playback reports, views, analytics and leads (CONTRACT §26); its buffer is flushed on close. */
+  views: ViewService;
   statsRollup: StatsRollup;
   /** The scheduler's lock and bookkeeping per job (jobs/scheduler.ts). */
   jobRuns: ScheduledJobRuns;
@@ -271,6 +278,8 @@ export interface ServiceSeams {
   listingLoad?: Promise<void>;
   /** How long a listing waits for the index before a 503 (default 10 s). */
   listingWaitMs?: number;
+  /** The clock of playback reports (ms since the epoch): a test moves it past an hour. */
+  viewClock?: () => number;
 }
 
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
@@ -334,7 +343,8 @@ export async function createServices(app: AppContext, repositories: Repositories
   const auditLog = new AuditLog(repositories.auditLog);
   const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
-  const chat = new ChatService(app, repositories.chat, repositories.users, blocks);
+  const views = new ViewService(app, repositories.views, repositories.contents, content, createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log), notifications, seams.viewClock);
+  const chat = new ChatService(app, repositories.chat, repositories.users, blocks, views);
   const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
   // Loads in the background: until it has, listings wait for it (/readyz says 503).
@@ -371,6 +381,8 @@ export async function createServices(app: AppContext, repositories: Repositories
   const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
   const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, () => exportWakeUp.poke());
   accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
+  // Reports and rows of distinct viewers lose the viewer; the counts they made stay (docs/analytics.md).
+  accountErasure.addStep({ name: 'views', run: (id) => views.forgetViewer(id) });
   return {
     dataExports,
     exportWakeUp,
@@ -411,6 +423,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     comments: new CommentService(app, repositories.comments, repositories.contents, notifications, blocks),
     chat,
     presence: new PresenceService(app, repositories.presence, createPresenceStore(app.config, redis), blocks),
+    views,
     stats: new StatsService(repositories.stats, repositories.users),
     statsRollup: new StatsRollup(app.database.longRunning, repositories.stats),
     jobRuns: new ScheduledJobRuns(app.database, repositories.jobRuns),

@@ -28,6 +28,7 @@ const room = z.object({
   direct: z.boolean(),
   createdAt: z.string(),
   lastMessageAt: z.string().nullable(),
+  contentId: z.string().optional().describe('The item the room was opened on, when asked with one (CONTRACT §26)'),
 });
 const roomListItem = room.extend({
   unread_count: z.number().int().describe("Others' messages after the caller's read position, counted up to 100 (100 means 100 or more)"),

@@ -3,6 +3,7 @@ import type { RouteModule } from '../route.js';
 import { authRoutes } from './auth.js';
 import { authorizationRoutes } from './authorization.js';
 import { contentRoutes } from './content.js';
+import { viewRoutes } from './views.js';
 import { fileRoutes } from './files.js';
 import { snsRoutes } from './sns.js';
 import { chatRoutes } from './chat.js';
@@ -19,6 +20,7 @@ export const routeModules: RouteModule[] = [
   authRoutes, // /auth/api/v1
   authorizationRoutes, // /authorization/api/v1
   contentRoutes, // /content/api/v1 content, listings, feed; /api/v1/content/:id
+  viewRoutes, // /content/api/v1/contents/:id views and analytics
   fileRoutes, // /file-processing/api/v1
   snsRoutes, // /sns/api/v1 comments
   chatRoutes, // /sns/api/v1/chat

@@ -18,6 +18,7 @@ export const PERMISSIONS = {
   'create:chat': 'Create chat rooms and send messages',
   'read:stats': 'Read own statistics',
   'read:any_stats': 'Read any user\'s statistics',
+  'read:analytics': 'Read the analytics of any user\'s item (views, watch time, leads)',
   'manage:settings': 'Read and change own settings, two-factor and sessions',
   'create:campaign': 'Estimate, create, pause and resume promotion campaigns',
   'process:payment': 'Pay and top up balance',

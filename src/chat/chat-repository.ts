@@ -75,10 +75,10 @@ export class ChatRepository extends Repository {
     return row ?? null;
   }
 
-  async insertRoom(room: { id: string; name: string | null; directKey: string | null; createdBy: string; at: Date }): Promise<void> {
+  async insertRoom(room: { id: string; name: string | null; directKey: string | null; createdBy: string; at: Date; contentId: string | null }): Promise<void> {
     await this.db.rows(sql`
-      insert into chat_rooms (id, name, direct_key, created_by, created_at)
-      values (${room.id}, ${room.name}, ${room.directKey}, ${room.createdBy}, ${room.at.toISOString()}::timestamptz)`);
+      insert into chat_rooms (id, name, direct_key, created_by, created_at, content_id)
+      values (${room.id}, ${room.name}, ${room.directKey}, ${room.createdBy}, ${room.at.toISOString()}::timestamptz, ${room.contentId})`);
   }
 
   async insertMembers(roomId: string, userIds: string[], at: Date): Promise<void> {

@@ -44,6 +44,7 @@ export type SendMessageInput = z.infer<typeof sendMessageBody>;
 export const createRoomBody = z.strictObject({
   memberIds: z.array(id).min(1, 'name at least one member').max(MAX_ROOM_MEMBERS, `at most ${MAX_ROOM_MEMBERS} members`),
   name: z.string().trim().min(1).max(100).optional(),
+  contentId: id.optional().describe('The item the room is about (CONTRACT §26): one the caller may see, whose owner is a member; opened by someone else, the room is a lead of it'),
 });
 export type CreateRoomInput = z.infer<typeof createRoomBody>;
 

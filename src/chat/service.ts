@@ -23,6 +23,13 @@ export const EDIT_WINDOW_MS = 15 * 60 * 1000;
 /** Different emojis one message can carry; a further new one is refused (each bounded by the room's members). */
 const MAX_EMOJIS_PER_MESSAGE = 20;
 
+/** What a room opened on an item asks of the views domain (src/views/service.ts). */
+export interface RoomLeads {
+  checkLeadItem(caller: Caller, contentId: string, memberIds: string[]): Promise<{ ownerId: string }>;
+  openLead(viewerId: string, ownerId: string, contentId: string, roomId: string): Promise<void>;
+  messageSent(roomId: string): Promise<void>;
+}
+
 interface Page<T> {
   hasMore: boolean;
   nextCursor: string | null;
@@ -42,6 +49,8 @@ export class ChatService {
     private readonly repository: ChatRepository,
     private readonly users: UserRepository,
     private readonly blocks: BlockService,
+    /** Rooms opened on an item (CONTRACT §26): the views domain checks the item and counts leads. */
+    private readonly leads: RoomLeads,
   ) {}
 
   /**
@@ -49,6 +58,13 @@ export class ChatService {
    * name is a direct room: asking again returns the existing one (`created: false`).
    */
   async createRoom(caller: Caller, input: CreateRoomInput): Promise<{ room: RoomView; created: boolean }> {
+    const answer = await this.openRoom(caller, input);
+    if (input.contentId === undefined) return answer;
+    await this.leads.openLead(caller.userId, answer.lead!.ownerId, input.contentId, answer.room.roomId);
+    return { room: { ...answer.room, contentId: input.contentId }, created: answer.created };
+  }
+
+  private async openRoom(caller: Caller, input: CreateRoomInput): Promise<{ room: RoomView; created: boolean; lead?: { ownerId: string } }> {
     requirePermission(caller, 'create:chat');
     const others = [...new Set(input.memberIds)].filter((id) => id !== caller.userId);
     const unknown = others.find((id) => !isUuid(id));
@@ -59,11 +75,12 @@ export class ChatService {
     }
     // CONTRACT §21: no room with someone blocked either way.
     if ((await this.blocks.amongEitherWay(caller.userId, others)).size) throw blockedRefusal();
+    const lead = input.contentId === undefined ? undefined : await this.leads.checkLeadItem(caller, input.contentId, others);
 
     const directKey = others.length === 1 && input.name === undefined ? [caller.userId, others[0]].sort().join(':') : null;
     if (directKey) {
       const room = await this.repository.findRoomByDirectKey(directKey);
-      if (room) return { room: await this.roomView(room), created: false };
+      if (room) return { room: await this.roomView(room), created: false, lead };
     }
     const id = newId();
     try {
@@ -71,19 +88,19 @@ export class ChatService {
       await this.app.database.transaction(async (tx) => {
         const rooms = this.repository.in(tx);
         const at = new Date();
-        await rooms.insertRoom({ id, name: input.name ?? null, directKey, createdBy: caller.userId, at });
+        await rooms.insertRoom({ id, name: input.name ?? null, directKey, createdBy: caller.userId, at, contentId: input.contentId ?? null });
         await rooms.insertMembers(id, [caller.userId, ...others], at);
       });
     } catch (err) {
       // Two first messages at once: the other request made the direct room; use it.
       if (directKey && isUniqueViolation(err)) {
         const room = await this.repository.findRoomByDirectKey(directKey);
-        if (room) return { room: await this.roomView(room), created: false };
+        if (room) return { room: await this.roomView(room), created: false, lead };
       }
       throw err;
     }
     const room = await this.repository.findRoom(id);
-    return { room: await this.roomView(room!), created: true };
+    return { room: await this.roomView(room!), created: true, lead };
   }
 
   /** The caller's rooms, most recently active first, each with its unread count and newest message. */
@@ -135,6 +152,7 @@ export class ChatService {
     const row = await this.repository.insertMessage({ id: newId(), roomId: input.roomId, senderId: caller.userId, msg, attachments });
     const message = toMessageView(this.app.config, row);
     this.app.events.publish('chat.message', { roomId: input.roomId, message });
+    await this.leads.messageSent(input.roomId);
     return message;
   }
 

@@ -12,6 +12,8 @@ export interface RoomView {
   direct: boolean;
   createdAt: string;
   lastMessageAt: string | null;
+  /** The item the room was opened on (CONTRACT §26), when asked with one. */
+  contentId?: string;
 }
 
 /** A room in the caller's list: the room, the caller's unread count and the newest message. */

@@ -53,6 +53,8 @@ export interface ContentRow {
   reaction_count: number;
   /** Kept by a trigger on `comments` (migration 0010), replies included. */
   comment_count: number;
+  /** Counted views (CONTRACT §26), added by the views' flush (src/views/). */
+  view_count: number;
   created_at: Date;
   updated_at: Date;
   uploader_given_name: string;
@@ -85,7 +87,7 @@ const effectiveStatus = (alias: 'c.' | '') =>
 export const CONTENT_COLUMNS = sql`
   c.id, c.uploader_id, ${effectiveStatus('c.')} as status, c.moderation_note, c.price, c.unit_price, c.area, c.unit_area, c.price_per_area,
   c.latitude, c.longitude, c.hash_tags, c.profit_rate, c.amenities, c.real_estate_info,
-  c.is_multi_language, c.content_info, c.video, c.images, c.reaction_count, c.comment_count, c.created_at, c.updated_at,
+  c.is_multi_language, c.content_info, c.video, c.images, c.reaction_count, c.comment_count, c.view_count, c.created_at, c.updated_at,
   u.given_name as uploader_given_name, u.family_name as uploader_family_name,
   u.picture as uploader_picture, u.phone_number as uploader_phone`;
 

@@ -30,6 +30,7 @@ const commonFields = {
   images: z.array(z.object({ id: z.string(), url: z.string().nullable() })),
   reaction_count: z.number().int(),
   comment_count: z.number().int().describe('Comments, replies included'),
+  view_count: z.number().int().describe('Counted views (CONTRACT §26); may lag by up to 10 s'),
   status: z.string().describe('processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21)'),
   created_at: z.string(),
   updated_at: z.string(),

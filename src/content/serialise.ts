@@ -72,6 +72,7 @@ export class ContentSerialiser {
       images: this.images(row),
       reaction_count: row.reaction_count,
       comment_count: row.comment_count,
+      view_count: row.view_count,
       status: row.status,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -119,6 +120,7 @@ export class ContentSerialiser {
       uploader: { name: this.uploaderName(row), avatar: this.url(row.uploader_picture) },
       reaction_count: row.reaction_count,
       comment_count: row.comment_count,
+      view_count: row.view_count,
       created_at: row.created_at.toISOString(),
     };
   }

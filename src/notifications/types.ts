@@ -14,6 +14,7 @@ export const NOTIFICATION_TYPES = [
   'login.new_device',
   'moderation.action',
   'export.ready',
+  'lead.new',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

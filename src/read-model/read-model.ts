@@ -162,6 +162,8 @@ export class ReadModel {
     on('comment.created', (e) => ({ kind: 'content', contentId: e.comment.contentId }));
     on('video.completed', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('video.failed', (e) => ({ kind: 'content', contentId: e.contentId }));
+    // view_count (CONTRACT §26 lets it lag 10 s): the views' own cadence, a few seconds, not each report.
+    events.handle('views.counted', 'read-model', (e) => Promise.all(e.contentIds.map((contentId) => this.changed({ kind: 'content', contentId }))).then(() => undefined), { awaited: true });
   }
 
   /** `listener` runs whenever role permissions may have changed (on any node). */

@@ -19,6 +19,9 @@ const entry = z.object({
   following: z.number().int(),
   reactions: z.number().int(),
   reactions_total: z.number().int(),
+  views: z.number().int().describe("Views of the user's items (CONTRACT §26; may lag by up to 60 s)"),
+  watch_seconds: z.number().int().describe("Seconds watched of the user's items"),
+  leads: z.number().int().describe("Chat rooms opened on the user's items by others (once per viewer and item)"),
 });
 
 export const statsByDayData = z.object({

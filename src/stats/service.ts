@@ -4,12 +4,14 @@
 // each *_growth is the sum of that column over the range.
 import { requirePermission, type Caller } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
-import { badRequest, notFound } from '../shared/errors.js';
-import { addDays, daysBetween, maxDay, midnightIso, minDay } from './days.js';
-import { MAX_RANGE_DAYS, type StatsByDay } from './schemas.js';
+import { notFound } from '../shared/errors.js';
+import { checkDayRange } from './range.js';
+import { addDays, maxDay, midnightIso, minDay } from './days.js';
+import type { StatsByDay } from './schemas.js';
 import type { DayCounts, StatsRepository } from './stats-repository.js';
 
 const ZERO: DayCounts = { posts: 0, followers: 0, following: 0, reactions: 0 };
+const NO_VIEWS = { views: 0, watch_seconds: 0, leads: 0 };
 
 export class StatsService {
   constructor(
@@ -21,15 +23,7 @@ export class StatsService {
   async byDay(caller: Caller, userId: string | undefined, startDate: string, endDate: string): Promise<StatsByDay> {
     const subjectId = userId ?? caller.userId;
     if (subjectId !== caller.userId) requirePermission(caller, 'read:any_stats');
-    if (endDate < startDate) {
-      throw badRequest('stats.error.invalid_range', 'end_date must not be before start_date', { field: 'end_date', constraint: '>= start_date' });
-    }
-    if (daysBetween(startDate, endDate) + 1 > MAX_RANGE_DAYS) {
-      throw badRequest('stats.error.range_too_long', `At most ${MAX_RANGE_DAYS} days per request`, {
-        field: 'end_date',
-        constraint: `at most ${MAX_RANGE_DAYS} days after start_date`,
-      });
-    }
+    checkDayRange(startDate, endDate, 'stats');
     if (!(await this.users.exists(subjectId))) {
       throw notFound('stats.error.user_not_found', 'No such user', { field: 'user_id', constraint: 'existing user' });
     }
@@ -45,12 +39,13 @@ export class StatsService {
       for (const { day, ...c } of await this.stats.liveDays(subjectId, liveFrom, addDays(endDate, 1))) counts.set(day, c);
     }
 
+    const viewing = new Map((await this.stats.viewDays(subjectId, startDate, endDate)).map(({ day, ...v }) => [day, v]));
     let total = await this.reactionsBefore(subjectId, startDate, mark);
     const result: StatsByDay = { days: [], followers_growth: 0, following_growth: 0, reactions_growth: 0 };
     for (let day = startDate; day <= endDate; day = addDays(day, 1)) {
       const c = counts.get(day) ?? ZERO;
       total += c.reactions;
-      result.days.push({ date: midnightIso(day), ...c, reactions_total: total });
+      result.days.push({ date: midnightIso(day), ...c, reactions_total: total, ...(viewing.get(day) ?? NO_VIEWS) });
       result.followers_growth += c.followers;
       result.following_growth += c.following;
       result.reactions_growth += c.reactions;

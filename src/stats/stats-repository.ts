@@ -123,6 +123,15 @@ export class StatsRepository extends Repository {
     return row.n;
   }
 
+  /** Views, watch time and leads of the user's (not deleted) items per day, from the views' roll-up (migration 0038). */
+  async viewDays(userId: string, fromDay: string, toDay: string): Promise<{ day: string; views: number; watch_seconds: number; leads: number }[]> {
+    return this.db.rows(sql`
+      select d.day::text as day, sum(d.views)::int as views, (sum(d.watch_ms) / 1000)::int as watch_seconds, sum(d.leads)::int as leads
+      from content_view_days d join contents c on c.id = d.content_id
+      where c.uploader_id = ${userId} and c.deleted_at is null and d.day >= ${fromDay}::date and d.day <= ${toDay}::date
+      group by d.day`);
+  }
+
   /** Erasure (CONTRACT §22): the user's daily statistics. */
   async deleteAllOf(userId: string): Promise<void> {
     await this.db.rows(sql`delete from daily_stats where user_id = ${userId}`);

@@ -87,14 +87,15 @@ beforeAll(async () => {
   await rows(sql`update content_reactions set created_at = ${at(-2, '23:59:59')}::timestamptz where content_id = ${old} and user_id = ${dave.userId}`);
   await rows(sql`update follows set created_at = ${at(-2, '00:00:00')}::timestamptz where follower_id = ${dave.userId} and following_id = ${alice.userId}`);
 });
-const zero = { posts: 0, followers: 0, following: 0, reactions: 0 };
+const noViews = { views: 0, watch_seconds: 0, leads: 0 };
+const zero = { posts: 0, followers: 0, following: 0, reactions: 0, ...noViews };
 const expectedAlice = () => ({
   days: [
     { date: `${day(-4)}T00:00:00.000Z`, ...zero, reactions_total: 1 },
     { date: `${day(-3)}T00:00:00.000Z`, ...zero, posts: 1, reactions_total: 1 },
     { date: `${day(-2)}T00:00:00.000Z`, ...zero, followers: 1, reactions: 1, reactions_total: 2 },
     { date: `${day(-1)}T00:00:00.000Z`, ...zero, reactions_total: 2 },
-    { date: `${day(0)}T00:00:00.000Z`, posts: 2, followers: 2, following: 1, reactions: 2, reactions_total: 4 },
+    { date: `${day(0)}T00:00:00.000Z`, ...noViews, posts: 2, followers: 2, following: 1, reactions: 2, reactions_total: 4 },
   ],
   followers_growth: 3,
   following_growth: 1,
@@ -186,7 +187,7 @@ describe('statistics of a day with posts, follows and reactions', () => {
 
   it('counts from the other side too: bob follows and is followed today', async () => {
     const res = await stats(bob, day(0), day(0));
-    expect(res.body.data.days).toEqual([{ date: `${day(0)}T00:00:00.000Z`, posts: 0, followers: 1, following: 1, reactions: 0, reactions_total: 0 }]);
+    expect(res.body.data.days).toEqual([{ date: `${day(0)}T00:00:00.000Z`, ...noViews, posts: 0, followers: 1, following: 1, reactions: 0, reactions_total: 0 }]);
     expect(res.body.data).toMatchObject({ followers_growth: 1, following_growth: 1, reactions_growth: 0 });
   });
 

@@ -55,6 +55,7 @@ export const feedItemSchema = z.object({
   uploader: z.object({ name: z.string(), avatar: z.string().nullable() }),
   reaction_count: z.number().int(),
   comment_count: z.number().int().describe('Comments, replies included'),
+  view_count: z.number().int().describe('Counted views (CONTRACT §26); may lag by up to 10 s'),
   created_at: z.string(),
 });
 /** What ContentSerialiser.feedItem returns. */
