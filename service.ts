@@ -146,6 +146,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     instrumentRealtime(realtime.io, http.uws, metrics.registry, { clustered: Boolean(config.REDIS_URL), adapterStats: () => realtime.adapterStats() });
     const jobCounters = jobMetrics(metrics.registry, app, services);
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
+    services.campaignDelivery.start();
 
     listenSocket ??= await listen(uws, config.HOST, config.PORT);
     const listening = listenSocket;
@@ -166,6 +167,8 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         await jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
+        // Served impressions recorded, unserved blocks given back, before the database closes.
+        await services.campaignDelivery.stop();
         services.resumableUploads.stop();
         await realtime.close();
         services.revocations.close();

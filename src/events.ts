@@ -12,6 +12,7 @@ import type { EventBus } from './shared/events.js';
 import type { FollowCreated } from './follows/follow-event.js';
 import type { PublishedItem } from './content/live-feed.js';
 import type { ContentStats } from './content/live-schemas.js';
+import type { DeliveryView } from './campaigns/delivery-view.js';
 
 export interface DomainEvents {
   /**
@@ -71,6 +72,8 @@ export interface DomainEvents {
   'content.stats': ContentStats;
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
+  /** A delivering campaign's figures for its owner (`campaign:progress`), at most every 10 s per campaign across nodes. */
+  'campaign.progress': { userId: string; campaign_id: string; delivery: DeliveryView };
 }
 
 export type DomainEventBus = EventBus<DomainEvents>;

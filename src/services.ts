@@ -55,6 +55,11 @@ import { RolePermissions } from './authorization/role-permissions.js';
 import { RoleService } from './authorization/roles.js';
 import { StaffReach } from './authorization/staff-reach.js';
 import { CampaignService } from './campaigns/service.js';
+import { DeliveryRepository } from './campaigns/delivery-repository.js';
+import { CampaignDelivery, type Clock } from './campaigns/delivery.js';
+import { SponsoredSlot } from './campaigns/sponsored-slot.js';
+import { createViewerState } from './campaigns/viewer-state.js';
+import { noViewFigures } from './campaigns/delivery-view.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed } from './content/feed.js';
@@ -133,6 +138,7 @@ export interface Repositories {
   ledger: LedgerRepository;
   idempotencyKeys: IdempotencyRepository;
   campaigns: CampaignRepository;
+  campaignDelivery: DeliveryRepository;
   estimations: EstimationRepository;
   oauthStates: OAuthStateRepository;
   socialAccounts: SocialAccountRepository;
@@ -176,6 +182,7 @@ export function createRepositories(database: Queryable): Repositories {
     ledger: new LedgerRepository(database),
     idempotencyKeys: new IdempotencyRepository(database),
     campaigns: new CampaignRepository(database),
+    campaignDelivery: new DeliveryRepository(database),
     estimations: new EstimationRepository(database),
     oauthStates: new OAuthStateRepository(database),
     socialAccounts: new SocialAccountRepository(database),
@@ -239,6 +246,10 @@ export interface Services {
   publishing: PublishingService;
   payments: PaymentService;
   campaigns: CampaignService;
+  /** Serving and charging the campaigns' impressions on this node (CONTRACT §26). */
+  campaignDelivery: CampaignDelivery;
+  /** The sponsored slot of the first pages of /feeds and /all. */
+  sponsoredSlot: SponsoredSlot;
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
@@ -264,6 +275,11 @@ export interface Services {
 export interface ServiceSeams {
   /** How host names of outbound URLs are resolved (default: the system resolver, every address). */
   resolveHost?: HostResolver;
+  /**
+   * The time campaign delivery reads (pacing days, ends, completions; default: the system clock).
+   * Tests only: it lets a test move a campaign through its days.
+   */
+  clock?: Clock;
 }
 
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
@@ -352,6 +368,10 @@ export async function createServices(app: AppContext, repositories: Repositories
   const accountErasure = new AccountErasure(app, repositories, mediaRemoval, auditLog);
   const dataExports = new DataExports(app, repositories.exports, repositories.contents, contentSerialiser, settings, notifications, exportSignal.poke);
   accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
+  // A leaving viewer's first showings go; every campaign's totals stay (CONTRACT §22).
+  accountErasure.addStep({ name: 'campaign-reach', run: (id) => repositories.campaignDelivery.forgetViewer(id) });
+  const campaignDelivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, seams.clock ?? (() => new Date()));
+  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser);
   return {
     dataExports,
     exportSignal,
@@ -375,7 +395,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     listings,
     listingIndex,
     feed,
-    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks),
+    listingAnswers: new ListingAnswers(listings, feed, readModel.pages, blocks, sponsoredSlot),
     liveFeed,
     liveCounts: new LiveCounts(app, liveFeed),
     livePublishes: new LivePublishes(app, liveFeed),
@@ -413,7 +433,14 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.contents,
       payments,
       notifications,
+      campaignDelivery,
+      repositories.campaignDelivery,
+      repositories.ledger,
+      // wired to src/views at merge
+      noViewFigures,
     ),
+    campaignDelivery,
+    sponsoredSlot,
     notifications,
     push,
     reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),

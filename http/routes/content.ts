@@ -6,6 +6,7 @@ import {
   clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
 } from '../../src/content/schemas.js';
 import { completedItemSchema, feedItemSchema, listingItemSchema } from '../../src/content/response-schemas.js';
+import { slotViewer, sponsoredMarkSchema } from '../../src/campaigns/sponsored-slot.js';
 import { contentDetailSchema, createdContentSchema } from '../../src/content/detail-schemas.js';
 
 const base = '/content/api/v1';
@@ -34,12 +35,12 @@ export const contentRoutes: RouteModule = (app, services) => {
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500],
       responseData: z.object({
-        item: z.array(listingItemSchema),
+        item: z.array(listingItemSchema.extend({ sponsored: sponsoredMarkSchema })),
         hasMore: z.boolean(),
         total: z.number().int().describe('Matches: exact from the listing index; from PostgreSQL exact up to 1,000, above that an estimate (never below the rows seen); see docs/search.md'),
         facets: facetsSchema.optional().describe('With `facets=`: counts per value over the matches of the other filters (CONTRACT §23)'),
       }),
-      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query) }),
+      handler: async ({ optionalCaller, query, ip }) => ({ message: 'Content list', data: await listingAnswers.listAll(optionalCaller, query, slotViewer(optionalCaller?.userId ?? null, ip)) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
@@ -48,9 +49,9 @@ export const contentRoutes: RouteModule = (app, services) => {
       responseData: z.object({
         items: z.array(completedItemSchema), total: z.number().int(), page: z.number().int(), per_page: z.number().int(), total_pages: z.number().int(),
       }),
-      handler: async ({ optionalCaller, query, headers }) => ({
+      handler: async ({ optionalCaller, query, headers, ip }) => ({
         message: 'Completed content',
-        data: await listingAnswers.listCompleted(optionalCaller, query, headers['x-language']),
+        data: await listingAnswers.listCompleted(optionalCaller, query, headers['x-language'], slotViewer(optionalCaller?.userId ?? null, ip)),
       }),
     }),
     defineRoute({
@@ -70,10 +71,13 @@ export const contentRoutes: RouteModule = (app, services) => {
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
       summary: 'Personal feed: followed uploaders first, then fresh popular items, then the rest (cursor pages)',
       query: feedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
-      responseData: z.object({ items: z.array(feedItemSchema), next_cursor: z.string().nullable(), has_more: z.boolean() }),
+      responseData: z.object({ items: z.array(feedItemSchema.extend({ sponsored: sponsoredMarkSchema })), next_cursor: z.string().nullable(), has_more: z.boolean() }),
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
-        data: await listingAnswers.feedPage(caller, query.per_page, query.cursor, headers['x-language']),
+        data: await listingAnswers.feedPage(
+          caller, query.per_page, query.cursor, headers['x-language'],
+          query.latitude !== undefined && query.longitude !== undefined ? { latitude: query.latitude, longitude: query.longitude } : undefined,
+        ),
       }),
     }),
     defineRoute({

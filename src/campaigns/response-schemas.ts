@@ -2,6 +2,7 @@
 // document and the typed client; the services answer with these schemas' output types
 // (declared once).
 import { z } from 'zod';
+import { deliverySchema } from './delivery-view.js';
 
 const range = z.object({ min: z.number(), max: z.number() });
 const performance = z.object({ reach: range, views: range, engagement: range });
@@ -81,6 +82,8 @@ export const campaignSchema = z.object({
   launch_time: z.string(),
   end_time: z.string(),
   paused_at: z.string().nullable(),
+  completion_reason: z.enum(['ended', 'budget_spent']).nullable().describe('Why it completed: its duration ended, or its budget was spent'),
+  delivery: deliverySchema,
   completed_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -27,6 +27,8 @@ import type { ContentListings } from './listings.js';
 import type { ClustersQuery, CompletedQuery, ListAllQuery } from './schemas.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from './access.js';
 import type { Language } from './values.js';
+import type { SlotRequest, SlotViewer, SponsoredSlot } from '../campaigns/sponsored-slot.js';
+import type { Point } from '../targeting/geometry.js';
 
 /** Pages up to this number are kept: the ones nearly every client reads. */
 const CACHED_PAGES = 3;
@@ -47,9 +49,19 @@ export class ListingAnswers {
     private readonly feed: ContentFeed,
     private readonly pages: ReadCache<string, CachedPage>,
     private readonly blocks: BlockService,
+    private readonly slot: SponsoredSlot | null = null,
   ) {}
 
-  async listAll(caller: Caller | null, q: ListAllQuery): Promise<unknown> {
+  /** `viewer`: who asks, for the sponsored slot of the first page (CONTRACT §26). */
+  async listAll(caller: Caller | null, q: ListAllQuery, viewer?: SlotViewer): Promise<unknown> {
+    // The centre only picks the sponsored item: never the page, nor its cache key.
+    const listed: ListAllQuery = { ...q, latitude: undefined, longitude: undefined };
+    const page = await this.listAllPage(caller, listed);
+    if (q.page !== 1 || !viewer) return page;
+    return this.sponsored(page, { viewer, at: pointOf(q), listing: 'all', itemsKey: 'item', canReadContact: viewerOf(caller).canReadContact, lang: q.lang });
+  }
+
+  private async listAllPage(caller: Caller | null, q: ListAllQuery): Promise<JsonText> {
     const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
       const { answer, uploaderIds } = await this.listings.listAll(caller, q, blocked ?? undefined);
@@ -66,7 +78,10 @@ export class ListingAnswers {
     return this.cached(caller, key, read);
   }
 
-  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<unknown> {
+  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language, viewer?: SlotViewer): Promise<unknown> {
+    // The viewport's centre is the area the viewer browses (the sponsored slot's targeting).
+    const at = pointOf(q);
+    if (viewer && at) this.slot?.rememberArea(viewer, at);
     const blocked = await this.blockedFromIndex(caller);
     const read = async (): Promise<ReadPage> => {
       const { answer, uploaderIds } = await this.listings.listCompleted(caller, q, lang, blocked ?? undefined);
@@ -88,7 +103,18 @@ export class ListingAnswers {
    * cache. A page after the first that is not kept is read with the FEED_READ_AHEAD - 1 pages after
    * it, in the same queries, and all are kept: a client scrolling on finds the next ones here.
    */
-  async feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {
+  async feedPage(caller: Caller, perPage: number, cursor: string | undefined, lang: Language, at?: Point): Promise<JsonText> {
+    const page = await this.feedPageOf(caller, perPage, cursor, lang);
+    if (cursor) return page;
+    return this.sponsored(page, { viewer: { key: `u:${caller.userId}`, userId: caller.userId }, at, listing: 'feeds', itemsKey: 'items', canReadContact: false, lang });
+  }
+
+  /** The one place a first page gets the caller's sponsored item (after the cache: the page is everyone's, the slot the caller's). */
+  private sponsored(page: JsonText, request: SlotRequest): Promise<JsonText> {
+    return this.slot ? this.slot.fill(page, request) : Promise.resolve(page);
+  }
+
+  private async feedPageOf(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {
     const key = (at: string | undefined) => `feed|${caller.userId}|${perPage}|${lang}|${at ?? ''}`;
     const hidden = this.blocks.hiddenFrom(caller.userId);
     let page = this.pages.get(key(cursor));
@@ -130,6 +156,11 @@ export class ListingAnswers {
     const [fresh, hidden] = await Promise.all([read(), this.blocks.hiddenFrom(caller?.userId)]);
     return withoutHidden({ answer: JsonText.object(fresh.answer), itemsKey: fresh.itemsKey, uploaderIds: fresh.uploaderIds }, hidden);
   }
+}
+
+/** The centre a request names, when it names one. */
+function pointOf(q: { latitude?: number; longitude?: number }): Point | undefined {
+  return q.latitude !== undefined && q.longitude !== undefined ? { latitude: q.latitude, longitude: q.longitude } : undefined;
 }
 
 /** The page's answer as it is, or, when it lists items of `hidden` uploaders, without them. */
