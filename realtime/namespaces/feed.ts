@@ -12,6 +12,7 @@
 //   viewports filed in its cells.
 // For counts and listings the node where a change happens tells the others (serverSideEmit: one
 // message per count change, one per located publish) and every node delivers to its own sockets.
+import { slotViewer } from '../../src/campaigns/sponsored-slot.js';
 import type { PublishedItem } from '../../src/content/live-feed.js';
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage, type AreaWatch } from '../../src/content/live-schemas.js';
 import { viewportAround } from '../../src/content/viewport.js';
@@ -79,7 +80,9 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket>()({
       summary: 'Watch a map viewport (the viewport of GET /completed at latitude, longitude, zoom_level); replaces the previous one.',
       payload: areaWatchPayload,
       ack: null,
-      async handle(area, { socket, node }) {
+      async handle(area, { socket, node, caller, services }) {
+        // The viewport's centre is the area the caller browses (the sponsored slot's targeting, CONTRACT §26).
+        services.sponsoredSlot.rememberArea(slotViewer(caller.userId, ''), area);
         if (socket.connected) watchArea(socket, node.areas, area);
       },
     }),

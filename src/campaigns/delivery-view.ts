@@ -19,6 +19,9 @@ export const deliverySchema = z
   .describe('What the campaign delivered so far; may lag by up to 10 s');
 export type DeliveryView = z.infer<typeof deliverySchema>;
 
+/** `campaign:progress` on /notifications. */
+export const campaignProgressSchema = z.object({ campaign_id: z.string(), delivery: deliverySchema });
+
 export interface CampaignViewFigures {
   views: number;
   watch_seconds: number;

@@ -174,11 +174,19 @@ export class CampaignDelivery {
     }
     if (block.left <= 0) return null;
     block.left -= 1;
+    // Used up: recorded and closed with the next batch (a campaign whose budget this spends completes then).
+    if (block.left === 0) {
+      this.retire(block);
+      this.blocks.delete(campaign.id);
+    }
     return block;
   }
 
   /** An impression taken and not served after all. */
   giveBack(block: Block): void {
+    const pending = this.pending.get(block.leaseId);
+    // A block retired meanwhile gives it back with its lease (its unserved rest).
+    if (pending?.close) return;
     block.left += 1;
   }
 

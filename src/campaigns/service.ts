@@ -178,7 +178,7 @@ export class CampaignService {
       ? resolveLocationNames(config.targeting.locations, 'campaign_config.targeting.locations', false)
       : null;
 
-    return this.database.transaction((tx) =>
+    return this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
         const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
         if (estimation.budget !== budget) {
@@ -243,7 +243,7 @@ export class CampaignService {
         };
         return { status: 201, data };
       }),
-    );
+    ));
   }
 
   async list(userId: string, query: ListCampaignsQuery): Promise<CampaignPage> {
@@ -333,7 +333,7 @@ export class CampaignService {
     const targeting = resolveLocationNames(body.targetAudience?.location ?? [], 'targetAudience.location', true);
     const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
 
-    const outcome = await this.database.transaction((tx) =>
+    const outcome = await this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
         await this.assertOwnVideo(tx, userId, postId, 'postId');
         const launch = new Date();
@@ -385,7 +385,7 @@ export class CampaignService {
         };
         return { status: 201, data };
       }),
-    );
+    ));
     const balance = await this.payments.balance(userId);
     return { ...outcome, data: { ...outcome.data, balance: { current_balance: balance.current_balance, currency: CAMPAIGN_CURRENCY } } };
   }
@@ -398,7 +398,7 @@ export class CampaignService {
   async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
-    return this.database.transaction((tx) =>
+    return this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
         const campaigns = this.campaigns.in(tx);
         const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
@@ -422,7 +422,7 @@ export class CampaignService {
         const updated = await campaigns.addBudget(campaign.id, budget, fee);
         return { status: 200, data: { ...this.payments.paymentView(payment), campaign_status: updated.status } };
       }),
-    );
+    ));
   }
 
   /**
@@ -498,6 +498,15 @@ export class CampaignService {
       dedupeKey: `campaign.completed:${row.id}`,
     });
     return completed;
+  }
+
+  /** A change of what may be shown or spent: this node's roster is read again before the next page. */
+  private async changingDelivery<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.delivery.invalidate();
+    }
   }
 
   /** The caller's campaign, locked for a change: 404 unknown, 403 another user's. */
