@@ -10,7 +10,7 @@ import type { RunningService } from '../../service.js';
 import { startTwoNodes, type TwoNodes } from '../helpers/nodes.js';
 import { startNode } from '../helpers/server.js';
 import { ApiClient, registerAndLogin, type TestUser } from '../helpers/api.js';
-import { campaignUntil, CONTENT, at, promote, sponsoredOf } from './delivery-fixtures.js';
+import { campaignUntil, CONTENT, at, promote, sponsoredOf, until } from './delivery-fixtures.js';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
@@ -49,8 +49,9 @@ describe.skipIf(!enabled)('campaign spending on two nodes', () => {
     const owner = await registerAndLogin(nodes.serverA);
     const promoted = await promote(nodes.serverA, owner, { locationId: 'vn-da-nang' });
     const viewers = await Promise.all(Array.from({ length: 4 }, () => registerAndLogin(nodes.serverA)));
-    let served = 0;
-    for (const v of viewers) served += await servedOn(nodes.nodeB, v);
+    // Node B reads its roster once a second: it knows the campaign (made on A) within one.
+    let served = await until(() => servedOn(nodes.nodeB, viewers[0]), (n) => n === 1);
+    for (const v of viewers.slice(1)) served += await servedOn(nodes.nodeB, v);
     expect(served).toBe(4);
     // Node B stops gracefully: what it served is recorded, its block given back.
     await nodes.nodeB.close();
