@@ -88,17 +88,47 @@ export class SponsoredSlot {
   }
 
   private withItem(page: JsonText, campaign: Deliverable, request: SlotRequest): JsonText {
-    const answer = JSON.parse(page.text) as Record<string, unknown>;
-    const listed = Array.isArray(answer[request.itemsKey]) ? (answer[request.itemsKey] as { id?: string }[]) : [];
-    const items = listed.filter((item) => item?.id !== campaign.content.id);
     const item =
       request.listing === 'all'
         ? this.serialiser.listingItem(campaign.content, { canReadContact: request.canReadContact }, request.lang)
         : this.serialiser.feedItem(campaign.content, request.lang ?? DEFAULT_LANGUAGE);
-    items.splice(Math.min(SLOT_INDEX, items.length), 0, Object.assign(item, { sponsored: { campaign_id: campaign.id } }));
-    answer[request.itemsKey] = items;
-    return JsonText.of(answer);
+    const sponsored = Object.assign(item, { sponsored: { campaign_id: campaign.id } });
+    return spliced(page.text, request.itemsKey, campaign.content.id, sponsored) ?? parsedAndPlaced(page.text, request.itemsKey, campaign.content.id, sponsored);
   }
+}
+
+// Every listed item's JSON starts with its id and then its price (ContentSerialiser's listing and
+// feed items); a nested object never has a price right after an id.
+const ITEM_START = /\{"id":"([0-9a-f-]{36})","price":/g;
+
+/**
+ * The page's text with the item put before its third item, without parsing the page (a first page
+ * is tens of kilobytes: parsing and writing it again would cost more than the rest of the slot).
+ * Null when the page has fewer than three items or holds the promoted item already: then the
+ * page is parsed instead.
+ */
+function spliced(text: string, itemsKey: string, contentId: string, item: unknown): JsonText | null {
+  const from = text.indexOf(`"${itemsKey}":[`);
+  if (from < 0) return null;
+  ITEM_START.lastIndex = from;
+  let third = -1;
+  let seen = 0;
+  for (let match = ITEM_START.exec(text); match; match = ITEM_START.exec(text)) {
+    if (match[1] === contentId) return null;
+    seen += 1;
+    if (seen === SLOT_INDEX + 1) third = match.index;
+  }
+  if (third < 0) return null;
+  return new JsonText(`${text.slice(0, third)}${JSON.stringify(item)},${text.slice(third)}`);
+}
+
+function parsedAndPlaced(text: string, itemsKey: string, contentId: string, item: unknown): JsonText {
+  const answer = JSON.parse(text) as Record<string, unknown>;
+  const listed = Array.isArray(answer[itemsKey]) ? (answer[itemsKey] as { id?: string }[]) : [];
+  const items: unknown[] = listed.filter((entry) => entry?.id !== contentId);
+  items.splice(Math.min(SLOT_INDEX, items.length), 0, item);
+  answer[itemsKey] = items;
+  return JsonText.of(answer);
 }
 
 /** Untargeted campaigns reach everyone; targeted ones only a viewer whose last centre lies in one of their places. */
