@@ -29,6 +29,8 @@ const ENGAGEMENT_MS = 5_000;
 export const PROGRESS_GAP_MS = 10_000;
 /** Impressions asked for at once; fewer when the budget or the day's pace leaves fewer. */
 const BLOCK_SIZE = 50;
+/** Four parameters a row: far below PostgreSQL's 65,535 parameters a statement. */
+const REACH_ROWS_PER_STATEMENT = 2_000;
 const DAY_MS = 86_400_000;
 /** The CPM of a campaign sold without an estimate (the model's base). */
 const DEFAULT_CPM = 40_000;
@@ -262,7 +264,11 @@ export class CampaignDelivery {
       if (recorded.spentOut) spentOut.push(recorded.campaignId);
     }
     // Reach and days follow only what was charged (a closed lease's impressions count nowhere).
-    await this.repository.addReach(reach.filter((r) => accepted.has(r.campaignId)));
+    // One row per campaign and viewer (the first showing of the batch), in statements of bounded size.
+    const firsts = new Map<string, ReachEntry>();
+    for (const r of reach) if (accepted.has(r.campaignId) && !firsts.has(`${r.campaignId}|${r.viewer}`)) firsts.set(`${r.campaignId}|${r.viewer}`, r);
+    const rows = [...firsts.values()];
+    for (let i = 0; i < rows.length; i += REACH_ROWS_PER_STATEMENT) await this.repository.addReach(rows.slice(i, i + REACH_ROWS_PER_STATEMENT));
     await this.repository.addDaily(daily.filter((d) => accepted.has(d.campaignId)));
     for (const id of spentOut) await this.hooks?.completeIfSpent(id);
     if (Date.now() - this.lastEngagement >= ENGAGEMENT_MS) {
