@@ -150,6 +150,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     const stopLiveServices = startLiveServices(services, realtime.ports);
     const jobCounters = jobMetrics(metrics.registry, app, pick(services, ['videoJobs']));
     const jobs: RunningJobs = await startJobs(app, services, jobCounters.observeVideoRun);
+    services.campaignDelivery.start();
 
     listenSocket ??= await listen(uws, config.HOST, config.PORT);
     const listening = listenSocket;
@@ -170,6 +171,8 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         await jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
         jobCounters.stop();
         await http.drain(config.SHUTDOWN_TIMEOUT_MS);
+        // Served impressions recorded, unserved blocks given back, before the database closes.
+        await services.campaignDelivery.stop();
         services.resumableUploads.stop();
         stopLiveServices();
         await realtime.close();

@@ -109,6 +109,9 @@ export const EVENT_HANDLERS = {
   'views.counted': {
     'read-model': 'domain',
   },
+  'campaign.progress': {
+    '/notifications campaign:progress': 'door',
+  },
 } as const satisfies { [K in DomainEventName]: Record<string, HandlerKind> };
 
 /** The names a handler of `K` may subscribe under. */

@@ -11,6 +11,7 @@ import type { NotificationView } from './notifications/types.js';
 import type { FollowCreated } from './follows/follow-event.js';
 import type { PublishedItem } from './content/live/feed.js';
 import type { ContentStats } from './content/live/schemas.js';
+import type { DeliveryView } from './campaigns/delivery-view.js';
 
 export interface DomainEvents {
   /**
@@ -74,4 +75,6 @@ export interface DomainEvents {
   'views.counted': { contentIds: string[] };
   /** A stored notification claimed for its push (once per row across nodes): `notification:new`. */
   'notification.created': { userId: string; notification: NotificationView };
+  /** A delivering campaign's figures for its owner (`campaign:progress`), at most every 10 s per campaign across nodes. */
+  'campaign.progress': { userId: string; campaign_id: string; delivery: DeliveryView };
 }

@@ -57,6 +57,10 @@ import { RolePermissions } from './authorization/role-permissions.js';
 import { RoleService } from './authorization/roles.js';
 import { StaffReach } from './authorization/staff-reach.js';
 import { CampaignService } from './campaigns/service.js';
+import { DeliveryRepository } from './campaigns/delivery-repository.js';
+import { CampaignDelivery, type Clock } from './campaigns/delivery.js';
+import { SponsoredSlot } from './campaigns/sponsored-slot.js';
+import { createViewerState } from './campaigns/viewer-state.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
 import { ContentFeed, ContentListingRepository, FeedPages, ListingIndex, Listings } from './content/index.js';
@@ -134,6 +138,7 @@ export interface Repositories {
   ledger: LedgerRepository;
   idempotencyKeys: IdempotencyRepository;
   campaigns: CampaignRepository;
+  campaignDelivery: DeliveryRepository;
   estimations: EstimationRepository;
   oauthStates: OAuthStateRepository;
   socialAccounts: SocialAccountRepository;
@@ -178,6 +183,7 @@ export function createRepositories(database: Queryable): Repositories {
     ledger: new LedgerRepository(database),
     idempotencyKeys: new IdempotencyRepository(database),
     campaigns: new CampaignRepository(database),
+    campaignDelivery: new DeliveryRepository(database),
     estimations: new EstimationRepository(database),
     oauthStates: new OAuthStateRepository(database),
     socialAccounts: new SocialAccountRepository(database),
@@ -245,6 +251,10 @@ export interface Services {
   publishing: PublishingService;
   payments: PaymentService;
   campaigns: CampaignService;
+  /** Serving and charging the campaigns' impressions on this node (CONTRACT §26). */
+  campaignDelivery: CampaignDelivery;
+  /** The sponsored slot of the first pages of /feeds and /all. */
+  sponsoredSlot: SponsoredSlot;
   presence: PresenceService;
   notifications: NotificationService;
   push: PushService;
@@ -280,6 +290,11 @@ export interface ServiceSeams {
   listingWaitMs?: number;
   /** The clock of playback reports (ms since the epoch): a test moves it past an hour. */
   viewClock?: () => number;
+  /**
+   * The time campaign delivery reads (pacing days, ends, completions; default: the system clock).
+   * Tests only: it lets a test move a campaign through its days.
+   */
+  clock?: Clock;
 }
 
 /** Hosts of the platform URLs the operator configured: trusted destinations for publishing. */
@@ -349,7 +364,11 @@ export async function createServices(app: AppContext, repositories: Repositories
   readModel.onItemsChanged((change) => listingIndex.changed(change));
   // Loads in the background: until it has, listings wait for it (/readyz says 503).
   void listingIndex.start();
-  const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks);
+  const campaignDelivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, seams.clock ?? (() => new Date()), (rows) =>
+    views.recordImpressions(rows),
+  );
+  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser);
+  const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks, sponsoredSlot);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const liveFeed = new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser);
   const payments = new PaymentService(
@@ -383,6 +402,8 @@ export async function createServices(app: AppContext, repositories: Repositories
   accountErasure.addStep({ name: 'exports', run: (id) => dataExports.eraseAllOf(id) });
   // Reports and rows of distinct viewers lose the viewer; the counts they made stay (docs/analytics.md).
   accountErasure.addStep({ name: 'views', run: (id) => views.forgetViewer(id) });
+  // A leaving viewer's first showings go; every campaign's totals stay (CONTRACT §22).
+  accountErasure.addStep({ name: 'campaign-reach', run: (id) => repositories.campaignDelivery.forgetViewer(id) });
   return {
     dataExports,
     exportWakeUp,
@@ -408,7 +429,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     listings,
     listingIndex,
     feed,
-    feedPages: new FeedPages(feed, readModel.pages, blocks),
+    feedPages: new FeedPages(feed, readModel.pages, blocks, sponsoredSlot),
     liveFeed,
     liveCounts: new LiveCounts(app, liveFeed),
     livePublishes: new LivePublishes(app, liveFeed),
@@ -447,7 +468,14 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.contents,
       payments,
       notifications,
+      campaignDelivery,
+      repositories.campaignDelivery,
+      repositories.ledger,
+      // Views, watched seconds and leads the campaign's playbacks brought (src/views).
+      async (ids) => new Map((await views.campaignViewFigures(ids)).map((f) => [f.campaignId, { views: f.views, watch_seconds: f.watchSeconds, leads: f.leads }])),
     ),
+    campaignDelivery,
+    sponsoredSlot,
     notifications,
     push,
     reports: new ReportService(app, repositories.reports, repositories.users, repositories.contents, repositories.comments, repositories.chat),

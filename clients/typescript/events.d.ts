@@ -323,6 +323,27 @@ export interface components {
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         FeedRecoveryReady: string;
+        NotificationsCampaignProgress: {
+            campaign_id: string;
+            /** @description What the campaign delivered so far; may lag by up to 10 s */
+            delivery: {
+                /** @description Reactions, comments and follows of the owner by the campaign's viewers after they were first shown it */
+                engagement: number;
+                /** @description Times the sponsored item was served */
+                impressions: number;
+                leads: number;
+                /** @description Distinct viewers it was served to */
+                reach: number;
+                /** @description Unspent budget returned to the balance at completion, VND */
+                refunded: number;
+                /** @description budget − spent − refunded, VND */
+                remaining: number;
+                /** @description floor(impressions × cpm / 1000), VND */
+                spent: number;
+                views: number;
+                watch_seconds: number;
+            };
+        };
         NotificationsCommentReply: {
             _id: string;
             author: {
@@ -484,6 +505,8 @@ export interface NotificationsServerEvents {
   'follow:new': (payload: components['schemas']['NotificationsFollowNew']) => void;
   /** Someone replied to one of the caller's comments (never for the caller's own reply). */
   'comment:reply': (payload: components['schemas']['NotificationsCommentReply']) => void;
+  /** What one of the caller's delivering campaigns delivered so far (CONTRACT §26), at most every 10 s per campaign. */
+  'campaign:progress': (payload: components['schemas']['NotificationsCampaignProgress']) => void;
   /** A notification was stored for the caller (CONTRACT §17; the same object the inbox lists). A bumped reaction group comes again with the same id. */
   'notification:new': (payload: components['schemas']['NotificationsNotificationNew']) => void;
 }

@@ -1581,7 +1581,27 @@ export interface operations {
                                 };
                                 campaign_id: string;
                                 completed_at: string | null;
+                                /** @description Why it completed: its duration ended, or its budget was spent */
+                                completion_reason: ("ended" | "budget_spent") | null;
                                 created_at: string;
+                                /** @description What the campaign delivered so far; may lag by up to 10 s */
+                                delivery: {
+                                    /** @description Reactions, comments and follows of the owner by the campaign's viewers after they were first shown it */
+                                    engagement: number;
+                                    /** @description Times the sponsored item was served */
+                                    impressions: number;
+                                    leads: number;
+                                    /** @description Distinct viewers it was served to */
+                                    reach: number;
+                                    /** @description Unspent budget returned to the balance at completion, VND */
+                                    refunded: number;
+                                    /** @description budget − spent − refunded, VND */
+                                    remaining: number;
+                                    /** @description floor(impressions × cpm / 1000), VND */
+                                    spent: number;
+                                    views: number;
+                                    watch_seconds: number;
+                                };
                                 duration_days: number;
                                 end_time: string;
                                 estimate: {
@@ -1724,7 +1744,27 @@ export interface operations {
                             };
                             campaign_id: string;
                             completed_at: string | null;
+                            /** @description Why it completed: its duration ended, or its budget was spent */
+                            completion_reason: ("ended" | "budget_spent") | null;
                             created_at: string;
+                            /** @description What the campaign delivered so far; may lag by up to 10 s */
+                            delivery: {
+                                /** @description Reactions, comments and follows of the owner by the campaign's viewers after they were first shown it */
+                                engagement: number;
+                                /** @description Times the sponsored item was served */
+                                impressions: number;
+                                leads: number;
+                                /** @description Distinct viewers it was served to */
+                                reach: number;
+                                /** @description Unspent budget returned to the balance at completion, VND */
+                                refunded: number;
+                                /** @description budget − spent − refunded, VND */
+                                remaining: number;
+                                /** @description floor(impressions × cpm / 1000), VND */
+                                spent: number;
+                                views: number;
+                                watch_seconds: number;
+                            };
                             duration_days: number;
                             end_time: string;
                             estimate: {
@@ -1869,7 +1909,27 @@ export interface operations {
                             };
                             campaign_id: string;
                             completed_at: string | null;
+                            /** @description Why it completed: its duration ended, or its budget was spent */
+                            completion_reason: ("ended" | "budget_spent") | null;
                             created_at: string;
+                            /** @description What the campaign delivered so far; may lag by up to 10 s */
+                            delivery: {
+                                /** @description Reactions, comments and follows of the owner by the campaign's viewers after they were first shown it */
+                                engagement: number;
+                                /** @description Times the sponsored item was served */
+                                impressions: number;
+                                leads: number;
+                                /** @description Distinct viewers it was served to */
+                                reach: number;
+                                /** @description Unspent budget returned to the balance at completion, VND */
+                                refunded: number;
+                                /** @description budget − spent − refunded, VND */
+                                remaining: number;
+                                /** @description floor(impressions × cpm / 1000), VND */
+                                spent: number;
+                                views: number;
+                                watch_seconds: number;
+                            };
                             duration_days: number;
                             end_time: string;
                             estimate: {
@@ -2023,7 +2083,27 @@ export interface operations {
                             };
                             campaign_id: string;
                             completed_at: string | null;
+                            /** @description Why it completed: its duration ended, or its budget was spent */
+                            completion_reason: ("ended" | "budget_spent") | null;
                             created_at: string;
+                            /** @description What the campaign delivered so far; may lag by up to 10 s */
+                            delivery: {
+                                /** @description Reactions, comments and follows of the owner by the campaign's viewers after they were first shown it */
+                                engagement: number;
+                                /** @description Times the sponsored item was served */
+                                impressions: number;
+                                leads: number;
+                                /** @description Distinct viewers it was served to */
+                                reach: number;
+                                /** @description Unspent budget returned to the balance at completion, VND */
+                                refunded: number;
+                                /** @description budget − spent − refunded, VND */
+                                remaining: number;
+                                /** @description floor(impressions × cpm / 1000), VND */
+                                spent: number;
+                                views: number;
+                                watch_seconds: number;
+                            };
                             duration_days: number;
                             end_time: string;
                             estimate: {
@@ -6957,6 +7037,8 @@ export interface operations {
                 created_at_start_date?: string;
                 facets?: string;
                 lang?: "en" | "vi" | "ko";
+                latitude?: number;
+                longitude?: number;
                 page?: number;
                 per_page?: number;
                 price_from?: number;
@@ -7042,6 +7124,10 @@ export interface operations {
                                     apartment_type: string | null;
                                     legal_certificates: string | null;
                                     project_status: string | null;
+                                };
+                                /** @description Only on the sponsored item (at most one, third on the first page; CONTRACT §26) */
+                                sponsored?: {
+                                    campaign_id: string;
                                 };
                                 /** @description processing, completed or failed; to its owner also under_review (held) or removed (CONTRACT §21) */
                                 status: string;
@@ -7710,6 +7796,8 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                latitude?: number;
+                longitude?: number;
                 per_page?: number;
             };
             header?: {
@@ -7753,6 +7841,10 @@ export interface operations {
                                 id: string;
                                 price: number;
                                 reaction_count: number;
+                                /** @description Only on the sponsored item (at most one, third on the first page; CONTRACT §26) */
+                                sponsored?: {
+                                    campaign_id: string;
+                                };
                                 /** @description m2 or sqft */
                                 unit_area: string;
                                 /** @description ISO 4217 code */

@@ -6,6 +6,7 @@ import {
   clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
   completedItemSchema, feedItemSchema, listingItemSchema, contentDetailSchema, createdContentSchema,
 } from '../../src/content/index.js';
+import { slotViewer, sponsoredMarkSchema } from '../../src/campaigns/index.js';
 
 const base = '/content/api/v1';
 const api = '/api/v1';
@@ -33,12 +34,12 @@ export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (
       summary: 'List content with search, filters, sorting and pages',
       query: listAllQuery, errorStatuses: [400, 401, 500, 503],
       responseData: z.object({
-        item: z.array(listingItemSchema),
+        item: z.array(listingItemSchema.extend({ sponsored: sponsoredMarkSchema })),
         hasMore: z.boolean(),
         total: z.number().int().describe('Matches: exact up to 10,000, above that an estimate within 10 %; see docs/search.md'),
         facets: facetsSchema.optional().describe('With `facets=`: counts per value over the matches of the other filters (CONTRACT §23)'),
       }),
-      handler: async ({ optionalCaller, query }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query) }),
+      handler: async ({ optionalCaller, query, ip }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query, slotViewer(optionalCaller?.userId ?? null, ip)) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
@@ -47,9 +48,9 @@ export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (
       responseData: z.object({
         items: z.array(completedItemSchema), total: z.number().int(), page: z.number().int(), per_page: z.number().int(), total_pages: z.number().int(),
       }),
-      handler: async ({ optionalCaller, query, headers }) => ({
+      handler: async ({ optionalCaller, query, headers, ip }) => ({
         message: 'Completed content',
-        data: await listings.listCompleted(optionalCaller, query, headers['x-language']),
+        data: await listings.listCompleted(optionalCaller, query, headers['x-language'], slotViewer(optionalCaller?.userId ?? null, ip)),
       }),
     }),
     defineRoute({
@@ -69,10 +70,13 @@ export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (
       method: 'GET', path: `${base}/feeds`, tag, auth: 'user',
       summary: 'Personal feed: followed uploaders first, then fresh popular items, then the rest (cursor pages)',
       query: feedQuery, headers: languageHeader, errorStatuses: [400, 401, 500],
-      responseData: z.object({ items: z.array(feedItemSchema), next_cursor: z.string().nullable(), has_more: z.boolean() }),
+      responseData: z.object({ items: z.array(feedItemSchema.extend({ sponsored: sponsoredMarkSchema })), next_cursor: z.string().nullable(), has_more: z.boolean() }),
       handler: async ({ caller, query, headers }) => ({
         message: 'Feed',
-        data: await feedPages.page(caller, query.per_page, query.cursor, headers['x-language']),
+        data: await feedPages.page(
+          caller, query.per_page, query.cursor, headers['x-language'],
+          query.latitude !== undefined && query.longitude !== undefined ? { latitude: query.latitude, longitude: query.longitude } : undefined,
+        ),
       }),
     }),
     defineRoute({

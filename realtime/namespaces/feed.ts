@@ -13,6 +13,7 @@
 //   audience the domain's (src/live/audience.ts), and every node delivers it to its own sockets.
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/live/schemas.js';
 import { LANGUAGES, type Language } from '../../src/content/index.js';
+import { slotViewer } from '../../src/campaigns/index.js';
 import { rooms } from '../rooms.js';
 import { refuse } from '../transport/socket-edge.js';
 import { clientEvents, defineNamespace, push } from '../namespace.js';
@@ -30,7 +31,7 @@ interface FeedSocket {
   watching: Promise<void>;
 }
 
-type FeedServices = 'liveFeed' | 'liveCounts';
+type FeedServices = 'liveFeed' | 'liveCounts' | 'sponsoredSlot';
 
 const otherLanguageRooms = (lang: Language) => LANGUAGES.filter((l) => l !== lang).map(rooms.language);
 
@@ -41,7 +42,7 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
   description:
     'The live feed (CONTRACT §15). Items come in the language of `auth.language` (or the `x-language` header): en, vi or ko, else en. ' +
     'From the handshake on the socket hears the publishes of every user the caller follows (the 5,000 most recently followed).',
-  uses: ['liveFeed', 'liveCounts'],
+  uses: ['liveFeed', 'liveCounts', 'sponsoredSlot'],
 
   events: {
     'content:watch': event({
@@ -66,7 +67,9 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
       summary: 'Watch a map viewport (the viewport of GET /completed at latitude, longitude, zoom_level); replaces the previous one.',
       payload: areaWatchPayload,
       ack: null,
-      async handle(area, { socket, node }) {
+      async handle(area, { socket, node, caller, services }) {
+        // The viewport's centre is the area the caller browses (the sponsored slot's targeting, CONTRACT §26).
+        services.sponsoredSlot.rememberArea(slotViewer(caller.userId, ''), area);
         if (socket.connected) node.viewports.watch(socket, area);
       },
     }),

@@ -6,6 +6,7 @@
 import { commentViewSchema } from '../../src/comments/comment-view.js';
 import { notificationViewSchema } from '../../src/notifications/types.js';
 import { followCreatedSchema } from '../../src/follows/follow-event.js';
+import { campaignProgressSchema } from '../../src/campaigns/delivery-view.js';
 import { rooms } from '../rooms.js';
 import { defineNamespace, push } from '../namespace.js';
 
@@ -28,6 +29,14 @@ export const notificationsNamespace = defineNamespace()({
       on: 'comment.created',
       audience: (created, live) => live.replyNotice(created),
       emit: ({ comment, parentAuthorId }) => (parentAuthorId ? { to: rooms.user(parentAuthorId), data: comment } : null),
+    }),
+    // Published once per campaign and 10 s across nodes (the node that claimed it); the adapter
+    // carries it to the owner's sockets on every node.
+    'campaign:progress': push({
+      summary: "What one of the caller's delivering campaigns delivered so far (CONTRACT §26), at most every 10 s per campaign.",
+      payload: campaignProgressSchema,
+      on: 'campaign.progress',
+      emit: ({ userId, campaign_id, delivery }) => ({ to: rooms.user(userId), data: { campaign_id, delivery } }),
     }),
     // Published once per stored notification, on the node that claimed it; the adapter carries
     // the emit to the user's sockets on every node.

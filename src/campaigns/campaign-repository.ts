@@ -29,6 +29,7 @@ export interface CampaignRow {
   ends_at: Date;
   paused_at: Date | null;
   completed_at: Date | null;
+  completion_reason: 'ended' | 'budget_spent' | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -112,15 +113,24 @@ export class CampaignRepository extends Repository {
     return { rows, total: count.total };
   }
 
-  /**
-   * Completes every active or paused campaign whose end is at or before `at`; returns their ids.
-   * `completed_at` is the campaign's end, not `at`.
-   */
-  async completeDue(at: Date): Promise<{ id: string; user_id: string; video_id: string; name: string }[]> {
-    return this.db.rows<{ id: string; user_id: string; video_id: string; name: string }>(
-      sql`update campaigns set status = 'completed', completed_at = ends_at, updated_at = ${at}
-          where status in ('active', 'paused') and ends_at <= ${at}
-          returning id, user_id, video_id, name`,
+  /** The active or paused campaigns whose end is at or before `at`, locked for their completion. */
+  lockDue(at: Date): Promise<CampaignRow[]> {
+    return this.db.rows<CampaignRow>(
+      sql`select * from campaigns where status in ('active', 'paused') and ends_at <= ${at} order by ends_at for update`,
     );
+  }
+
+  /**
+   * Completes a campaign still running; null when it was completed already. `completed_at` is
+   * its end when it ran its course, the moment it ran out of budget otherwise.
+   */
+  async complete(id: string, reason: 'ended' | 'budget_spent', at: Date): Promise<CampaignRow | null> {
+    const [row] = await this.db.rows<CampaignRow>(
+      sql`update campaigns set status = 'completed', completion_reason = ${reason},
+            completed_at = least(ends_at, ${at}::timestamptz), paused_at = null, updated_at = ${at}::timestamptz
+          where id = ${id} and status <> 'completed'
+          returning *`,
+    );
+    return row ?? null;
   }
 }

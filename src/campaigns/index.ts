@@ -1,3 +1,4 @@
 // The public surface of src/campaigns/: what other domains and the doors use of it.
 export { boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, processedPaymentBodySchema, targetLocationsSchema } from './response-schemas.js';
 export { boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema } from './schemas.js';
+export { slotViewer, sponsoredMarkSchema } from './sponsored-slot.js';

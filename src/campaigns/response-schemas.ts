@@ -3,6 +3,7 @@
 // (declared once).
 import { z } from 'zod';
 import { paymentLink, paymentView } from '../payments/index.js';
+import { deliverySchema } from './delivery-view.js';
 
 const range = z.object({ min: z.number(), max: z.number() });
 const performance = z.object({ reach: range, views: range, engagement: range });
@@ -82,6 +83,8 @@ export const campaignSchema = z.object({
   launch_time: z.string(),
   end_time: z.string(),
   paused_at: z.string().nullable(),
+  completion_reason: z.enum(['ended', 'budget_spent']).nullable().describe('Why it completed: its duration ended, or its budget was spent'),
+  delivery: deliverySchema,
   completed_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -24,6 +24,10 @@ import type {
 } from './schemas.js';
 import { normaliseAudience, resolveLocationNames, resolveLocationRefs, type StoredTargeting } from './targeting.js';
 import type { NotificationService } from '../notifications/index.js';
+import type { LedgerRepository } from '../payments/index.js';
+import { cpmOf, type CampaignDelivery } from './delivery.js';
+import type { DeliveryRepository } from './delivery-repository.js';
+import { deliveryView, noViewFigures, spentFor, type CampaignViewFiguresPort, type DeliveryView } from './delivery-view.js';
 
 const ESTIMATION_TTL_MS = 24 * 3600 * 1000;
 const DAY_MS = 86_400_000;
@@ -105,7 +109,13 @@ export class CampaignService {
     private readonly contents: ContentRepository,
     private readonly payments: PaymentService,
     private readonly notifications: NotificationService,
-  ) {}
+    private readonly delivery: CampaignDelivery,
+    private readonly deliveries: DeliveryRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly viewFigures: CampaignViewFiguresPort = noViewFigures,
+  ) {
+    delivery.attach({ completeIfSpent: (id) => this.completeIfSpent(id), deliveryOf: (ids) => this.deliveryOf(ids) });
+  }
 
   /** Places to target matching the query, with a suggested budget each. */
   targetLocations(query: LocationsQuery): { locations: TargetLocationView[] } {
@@ -168,7 +178,7 @@ export class CampaignService {
       ? resolveLocationNames(config.targeting.locations, 'campaign_config.targeting.locations', false)
       : null;
 
-    return this.database.transaction((tx) =>
+    return this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
         const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
         if (estimation.budget !== budget) {
@@ -233,7 +243,7 @@ export class CampaignService {
         };
         return { status: 201, data };
       }),
-    );
+    ));
   }
 
   async list(userId: string, query: ListCampaignsQuery): Promise<CampaignPage> {
@@ -242,15 +252,31 @@ export class CampaignService {
       limit: query.per_page,
       offset: (query.page - 1) * query.per_page,
     });
+    const delivered = await this.deliveryOf(rows.map((r) => r.id), rows);
     return {
-      campaigns: rows.map((r) => this.view(r)),
+      campaigns: rows.map((r) => this.view(r, delivered.get(r.id))),
       pagination: { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) },
     };
   }
 
   /** One of the caller's campaigns: 404 unknown, 403 another user's. */
   async get(userId: string, campaignId: string): Promise<CampaignView> {
-    return this.view(await ownCampaign(userId, campaignId, 'id', (id) => this.campaigns.findById(id)));
+    const row = await ownCampaign(userId, campaignId, 'id', (id) => this.campaigns.findById(id));
+    return this.view(row, (await this.deliveryOf([row.id], [row])).get(row.id));
+  }
+
+  /** The `delivery` of each campaign: its own counters and the views module's figures. */
+  async deliveryOf(campaignIds: string[], known: CampaignRow[] = []): Promise<Map<string, DeliveryView>> {
+    if (!campaignIds.length) return new Map();
+    const rows = new Map(known.map((r) => [r.id, r]));
+    for (const id of campaignIds) {
+      if (!rows.has(id)) {
+        const row = await this.campaigns.findById(id);
+        if (row) rows.set(id, row);
+      }
+    }
+    const [counters, figures] = await Promise.all([this.deliveries.counters(campaignIds), this.viewFigures(campaignIds)]);
+    return new Map([...rows.values()].map((r) => [r.id, deliveryView(r.budget_amount, counters.get(r.id), figures.get(r.id))]));
   }
 
   pause(userId: string, campaignId: string): Promise<StateChange> {
@@ -266,14 +292,22 @@ export class CampaignService {
    * end: a campaign runs for its duration from launch. A pause or resume on a campaign already
    * past its end completes it instead and says so; every other move is 409.
    */
-  private changeState(userId: string, campaignId: string, action: 'pause' | 'resume'): Promise<StateChange> {
+  private async changeState(userId: string, campaignId: string, action: 'pause' | 'resume'): Promise<StateChange> {
+    const change = await this.changeStateIn(userId, campaignId, action);
+    // This node stops (or starts) showing it at once; the others with their next roster.
+    this.delivery.invalidate();
+    const delivery = (await this.deliveryOf([change.campaign.campaign_id])).get(change.campaign.campaign_id);
+    return delivery ? { ...change, campaign: { ...change.campaign, delivery } } : change;
+  }
+
+  private changeStateIn(userId: string, campaignId: string, action: 'pause' | 'resume'): Promise<StateChange> {
     return this.database.transaction(async (tx) => {
       const campaigns = this.campaigns.in(tx);
       const row = await this.lockOwnCampaign(campaigns, userId, campaignId, 'id');
       const at = new Date();
       if (row.status === 'completed') throw invalidTransition('completed', action === 'pause' ? 'paused' : 'resumed');
       if (hasEnded(row, at)) {
-        const completed = await campaigns.setStatus(row.id, 'completed', at);
+        const completed = (await this.finish(tx, row, 'ended', at)) ?? row;
         return { campaign: this.view(completed), message: 'The campaign had reached its end and is now completed' };
       }
       if (action === 'pause') {
@@ -299,7 +333,7 @@ export class CampaignService {
     const targeting = resolveLocationNames(body.targetAudience?.location ?? [], 'targetAudience.location', true);
     const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
 
-    const outcome = await this.database.transaction((tx) =>
+    const outcome = await this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
         await this.assertOwnVideo(tx, userId, postId, 'postId');
         const launch = new Date();
@@ -351,7 +385,7 @@ export class CampaignService {
         };
         return { status: 201, data };
       }),
-    );
+    ));
     const balance = await this.payments.balance(userId);
     return { ...outcome, data: { ...outcome.data, balance: { current_balance: balance.current_balance, currency: CAMPAIGN_CURRENCY } } };
   }
@@ -364,7 +398,7 @@ export class CampaignService {
   async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
-    return this.database.transaction((tx) =>
+    return this.changingDelivery(() => this.database.transaction((tx) =>
       this.payments.withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
         const campaigns = this.campaigns.in(tx);
         const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
@@ -388,32 +422,91 @@ export class CampaignService {
         const updated = await campaigns.addBudget(campaign.id, budget, fee);
         return { status: 200, data: { ...this.payments.paymentView(payment), campaign_status: updated.status } };
       }),
-    );
+    ));
   }
 
   /**
-   * Completes every active or paused campaign whose end is at or before `at`. Idempotent (a
-   * completed campaign is not touched again) and catches up after downtime by itself, since it
-   * takes everything due, however late.
+   * Completes every active or paused campaign whose end is at or before `at`, each with its
+   * refund. Idempotent (a completed campaign is not touched again) and catches up after downtime
+   * by itself, since it takes everything due, however late.
    */
   async completeDue(at: Date): Promise<string[]> {
-    // Each completion and its owner's `campaign.completed` notification commit together.
     const completed = await this.database.transaction(async (tx) => {
-      const rows = await this.campaigns.in(tx).completeDue(at);
-      for (const c of rows) {
-        await this.notifications.notify(tx, {
-          userId: c.user_id,
-          type: 'campaign.completed',
-          actorId: null,
-          subject: { type: 'campaign', id: c.id },
-          data: { name: c.name, video_id: c.video_id },
-          dedupeKey: `campaign.completed:${c.id}`,
-        });
-      }
-      return rows.map((r) => r.id);
+      const due = await this.campaigns.in(tx).lockDue(at);
+      const done: string[] = [];
+      for (const row of due) if (await this.finish(tx, row, 'ended', at)) done.push(row.id);
+      return done;
     });
-    if (completed.length) this.notifications.deliverSoon();
+    if (completed.length) {
+      this.delivery.invalidate();
+      this.notifications.deliverSoon();
+    }
     return completed;
+  }
+
+  /**
+   * Completes a campaign early when its budget buys no further impression and no node holds
+   * any (CONTRACT §26 `budget_spent`); nothing otherwise.
+   */
+  async completeIfSpent(campaignId: string): Promise<void> {
+    const done = await this.database.transaction(async (tx) => {
+      const row = await this.campaigns.in(tx).findByIdForUpdate(campaignId);
+      if (!row || row.status === 'completed') return false;
+      const counters = (await this.deliveries.in(tx).counters([campaignId], true)).get(campaignId);
+      if (!counters || Number(counters.held) > 0) return false;
+      if (spentFor(Number(counters.impressions) + 1, Number(counters.cpm)) <= row.budget_amount) return false;
+      return (await this.finish(tx, row, 'budget_spent', this.delivery.now())) !== null;
+    });
+    if (done) {
+      this.delivery.invalidate();
+      this.notifications.deliverSoon();
+    }
+  }
+
+  /**
+   * Completes a locked campaign, once: its spending is frozen (open leases closed: what they
+   * served and did not record is never charged), the unspent budget goes back to the owner's
+   * balance as one `refund` ledger entry whatever the payment method, and the owner is notified,
+   * all in the caller's transaction. Null when it was completed already.
+   */
+  private async finish(tx: Queryable, row: CampaignRow, reason: 'ended' | 'budget_spent', at: Date): Promise<CampaignRow | null> {
+    const completed = await this.campaigns.in(tx).complete(row.id, reason, at);
+    if (!completed) return null;
+    const deliveries = this.deliveries.in(tx);
+    await deliveries.ensure(row.id, cpmOf(row));
+    const counters = (await deliveries.counters([row.id], true)).get(row.id)!;
+    const refund = Math.max(0, completed.budget_amount - spentFor(Number(counters.impressions), Number(counters.cpm)));
+    await deliveries.settle(row.id, refund, at);
+    if (refund > 0) {
+      const ledger = this.ledger.in(tx);
+      await ledger.lockUser(row.user_id);
+      await ledger.append({
+        userId: row.user_id,
+        kind: 'refund',
+        amount: refund,
+        currency: completed.currency,
+        campaignId: row.id,
+        description: `Unspent budget: ${completed.name}`,
+      });
+    }
+    await this.notifications.notify(tx, {
+      userId: row.user_id,
+      type: 'campaign.completed',
+      actorId: null,
+      subject: { type: 'campaign', id: row.id },
+      data: { name: row.name, video_id: row.video_id, completion_reason: reason, refunded: refund },
+      dedupeKey: `campaign.completed:${row.id}`,
+    });
+    return completed;
+  }
+
+  /** A change of what may be shown or spent: this node's roster is read again before the next page. */
+  private async changingDelivery<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.delivery.invalidate();
+    }
   }
 
   /** The caller's campaign, locked for a change: 404 unknown, 403 another user's. */
@@ -456,7 +549,7 @@ export class CampaignService {
   }
 
   /** The campaign as the API shows it. */
-  private view(row: CampaignRow): CampaignView {
+  private view(row: CampaignRow, delivery?: DeliveryView): CampaignView {
     return {
       campaign_id: row.id,
       name: row.name,
@@ -474,6 +567,8 @@ export class CampaignService {
       end_time: row.ends_at.toISOString(),
       paused_at: row.paused_at?.toISOString() ?? null,
       completed_at: row.completed_at?.toISOString() ?? null,
+      completion_reason: row.completion_reason,
+      delivery: delivery ?? deliveryView(row.budget_amount, undefined, undefined),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
       tracking_url: `${this.config.publicBaseUrl}/api/v1/campaigns/${row.id}`,

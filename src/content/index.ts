@@ -16,3 +16,4 @@ export { ListingIndex } from './search-index/listing-index.js';
 export { viewportAround, type Viewport } from './search-index/viewport.js';
 export { ContentFeed } from './feed/feed.js';
 export { FeedPages } from './feed/feed-pages.js';
+export type { BrowsedPoint, FirstPageSlot, SlotRequest, SlotViewer } from './listing/first-page-slot.js';

@@ -197,7 +197,14 @@ const facetList = opt(
     .pipe(z.array(z.enum(FACET_NAMES)).max(FACET_NAMES.length)),
 );
 
+/** The centre of the area the caller browses (CONTRACT §26): picks the sponsored item, not the page. */
+const browsedCentre = {
+  latitude: opt(z.coerce.number().min(-90).max(90)),
+  longitude: opt(z.coerce.number().min(-180).max(180)),
+};
+
 export const listAllQuery = z.object({
+  ...browsedCentre,
   page,
   per_page: perPage,
   search,
@@ -262,6 +269,7 @@ export type CompletedQuery = z.infer<typeof completedQuery>;
 export const feedQuery = z.object({
   cursor: opt(z.string().max(512)),
   per_page: perPage,
+  ...browsedCentre,
 });
 
 /** `x-language` (SPEC §9): en, vi or ko; anything else (or nothing) means English. */

@@ -6,3 +6,4 @@ export { PAYMENT_METHODS, idempotencyHeader, topUpBodySchema } from './schemas.j
 export type { PaymentLinkView, PaymentService, PaymentView } from './service.js';
 export { balanceSchema, paymentLink, paymentView, receiptSchema, topUpResultSchema } from './response-schemas.js';
 export type { BalanceSummary, Receipt, TopUpResult } from './response-schemas.js';
+export type { LedgerRepository } from './ledger-repository.js';

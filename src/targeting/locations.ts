@@ -70,6 +70,11 @@ export const SUPPORTED_COUNTRIES = [dataset.country] as const;
 /** Everyone in the country: the provinces and centrally-run cities cover it once. */
 export const COUNTRY_POPULATION = dataset.locations.filter((l) => l.type === 'city').reduce((sum, l) => sum + l.population, 0);
 
+/** Every location of the dataset. */
+export function allLocations(): readonly TargetLocation[] {
+  return dataset.locations;
+}
+
 export function findLocationById(id: string): TargetLocation | undefined {
   return byId.get(id);
 }

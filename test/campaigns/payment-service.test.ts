@@ -5,6 +5,7 @@
 // their owner's, and a campaign paid from a short balance leaves no trace (402).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CampaignService } from '../../src/campaigns/service.js';
+import { CampaignDelivery } from '../../src/campaigns/delivery.js';
 import { totalWithFee } from '../../src/pricing/pricing.js';
 import type { CreateCampaignBody } from '../../src/campaigns/schemas.js';
 import { createPaymentProvider } from '../../src/payments/provider.js';
@@ -21,7 +22,11 @@ beforeAll(() => {
   domain = opened.current;
   const { app, repositories } = domain;
   payments = new PaymentService(app.database, app.config, repositories.payments, repositories.ledger, repositories.idempotencyKeys, createPaymentProvider(app.config));
-  campaigns = new CampaignService(app.database, app.config, repositories.campaigns, repositories.estimations, repositories.contents, payments, domain.notifications());
+  const delivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, () => new Date());
+  campaigns = new CampaignService(
+    app.database, app.config, repositories.campaigns, repositories.estimations, repositories.contents, payments, domain.notifications(),
+    delivery, repositories.campaignDelivery, repositories.ledger,
+  );
 });
 
 const topUp = (userId: string, amount: number, token = 'tok_visa', key?: string) => payments.topUp(userId, { amount, payment_token: token, method: 'card' }, key);

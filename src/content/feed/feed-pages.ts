@@ -17,6 +17,7 @@ import type { CachedPage } from '../../read-model/read-model.js';
 import type { BlockService } from '../../blocks/service.js';
 import type { Language } from '../values.js';
 import type { ContentFeed } from './feed.js';
+import type { BrowsedPoint, FirstPageSlot } from '../listing/first-page-slot.js';
 
 /** A feed page after the first that is read from the database brings this many pages (itself and the next ones). */
 const FEED_READ_AHEAD = 3;
@@ -26,6 +27,7 @@ export class FeedPages {
     private readonly feed: ContentFeed,
     private readonly pages: ReadCache<string, CachedPage>,
     private readonly blocks: BlockService,
+    private readonly slot: FirstPageSlot | null = null,
   ) {}
 
   /**
@@ -33,7 +35,14 @@ export class FeedPages {
    * cache. A page after the first that is not kept is read with the FEED_READ_AHEAD - 1 pages after
    * it, in the same queries, and all are kept: a client scrolling on finds the next ones here.
    */
-  async page(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {
+  async page(caller: Caller, perPage: number, cursor: string | undefined, lang: Language, at?: BrowsedPoint): Promise<JsonText> {
+    const page = await this.pageOf(caller, perPage, cursor, lang);
+    // The first page gets the caller's sponsored item after the cache (the page is every device's, the slot the caller's).
+    if (cursor || !this.slot) return page;
+    return this.slot.fill(page, { viewer: { key: `u:${caller.userId}`, userId: caller.userId }, at, listing: 'feeds', itemsKey: 'items', canReadContact: false, lang });
+  }
+
+  private async pageOf(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {
     const key = (at: string | undefined) => `feed|${caller.userId}|${perPage}|${lang}|${at ?? ''}`;
     const hidden = this.blocks.hiddenFrom(caller.userId);
     let page = this.pages.get(key(cursor));

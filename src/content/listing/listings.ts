@@ -17,6 +17,7 @@ import type { ContentSerialiser } from '../serialise.js';
 import { ADMIN_CONTENT_PERMISSION, viewerOf } from '../access.js';
 import type { Language } from '../values.js';
 import { ItemTexts } from './item-texts.js';
+import type { BrowsedPoint, FirstPageSlot, SlotViewer } from './first-page-slot.js';
 
 /** Pages up to this number are kept: the ones nearly every client reads. */
 const CACHED_PAGES = 3;
@@ -42,11 +43,20 @@ export class Listings {
     serialiser: ContentSerialiser,
     private readonly readModel: ReadModel,
     private readonly blocks: BlockService,
+    private readonly slot: FirstPageSlot | null = null,
   ) {
     this.texts = new ItemTexts(serialiser, readModel.itemTexts);
   }
 
-  async listAll(caller: Caller | null, q: ListAllQuery): Promise<JsonText> {
+  /** `viewer`: who asks, for the sponsored slot of the first page (CONTRACT §26). */
+  async listAll(caller: Caller | null, q: ListAllQuery, viewer?: SlotViewer): Promise<JsonText> {
+    // The centre only picks the sponsored item: never the page, nor its cache key.
+    const page = await this.listAllPage(caller, { ...q, latitude: undefined, longitude: undefined });
+    if (q.page !== 1 || !viewer || !this.slot) return page;
+    return this.slot.fill(page, { viewer, at: pointOf(q), listing: 'all', itemsKey: 'item', canReadContact: viewerOf(caller).canReadContact, lang: q.lang });
+  }
+
+  private async listAllPage(caller: Caller | null, q: ListAllQuery): Promise<JsonText> {
     const hidden = await this.hiddenFrom(caller);
     const read = async () => {
       const view = await this.index.view();
@@ -70,7 +80,10 @@ export class Listings {
   }
 
   /** Published items, newest first, optionally inside the map viewport around latitude/longitude at zoom_level. */
-  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language): Promise<JsonText> {
+  async listCompleted(caller: Caller | null, q: CompletedQuery, lang: Language, viewer?: SlotViewer): Promise<JsonText> {
+    // The viewport's centre is the area the viewer browses (the sponsored slot's targeting).
+    const at = pointOf(q);
+    if (viewer && at) this.slot?.rememberArea(viewer, at);
     const hidden = await this.hiddenFrom(caller);
     const read = async () => {
       const view = await this.index.view();
@@ -113,4 +126,9 @@ export class Listings {
     pages.set(key, { answer, itemsKey, uploaderIds: [] }, epoch);
     return answer;
   }
+}
+
+/** The centre a request names, when it names one. */
+function pointOf(q: { latitude?: number; longitude?: number }): BrowsedPoint | undefined {
+  return q.latitude !== undefined && q.longitude !== undefined ? { latitude: q.latitude, longitude: q.longitude } : undefined;
 }
