@@ -123,7 +123,7 @@ export class NodeMetrics {
   }
 
   /** The read model's caches (src/read-model/): entries, hits and misses of each, read on every scrape. */
-  watchReadModel(readModel: ReadModel): void {
+  watchReadModel(readModel: Omit<ReadModel, 'items'>): void {
     const registers = [this.registry];
     new Gauge({
       name: 'read_cache_entries',

@@ -21,7 +21,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { textArray } from '../src/content/content-repository.js';
+import { textArray } from '../src/db/sql-fragments.js';
 import { freePort, postJson, waitFor } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 

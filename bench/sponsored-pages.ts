@@ -25,7 +25,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { benchUserToken, freePort, postJson, spawnNode, stopChild, waitFor } from './bench-helpers.js';
+import { benchUserToken, freePort, spawnNode, stopChild, waitFor } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 
 const items = Number(process.env.BENCH_ITEMS ?? 1000);
@@ -110,7 +110,7 @@ async function load(base: string, label: string, listing: 'all' | 'feeds', viewe
   // How many sampled first pages carry the sponsored item (to show the slot was at work).
   let sponsored = 0;
   for (let i = 0; i < 50; i++) {
-    const req = setupRequest({} as autocannon.Request);
+    const req = setupRequest({});
     const res = await fetch(base + req.path, { headers: req.headers as Record<string, string> });
     const body = (await res.json()) as { data: Record<string, { sponsored?: unknown }[]> };
     if ((body.data[listing === 'all' ? 'item' : 'items'] ?? []).some((i) => i.sponsored)) sponsored++;

@@ -20,10 +20,10 @@
 import { z } from 'zod';
 import type { AppContext } from '../src/context.js';
 import type { Services } from '../src/services.js';
-import type { Caller } from '../src/auth/caller.js';
+import type { Caller } from '../src/auth/index.js';
 import type { DomainEvents } from '../src/events.js';
 import type { DomainEventName } from '../src/event-handlers.js';
-import { EVERYONE, type Audience, type LiveAudience } from '../src/live/audience.js';
+import { EVERYONE, type Audience, type LiveAudience } from '../src/live/index.js';
 import type { RealtimeNamespace, RealtimeSocket } from './socket-types.js';
 import type { NamespaceEdge, Undo } from './transport/socket-edge.js';
 import { inOrder } from './transport/in-order.js';

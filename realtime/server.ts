@@ -12,7 +12,7 @@ import { SessionAwareAdapter } from 'socket.io-adapter';
 import type { AppContext } from '../src/context.js';
 import type { LivePorts, Services } from '../src/services.js';
 import { realtimePorts } from './ports.js';
-import type { Caller } from '../src/auth/caller.js';
+import type { Caller } from '../src/auth/index.js';
 import { commonHandshake } from './transport/handshake.js';
 import type { RateLimitCounter } from '../src/shared/rate-limits.js';
 import { redisAdapter, type RedisAdapter } from './transport/redis-adapter.js';

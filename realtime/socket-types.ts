@@ -4,8 +4,8 @@
 // namespace code's own few emits by the view types of src/), and the typed maps derived from the
 // declarations (realtime/events.ts) would lead every declaration's imports back to itself.
 import type { Namespace, Server, Socket } from 'socket.io';
-import type { Caller } from '../src/auth/caller.js';
-import type { AreaWatch } from '../src/content/live/schemas.js';
+import type { Caller } from '../src/auth/index.js';
+import type { AreaWatch } from '../src/content/index.js';
 
 /** What nodes say to each other besides the adapter's own traffic (serverSideEmit): not pushes. */
 export interface InterServerEvents {

@@ -6,11 +6,10 @@ import type { MessageView } from './chat/message-view.js';
 import type { MessageDeletedView, MessageReactionView, ReadView } from './chat/event-views.js';
 import type { PresenceView } from './presence/presence-view.js';
 import type { CommentView } from './comments/comment-view.js';
-import type { VideoSummary } from './media/video-summary.js';
+import type { VideoSummary } from './content/video-summary.js';
 import type { NotificationView } from './notifications/types.js';
 import type { FollowCreated } from './follows/follow-event.js';
-import type { PublishedItem } from './content/live/feed.js';
-import type { ContentStats } from './content/live/schemas.js';
+import type { ContentStats, PublishedItem } from './content/live/schemas.js';
 import type { DeliveryView } from './campaigns/delivery-view.js';
 
 export interface DomainEvents {

@@ -63,7 +63,7 @@ import { SponsoredSlot } from './campaigns/sponsored-slot.js';
 import { createViewerState } from './campaigns/viewer-state.js';
 import { ChatService } from './chat/service.js';
 import { CommentService } from './comments/service.js';
-import { ContentFeed, ContentListingRepository, FeedPages, ListingIndex, Listings } from './content/index.js';
+import { ContentFeed, ContentListingRepository, FeedPages, ListingIndex, Listings, type ContentRow } from './content/index.js';
 import { ContentLiveFeed } from './content/live/feed.js';
 import { LiveCounts, type CountWatchers } from './content/live/counts.js';
 import { LivePublishes } from './content/live/publishes.js';
@@ -201,7 +201,7 @@ export function createRepositories(database: Queryable): Repositories {
 }
 
 export interface Services {
-  readModel: ReadModel;
+  readModel: ReadModel<ContentRow>;
   /** Ending sessions (and, later, changing what a user may do) so every node refuses them at once. */
   revocations: Revocations;
   sessions: SessionService;
@@ -336,7 +336,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   // Web Push endpoints are the users'; publishing also reaches the platform hosts the operator configured.
   const pushGate = new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS, resolveHost);
   const publishingGate = new OutboundGate([...app.config.OUTBOUND_ALLOWED_HOSTS, ...configuredPlatformHosts(app.config)], resolveHost);
-  const readModel = new ReadModel(app.config, app.events, createRelay(app.config, app.database, repositories.readModelNotices, redis, app.log));
+  const readModel = new ReadModel<ContentRow>(app.config, app.events, createRelay(app.config, app.database, repositories.readModelNotices, redis, app.log));
   await readModel.ready(READ_MODEL_READY_MS);
   const revocations = new Revocations(app.database, readModel, app.events, app.log);
   const tokens = await TokenService.create(repositories.serviceSecrets, app.config.JWT_SECRET, app.config.ACCESS_TOKEN_TTL);

@@ -2,8 +2,8 @@
 // the same facts are `presence` on /chat (realtime/namespaces/chat.ts).
 import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
-import { presenceQuery } from '../../src/presence/schemas.js';
-import { presenceItemSchema } from '../../src/presence/presence-view.js';
+import { presenceQuery } from '../../src/presence/index.js';
+import { presenceItemSchema } from '../../src/presence/index.js';
 
 export const presenceRoutes = routeModule(['presence'], (_app, services) => [
   defineRoute({

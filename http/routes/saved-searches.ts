@@ -2,7 +2,7 @@
 // the published items that match one. Rules in src/saved-searches/service.ts.
 import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
-import { createSavedSearchBody, matchesQuery, savedSearchIdParams, savedSearchView } from '../../src/saved-searches/schemas.js';
+import { createSavedSearchBody, matchesQuery, savedSearchIdParams, savedSearchView } from '../../src/saved-searches/index.js';
 import { listingItemSchema } from '../../src/content/index.js';
 
 const base = '/content/api/v1/saved-searches';

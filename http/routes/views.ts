@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
 import { addressKey } from '../address-key.js';
-import { analyticsData, analyticsQuery, playbackAnswer, playbackReportBody } from '../../src/views/schemas.js';
+import { analyticsData, analyticsQuery, playbackAnswer, playbackReportBody } from '../../src/views/index.js';
 
 const base = '/content/api/v1/contents';
 const tag = 'content';

@@ -7,8 +7,8 @@ import { tooManyRequests } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';
-import type { LiveAudience } from '../../src/live/audience.js';
-import type { TypingView } from '../../src/chat/event-views.js';
+import type { LiveAudience } from '../../src/live/index.js';
+import type { TypingView } from '../../src/chat/index.js';
 import { inOrder } from '../transport/in-order.js';
 
 /** A start not renewed within this long ends by itself (CONTRACT §18). */

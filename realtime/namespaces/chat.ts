@@ -4,12 +4,12 @@
 // of the people they share a room with. Each socket counts towards its user's presence. Who may
 // have a push (blocks, CONTRACT §21) is the domain's answer (src/live/audience.ts): every push
 // that a member's doing causes names that member.
-import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from '../../src/chat/schemas.js';
-import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema, typingViewSchema } from '../../src/chat/event-views.js';
-import { presenceViewSchema } from '../../src/presence/presence-view.js';
-import { messageViewSchema } from '../../src/chat/message-view.js';
+import { joinRoomPayload, roomReadPayload, sendMessageBody, typingPayload } from '../../src/chat/index.js';
+import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema, typingViewSchema } from '../../src/chat/index.js';
+import { presenceViewSchema } from '../../src/presence/index.js';
+import { messageViewSchema } from '../../src/chat/index.js';
 import { rooms } from '../rooms.js';
-import { EVERYONE } from '../../src/live/audience.js';
+import { EVERYONE } from '../../src/live/index.js';
 import { clientEvents, defineNamespace, push, type SocketContext } from '../namespace.js';
 import { socketTyping, typingRateLimit, type SocketTyping } from './chat-typing.js';
 

@@ -2,10 +2,10 @@
 // parentId) for every comment stored on it, from any node; never a comment of someone the
 // subscriber's user blocked or is blocked by (CONTRACT §21; the domain's answer, src/live/audience.ts).
 // Playback reports (`content:watch`) and `views:update` of subscribed items (CONTRACT §26).
-import { subscribePayload } from '../../src/comments/schemas.js';
-import { commentViewSchema } from '../../src/comments/comment-view.js';
+import { subscribePayload } from '../../src/comments/index.js';
+import { commentViewSchema } from '../../src/comments/index.js';
 import { tooManyRequests } from '../../src/shared/errors.js';
-import { playbackAnswer, viewsUpdate, watchPayload } from '../../src/views/schemas.js';
+import { playbackAnswer, viewsUpdate, watchPayload } from '../../src/views/index.js';
 import { rooms } from '../rooms.js';
 import { clientEvents, defineNamespace, push } from '../namespace.js';
 

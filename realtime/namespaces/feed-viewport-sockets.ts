@@ -2,10 +2,10 @@
 // map viewport (`area:watch`). Node-local on purpose: a socket lives on one node, and every node
 // is handed each published item (realtime/namespace.ts, `sockets` pushes), so each looks up its
 // own sockets only. Who may have the item is not decided here (src/live/audience.ts).
-import type { AreaWatch } from '../../src/content/live/schemas.js';
-import type { PublishedItem } from '../../src/content/live/feed.js';
+import type { AreaWatch } from '../../src/content/index.js';
+import type { PublishedItem } from '../../src/content/index.js';
 import { viewportAround } from '../../src/content/index.js';
-import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/values.js';
+import { LANGUAGES, DEFAULT_LANGUAGE, type Language } from '../../src/content/index.js';
 import type { RealtimeSocket } from '../socket-types.js';
 import { rooms } from '../rooms.js';
 import type { SocketEmit } from '../namespace.js';

@@ -11,7 +11,7 @@
 // - `area:watch` → `listing:new`: each node files its own sockets' viewports
 //   (feed-viewport-sockets.ts, the door's bookkeeping); the push is declared like the others, its
 //   audience the domain's (src/live/audience.ts), and every node delivers it to its own sockets.
-import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/live/schemas.js';
+import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/index.js';
 import { LANGUAGES, type Language } from '../../src/content/index.js';
 import { slotViewer } from '../../src/campaigns/index.js';
 import { rooms } from '../rooms.js';

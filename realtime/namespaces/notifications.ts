@@ -3,10 +3,10 @@
 // when someone follows them and `comment:reply` when someone answers their comment, when their
 // settings let those through (the domain's answer: src/live/audience.ts). Whether a user has a
 // socket here (for Web Push) is a port of the door, realtime/ports.ts.
-import { commentViewSchema } from '../../src/comments/comment-view.js';
-import { notificationViewSchema } from '../../src/notifications/types.js';
-import { followCreatedSchema } from '../../src/follows/follow-event.js';
-import { campaignProgressSchema } from '../../src/campaigns/delivery-view.js';
+import { commentViewSchema } from '../../src/comments/index.js';
+import { notificationViewSchema } from '../../src/notifications/index.js';
+import { followCreatedSchema } from '../../src/follows/index.js';
+import { campaignProgressSchema } from '../../src/campaigns/index.js';
 import { rooms } from '../rooms.js';
 import { defineNamespace, push } from '../namespace.js';
 

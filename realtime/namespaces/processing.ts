@@ -2,7 +2,7 @@
 // resumable uploads landing (`upload:progress`) and their videos being processed:
 // `video:progress`, `video:completed`, `video:failed`. Nothing to emit.
 import { z } from 'zod';
-import { videoSummarySchema } from '../../src/media/video-summary.js';
+import { videoSummarySchema } from '../../src/content/index.js';
 import { rooms } from '../rooms.js';
 import { defineNamespace, push } from '../namespace.js';
 

@@ -9,7 +9,7 @@
 // 4. the rooms of the user and of the session, joined before `connection` fires, so a revocation
 //    published from then on reaches the socket.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Caller, CallerResolver } from '../../src/auth/caller.js';
+import type { Caller, CallerResolver } from '../../src/auth/index.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import type { RealtimeSocket } from '../socket-types.js';

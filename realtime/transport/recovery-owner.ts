@@ -16,7 +16,7 @@
 // types); test/realtime/recovery-theft.test.ts fails if a new version stops calling it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Namespace } from 'socket.io';
-import type { Caller, CallerResolver } from '../../src/auth/caller.js';
+import type { Caller, CallerResolver } from '../../src/auth/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { AppError } from '../../src/shared/errors.js';
 import type { ConnectionLimit } from './connection-limit.js';

@@ -26,7 +26,7 @@
 //    recorded events newer than it.
 import type { Namespace, Socket } from 'socket.io';
 import { MessageType, type Adapter, type BroadcastOptions, type Session } from 'socket.io-adapter';
-import type { Caller } from '../../src/auth/caller.js';
+import type { Caller } from '../../src/auth/index.js';
 import { ownedPid, recoveryClaimant } from './recovery-owner.js';
 import { RoomsAdapter } from './rooms-adapter.js';
 import { newestStoredPacketId, streamAdapterHooks } from './socketio-internals.js';

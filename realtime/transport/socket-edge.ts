@@ -15,7 +15,7 @@
 // - Before each known event runs, the socket's caller is read again (roles and permissions as
 //   they are now: CONTRACT §21, a role change counts from the next event, on every node).
 import type { z } from 'zod';
-import type { Caller } from '../../src/auth/caller.js';
+import type { Caller } from '../../src/auth/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { AppError, notFound } from '../../src/shared/errors.js';
 import { parsePayload, toAckError } from './ack.js';

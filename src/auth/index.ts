@@ -13,3 +13,4 @@ export { PASSWORD_MAX, loginBody, phoneBody, phoneNumberField, refreshBody, regi
 export type { SessionRepository } from './session-repository.js';
 export type { TwoFactorCheck } from './two-factor-check.js';
 export type { TwoFactorUserRow, UserRepository } from './user-repository.js';
+export { can } from './caller.js';

@@ -61,7 +61,8 @@ export class Revocations {
 
   constructor(
     private readonly database: DatabaseHandle,
-    private readonly readModel: ReadModel,
+    // Not its item cache: whose rows are content's.
+    private readonly readModel: Omit<ReadModel, 'items'>,
     private readonly events: DomainEventBus,
     private readonly log: Logger,
   ) {

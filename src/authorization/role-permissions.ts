@@ -19,7 +19,8 @@ export class RolePermissions {
   constructor(
     private readonly repository: RolesRepository,
     private readonly events: DomainEventBus,
-    private readonly readModel: ReadModel,
+    // Not its item cache: whose rows are content's.
+    private readonly readModel: Omit<ReadModel, 'items'>,
   ) {
     readModel.onRolesChanged(() => this.forget());
   }

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import type { KeysetPosition } from '../shared/cursor.js';
 import type { BlockRelations } from '../read-model/index.js';
-import { textArray } from '../content/content-repository.js';
+import { textArray } from '../db/sql-fragments.js';
 
 export interface BlockRow {
   blocker_id: string;

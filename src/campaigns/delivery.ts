@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import type { DomainEventBus } from '../event-bus.js';
-import type { ContentRepository, ContentRow } from '../content/content-repository.js';
+import type { ContentRepository, ContentRow } from '../content/index.js';
 import { newId } from '../shared/ids.js';
 import type { DeliverableRow, DeliveryRepository, ReachEntry } from './delivery-repository.js';
 import type { DeliveryView } from './delivery-view.js';

@@ -2,3 +2,5 @@
 export { boostResultSchema, campaignCreatedSchema, campaignPageSchema, campaignSchema, estimationSchema, processedPaymentBodySchema, targetLocationsSchema } from './response-schemas.js';
 export { boostBodySchema, createCampaignBodySchema, estimateBodySchema, listCampaignsQuerySchema, locationsQuerySchema, processPaymentBodySchema } from './schemas.js';
 export { slotViewer, sponsoredMarkSchema } from './sponsored-slot.js';
+export { campaignProgressSchema } from './delivery-view.js';
+export type { DeliveryView } from './delivery-view.js';

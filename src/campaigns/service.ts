@@ -5,8 +5,8 @@
 // payment leaves no campaign and no balance movement behind. Decisions are in docs/campaigns.md.
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Queryable } from '../db/client.js';
-import type { ContentRepository } from '../content/content-repository.js';
-import { findManageableContent } from '../content/access.js';
+import type { ContentRepository } from '../content/index.js';
+import { findManageableContent } from '../content/index.js';
 import type { ServiceAnswer } from '../payments/index.js';
 import type { PaymentService } from '../payments/index.js';
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../shared/errors.js';

@@ -7,10 +7,10 @@
 // 3 times today. docs/campaigns.md, "The sponsored slot".
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { BlockService } from '../blocks/service.js';
-import { DEFAULT_LANGUAGE, type ContentSerialiser, type FirstPageSlot, type Language, type SlotRequest, type SlotViewer } from '../content/index.js';
+import type { BlockService } from '../blocks/index.js';
+import { DEFAULT_LANGUAGE, type ContentSerialiser, type FirstPageSlot, type SlotRequest, type SlotViewer } from '../content/index.js';
 import { JsonText } from '../shared/json-text.js';
-import { placeContains, type Point } from '../targeting/geometry.js';
+import { placeContains, type Point } from '../targeting/index.js';
 import type { CampaignDelivery, Deliverable } from './delivery.js';
 import type { ViewerState } from './viewer-state.js';
 

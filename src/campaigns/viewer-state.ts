@@ -7,7 +7,7 @@
 // sees untargeted campaigns only and the cap counts in memory (never a 5xx for an advert).
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { Point } from '../targeting/geometry.js';
+import type { Point } from '../targeting/index.js';
 
 /** A browsed area is forgotten after a day without browsing. */
 export const AREA_TTL_SECONDS = 86_400;

@@ -3,3 +3,7 @@ export type { ChatRepository } from './chat-repository.js';
 export { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema } from './event-views.js';
 export { historyItemSchema, messageViewSchema } from './message-view.js';
 export { createRoomBody, editMessageBody, messageIdParams, messagesQuery, readBody, roomIdParams, roomsQuery, sendMessageBody } from './schemas.js';
+export { joinRoomPayload, roomReadPayload, typingPayload } from './schemas.js';
+export { typingViewSchema } from './event-views.js';
+export type { MessageView } from './message-view.js';
+export type { MessageDeletedView, MessageReactionView, ReadView, TypingView } from './event-views.js';

@@ -10,11 +10,11 @@ import { isUuid, newId } from '../shared/ids.js';
 import { decodeCursor, pageOf, type PageQuery } from '../shared/cursor.js';
 import { avatarUrl, displayName } from '../shared/person.js';
 import type { CommentHead, CommentRepository, CommentRow } from './comment-repository.js';
-import type { ContentMediaRow, ContentRepository } from '../content/content-repository.js';
+import type { ContentMediaRow, ContentRepository } from '../content/index.js';
 import type { Queryable } from '../db/client.js';
 import type { NotificationService } from '../notifications/index.js';
 import type { BlockService } from '../blocks/index.js';
-import { mayViewContent } from '../content/access.js';
+import { mayViewContent } from '../content/index.js';
 import type { CreateCommentInput } from './schemas.js';
 import type { CommentView } from './comment-view.js';
 

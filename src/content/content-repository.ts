@@ -1,9 +1,9 @@
 // The queries on `contents` and `content_reactions` that create, read, change and delete one item,
 // including the media columns that uploads, video processing and media removal write. Listing
 // and feed queries live in listing-repository.ts.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import { jsonb } from '../db/sql-fragments.js';
+import { jsonb, textArray } from '../db/sql-fragments.js';
 import type { DerivedColumns, LanguageBlock, RealEstateInfo } from './derived-columns.js';
 
 /** contents.video as stored (paths relative to MEDIA_DIR). */
@@ -93,17 +93,6 @@ export const CONTENT_COLUMNS = sql`
 
 const MEDIA_COLUMNS = sql`id, uploader_id, ${effectiveStatus('')} as status, video, images`;
 
-/**
- * A text[] parameter (drizzle would expand a JS array into a list of parameters), sent as one
- * bound array literal (`{"a","b\"c"}`: every element quoted, `"` and `\` backslash-escaped).
- * It must be a value the planner can see: written as `array(select … from jsonb…)` it was a
- * sub-select whose result the planner does not know, so `amenities @> …` was estimated at the
- * default 0.5 % of rows whatever the value, and a common amenity (`pool`, 30 % of items) sent the
- * `/all` page through the amenities GIN bitmap and a sort of every match (docs/content.md).
- */
-const arrayLiteral = (values: string[]): string =>
-  `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
-export const textArray = (values: string[]): SQL => sql`${arrayLiteral(values)}::text[]`;
 
 export interface NewContent {
   id: string;

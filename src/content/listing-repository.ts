@@ -5,7 +5,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { sqlList } from '../db/sql-fragments.js';
-import { CONTENT_COLUMNS, textArray, type ContentRow } from './content-repository.js';
+import { textArray } from '../db/sql-fragments.js';
+import { CONTENT_COLUMNS, type ContentRow } from './content-repository.js';
 import { LIMITS } from './schemas.js';
 import { escapeLike, foldForSearch } from './values.js';
 import type { Viewport } from './search-index/viewport.js';

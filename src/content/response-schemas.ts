@@ -2,7 +2,7 @@
 // `GET /feeds` (and the saved-search matches). Declared once: the serialiser (serialise.ts)
 // returns these schemas' output types.
 import { z } from 'zod';
-import { videoSummarySchema } from '../media/video-summary.js';
+import { videoSummarySchema } from './video-summary.js';
 import { feedItemSchema, languageBlockSchema } from './live/schemas.js';
 
 const commonFields = {

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import { mediaUrl } from '../shared/media-url.js';
 import { fullName } from '../shared/person.js';
-import { videoSummary } from '../media/video-summary.js';
+import { videoSummary } from './video-summary.js';
 import type { ContentRow, StoredVideo } from './content-repository.js';
 import { DEFAULT_LANGUAGE, type Language } from './values.js';
 import type { FeedItem } from './live/schemas.js';

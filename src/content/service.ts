@@ -2,22 +2,21 @@
 // here (routes only check the permission each endpoint needs).
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/caller.js';
-import type { StaffReach } from '../authorization/staff-reach.js';
+import type { Caller } from '../auth/index.js';
+import type { StaffReach } from '../authorization/index.js';
 import type { Queryable } from '../db/client.js';
 import { badRequest, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { MediaRemoval } from '../media/media-removal.js';
 import { deriveColumns, type LanguageBlock, type RealEstateInfo } from './derived-columns.js';
 import type { ContentEdit, ContentRepository, ContentRow, StoredImage, StoredVideo } from './content-repository.js';
 import type { CreateContentInput, EditContentInput, LanguageBlockInput } from './schemas.js';
 import type { ContentSerialiser } from './serialise.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './values.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { NotificationService } from '../notifications/index.js';
 import { JsonText } from '../shared/json-text.js';
-import type { ReadCache } from '../read-model/read-cache.js';
-import type { CachedItem } from '../read-model/read-model.js';
-import type { BlockService } from '../blocks/service.js';
+import type { ReadCache } from '../read-model/index.js';
+import type { CachedItem } from '../read-model/index.js';
+import type { BlockService } from '../blocks/index.js';
 import { contentNotFound, mayManageContent, mayViewContent, viewerOf } from './access.js';
 import type { ContentDetail, CreatedContent } from './detail-schemas.js';
 
@@ -37,28 +36,33 @@ function toBlock(b: LanguageBlockInput): LanguageBlock {
 const orderBlocks = (blocks: LanguageBlock[]) =>
   [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
 
+/** What a delete asks of the media (src/media's MediaRemoval): take the item's files out of service before it answers. */
+export interface ItemMediaWithdrawal {
+  withdraw(contentId: string): Promise<void>;
+}
+
 export class ContentService {
   constructor(
     private readonly app: AppContext,
     private readonly repository: ContentRepository,
     private readonly serialiser: ContentSerialiser,
-    private readonly mediaRemoval: MediaRemoval,
+    private readonly mediaRemoval: ItemMediaWithdrawal,
     private readonly notifications: NotificationService,
     /** Live items and their serialised details, dropped by the events that change them (src/read-model/). */
-    private readonly items: ReadCache<string, CachedItem>,
+    private readonly items: ReadCache<string, CachedItem<ContentRow>>,
     private readonly blocks: BlockService,
     /** Whom staff may act on: an edit or deletion of another user's item is one such action. */
     private readonly staff: StaffReach,
   ) {}
 
   /** A live item with its uploader: from the read model, else the database (and then kept). */
-  private async liveItem(id: string): Promise<CachedItem | null> {
+  private async liveItem(id: string): Promise<CachedItem<ContentRow> | null> {
     const cached = this.items.get(id);
     if (cached) return cached;
     const epoch = this.items.epoch();
     const row = await this.repository.findLive(id);
     if (!row) return null;
-    const item: CachedItem = { row, answers: new Map() };
+    const item: CachedItem<ContentRow> = { row, answers: new Map() };
     this.items.set(id, item, epoch);
     return item;
   }
@@ -132,7 +136,7 @@ export class ContentService {
     return (await this.visibleItem(caller, id)).row;
   }
 
-  private async visibleItem(caller: Caller | null, id: string): Promise<CachedItem> {
+  private async visibleItem(caller: Caller | null, id: string): Promise<CachedItem<ContentRow>> {
     const item = await this.liveItem(id);
     if (!item) throw contentNotFound();
     if (!mayViewContent(caller, item.row)) {

@@ -14,7 +14,7 @@ import type { Queryable } from '../db/client.js';
 import type { UserRepository } from '../auth/index.js';
 import type { SessionRepository } from '../auth/index.js';
 import type { OtpRepository } from '../auth/index.js';
-import type { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/index.js';
 import type { CommentRepository } from '../comments/index.js';
 import type { ChatRepository } from '../chat/index.js';
 import type { FollowRepository } from '../follows/index.js';

@@ -8,10 +8,10 @@
 // - `follow:new` and `comment:reply` obey the same settings toggle as their notification type
 //   (`follow`, `reply`): a type turned off is not pushed in any form; nobody is told about their
 //   own reply.
-import type { BlockService } from '../blocks/service.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { BlockService } from '../blocks/index.js';
+import type { NotificationService } from '../notifications/index.js';
 import type { DomainEvents } from '../events.js';
-import type { PublishedItem } from '../content/live/feed.js';
+import type { PublishedItem } from '../content/index.js';
 
 /** A push goes ahead, except to the sockets of `withheld` users. */
 export interface Audience {

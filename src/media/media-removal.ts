@@ -11,7 +11,7 @@
 // (jobs/media-removal.ts) runs it for every deleted item without `media_removed_at`, so a node that
 // died between the committed delete and the end of the withdrawal leaves nothing behind for good.
 import type { AppContext } from '../context.js';
-import type { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/index.js';
 import type { VideoJobRepository } from './video-job-repository.js';
 
 /** Deleted items withdrawn per query of the sweep. */

@@ -20,7 +20,7 @@ import type { SessionRepository } from '../auth/index.js';
 import type { UserRepository } from '../auth/index.js';
 import type { ChatRepository } from '../chat/index.js';
 import type { CommentRepository } from '../comments/index.js';
-import type { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/index.js';
 import type { Queryable } from '../db/client.js';
 import type { MediaRemoval } from '../media/index.js';
 import type { NotificationService } from '../notifications/index.js';

@@ -4,3 +4,4 @@ export { wantsLoginAlerts } from './preferences.js';
 export { inboxQuery, markReadBody } from './schemas.js';
 export type { NotificationService } from './service.js';
 export { notificationViewSchema } from './types.js';
+export type { NotificationView } from './types.js';

@@ -5,7 +5,7 @@
 // offline one stores last_seen_at. Steps for one user run one after another, so a quick
 // disconnect-reconnect is never published out of order.
 import type { AppContext } from '../context.js';
-import type { BlockService } from '../blocks/service.js';
+import type { BlockService } from '../blocks/index.js';
 import { isUuid } from '../shared/ids.js';
 import type { PresenceRepository } from './presence-repository.js';
 import type { PresenceStore } from './presence-store.js';

@@ -2,8 +2,8 @@
 // object present in the media store (CONTRACT: contents.video.original_path).
 import type { Readable } from 'node:stream';
 import type { MediaStore } from '../media/index.js';
-import type { ContentRepository } from '../content/content-repository.js';
-import { findManageableContent } from '../content/access.js';
+import type { ContentRepository } from '../content/index.js';
+import { findManageableContent } from '../content/index.js';
 import { conflict, forbidden } from '../shared/errors.js';
 
 export interface PublishableVideo {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { OutboundGate } from '../outbound/index.js';
 import type { AppContext } from '../context.js';
 import { requireSameIdentity, type Caller } from '../auth/index.js';
-import type { ContentRepository } from '../content/content-repository.js';
+import type { ContentRepository } from '../content/index.js';
 import { AppError, badRequest, conflict, notFound } from '../shared/errors.js';
 import { OAuthClient } from './oauth-client.js';
 import { OAuthStates, STATE_TTL_SECONDS } from './oauth-states.js';

@@ -12,7 +12,6 @@ import type { DomainEvents } from '../events.js';
 import type { DomainEventBus } from '../event-bus.js';
 import type { HandlerName } from '../event-handlers.js';
 import type { JsonText } from '../shared/json-text.js';
-import type { ContentRow } from '../content/content-repository.js';
 import type { Invalidation } from './invalidation.js';
 import type { InvalidationRelay } from './relay.js';
 import { ReadCache, type ReadCacheStats } from './read-cache.js';
@@ -37,9 +36,15 @@ export interface CachedSession {
   freshUntil: number;
 }
 
+/** What the read model reads of a cached item's row (whose it is, how big its texts are); the row's shape is content's. */
+export interface CachedItemRow {
+  uploader_id: string;
+  content_info: unknown;
+}
+
 /** An item row and the answers already serialised from it, by answer kind and viewer. */
-export interface CachedItem {
-  row: ContentRow;
+export interface CachedItem<Row extends CachedItemRow = CachedItemRow> {
+  row: Row;
   answers: Map<string, JsonText>;
 }
 
@@ -96,16 +101,16 @@ const FOLLOWINGS_MAX_BYTES = 16 * 1024 * 1024;
  * An item's size, estimated when it is kept: its row plus the (at most two) detail answers made
  * from it later, each about as long as the row's text and a fixed part.
  */
-const itemBytes = (item: CachedItem): number => 3 * (JSON.stringify(item.row.content_info).length + 1_500);
+const itemBytes = (item: CachedItem<CachedItemRow>): number => 3 * (JSON.stringify(item.row.content_info).length + 1_500);
 
-export class ReadModel {
+export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
   readonly sessions: ReadCache<string, CachedSession>;
   readonly profiles: ReadCache<string, CachedProfile>;
   /** Other users' profiles, by the user seen (src/auth/profile.ts). */
   readonly publicProfiles: ReadCache<string, CachedPublicProfile>;
   /** Whom each user follows, by follower (src/auth/profile.ts). */
   readonly followings: ReadCache<string, CachedFollowings>;
-  readonly items: ReadCache<string, CachedItem>;
+  readonly items: ReadCache<string, CachedItem<ItemRow>>;
   readonly pages: ReadCache<string, CachedPage>;
   /** Listed items as listing answers show them, by item and variant (src/content/listing/item-texts.ts). */
   readonly itemTexts: ReadCache<string, CachedItemText>;
@@ -135,7 +140,7 @@ export class ReadModel {
     this.publicProfiles = new ReadCache('public_profiles', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length }, usable);
     // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
     this.followings = new ReadCache('followings', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size }, usable);
-    this.items = new ReadCache('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
+    this.items = new ReadCache<string, CachedItem<ItemRow>>('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
     // Listed items' texts: 1-2 KB each (a string of two-byte characters when the text is not Latin-1).
     this.itemTexts = new ReadCache('item_texts', { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => 2 * t.text.text.length + key.length + 64 }, usable);
     this.pages = new ReadCache('pages', { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);

@@ -3,7 +3,8 @@
 // records, and the daily digests.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
-import { PUBLISHED, textArray } from '../content/index.js';
+import { PUBLISHED } from '../content/index.js';
+import { textArray } from '../db/sql-fragments.js';
 import { NO_LOCATION } from './matchable.js';
 import type { NotifyMode } from './schemas.js';
 

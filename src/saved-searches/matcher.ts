@@ -5,7 +5,7 @@
 // path (jobs/saved-search-matching.ts); the sweep job takes whatever a crash left queued. `daily`
 // matches wait for one digest notification a day per search.
 import type { AppContext } from '../context.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { NotificationService } from '../notifications/index.js';
 import type { SavedSearchMatchRepository } from './match-repository.js';
 
 /** Queued items one sweep round takes. */

@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Repository } from '../db/repository.js';
 import { jsonb } from '../db/sql-fragments.js';
-import { textArray } from '../content/index.js';
+import { textArray } from '../db/sql-fragments.js';
 import type { MatchableSearch } from './matchable.js';
 import type { NotifyMode, SavedSearchFilters } from './schemas.js';
 

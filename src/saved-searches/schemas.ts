@@ -3,7 +3,7 @@
 // viewport of `/completed`. Limits SPEC leaves open are listed in docs/feed.md.
 import { z } from 'zod';
 import { listAllQuery } from '../content/index.js';
-import { areaWatchPayload } from '../content/live/schemas.js';
+import { areaWatchPayload } from '../content/index.js';
 
 /** Saved searches one user may keep (CONTRACT §16). */
 export const MAX_SAVED_SEARCHES = 50;

@@ -3,8 +3,8 @@
 // user's id answers the 404 of a search that does not exist.
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import type { BlockService } from '../blocks/service.js';
-import type { Caller } from '../auth/caller.js';
+import type { BlockService } from '../blocks/index.js';
+import type { Caller } from '../auth/index.js';
 import { badRequest, conflict, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { matchable } from './matchable.js';

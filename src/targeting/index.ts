@@ -2,3 +2,5 @@
 export { COUNTRY_POPULATION, SUPPORTED_COUNTRIES, findLocationById, findLocationByName, searchLocations } from './locations.js';
 export type { TargetLocation } from './locations.js';
 export { suggestedBudget } from './suggested-budget.js';
+export { placeContains } from './geometry.js';
+export type { Point } from './geometry.js';

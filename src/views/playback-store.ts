@@ -132,9 +132,9 @@ export class RedisPlaybackStore implements PlaybackStore {
 
   async step(s: PlaybackStep): Promise<PlaybackOutcome> {
     try {
-      const run = (this.redis as unknown as { viewStep(...args: (string | number)[]): Promise<[string, number, number, number, number]> }).viewStep;
-      const [added, newly, counted, before, after] = await run.call(
-        this.redis,
+      // The command defineCommand added above: ioredis types know nothing of it.
+      const redis = this.redis as unknown as { viewStep(...args: (string | number)[]): Promise<[string, number, number, number, number]> };
+      const [added, newly, counted, before, after] = await redis.viewStep(
         `${this.prefix}views:pb:${s.playbackKey}`,
         `${this.prefix}views:hour:${s.hourKey}`,
         s.nowMs, s.watched, s.threshold, s.duration, s.owner ? 1 : 0, PLAYBACK_TTL_MS, HOUR_KEY_TTL_S, CAP_SLACK_SECONDS,

@@ -1,7 +1,7 @@
 // Shapes of CONTRACT §26's playback reports and per-item analytics, declared once for the REST
 // route, the `/comments` socket event, the OpenAPI and AsyncAPI documents and the typed client.
 import { z } from 'zod';
-import { isCalendarDate } from '../stats/days.js';
+import { isCalendarDate } from '../stats/index.js';
 
 export const VIEW_SOURCES = ['feed', 'search', 'map', 'profile', 'campaign', 'link', 'live'] as const;
 export type ViewSource = (typeof VIEW_SOURCES)[number];

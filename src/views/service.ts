@@ -12,17 +12,17 @@
 //   viewers) and leads its playbacks brought (reports with source `campaign` and its
 //   `campaign_id`; leads from viewers it reached).
 import { createHash } from 'node:crypto';
-import { can, type Caller } from '../auth/caller.js';
+import { can, type Caller } from '../auth/index.js';
 import type { AppContext } from '../context.js';
-import type { ContentRepository } from '../content/content-repository.js';
-import type { ContentService } from '../content/service.js';
-import { contentNotFound } from '../content/access.js';
-import type { NotificationService } from '../notifications/service.js';
+import type { ContentRepository } from '../content/index.js';
+import type { ContentService } from '../content/index.js';
+import { contentNotFound } from '../content/index.js';
+import type { NotificationService } from '../notifications/index.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { serviceUnavailable } from '../shared/unavailable.js';
-import { addDays, dayOf, midnightIso } from '../stats/days.js';
-import { checkDayRange } from '../stats/range.js';
+import { addDays, dayOf, midnightIso } from '../stats/index.js';
+import { checkDayRange } from '../stats/index.js';
 import { ViewIngest } from './ingest.js';
 import type { PlaybackStore } from './playback-store.js';
 import { VIEW_SOURCES, type AnalyticsData, type PlaybackAnswer, type PlaybackReport, type TotalFigures } from './schemas.js';

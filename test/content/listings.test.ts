@@ -8,7 +8,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
 import { ApiClient, expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { CONTENT, createContent, fullBody, publish, uploadFlowBody } from './fixtures.js';
-import { textArray } from '../../src/content/content-repository.js';
+import { textArray } from '../../src/db/sql-fragments.js';
 import { announceContentChanged } from '../helpers/behind-the-service.js';
 
 const booted = useTestServer();

@@ -57,7 +57,7 @@ describe('structure: the domain knows none of its doors', () => {
 // and src/saved-searches/, the realtime door with src/live/, src/presence/ and the event table in
 // src/events.ts): their imports, and the imports of their internals, are let through here until
 // they have their index.ts. Nothing else is.
-const RESTRUCTURING = ['src/content', 'src/saved-searches', 'src/live', 'src/presence', 'src/events', 'realtime'];
+const RESTRUCTURING: string[] = [];
 const restructuring = (file: string) => RESTRUCTURING.includes(moduleOf(file));
 
 describe('structure: modules with edges', () => {

@@ -8,7 +8,7 @@ import type { TestServer } from '../helpers/server.js';
 import type { TestUser } from '../helpers/api.js';
 import { createContent, fullBody, markCompleted } from '../content/fixtures.js';
 import type { StoredVideo } from '../../src/content/content-repository.js';
-import { videoSummary } from '../../src/media/video-summary.js';
+import { videoSummary } from '../../src/content/video-summary.js';
 
 /** Marks `contentId` processed and announces it on `server`'s bus. */
 export async function finishProcessing(server: TestServer, contentId: string, uploader: TestUser): Promise<void> {

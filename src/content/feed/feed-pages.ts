@@ -10,11 +10,11 @@
 // users they blocked are left out after the cache: each page is kept with the uploader of each
 // item and the blocked uploaders' items are dropped from the answer (a shorter page: cursors stay
 // the same for every device). docs/moderation.md, "Blocks".
-import type { Caller } from '../../auth/caller.js';
+import type { Caller } from '../../auth/index.js';
 import { JsonText } from '../../shared/json-text.js';
-import type { ReadCache } from '../../read-model/read-cache.js';
-import type { CachedPage } from '../../read-model/read-model.js';
-import type { BlockService } from '../../blocks/service.js';
+import type { ReadCache } from '../../read-model/index.js';
+import type { CachedPage } from '../../read-model/index.js';
+import type { BlockService } from '../../blocks/index.js';
 import type { Language } from '../values.js';
 import type { ContentFeed } from './feed.js';
 import type { BrowsedPoint, FirstPageSlot } from '../listing/first-page-slot.js';

@@ -12,7 +12,7 @@
 // before T: an unfollow or an unlike made before T and withdrawn during paging.) The cursor is the
 // base64url JSON of {v, t: T, b: bucket, c: created_at with microseconds, i: id} of the last item.
 import { z } from 'zod';
-import type { Caller } from '../../auth/caller.js';
+import type { Caller } from '../../auth/index.js';
 import { badRequest } from '../../shared/errors.js';
 import type { ContentListingRepository, FeedRow } from '../listing-repository.js';
 import type { ContentSerialiser } from '../serialise.js';

@@ -5,8 +5,8 @@
 // (it ages out). An item that shows on many pages and in many searches is turned into JSON once,
 // not for every answer.
 import { JsonText } from '../../shared/json-text.js';
-import type { ReadCache } from '../../read-model/read-cache.js';
-import type { CachedItemText } from '../../read-model/read-model.js';
+import type { ReadCache } from '../../read-model/index.js';
+import type { CachedItemText } from '../../read-model/index.js';
 import type { ContentRow } from '../content-repository.js';
 import type { ContentSerialiser, Viewer } from '../serialise.js';
 import type { Language } from '../values.js';

@@ -5,10 +5,10 @@
 // blocks reads the first pages through the read model's page cache, shared by every caller who
 // sees the same items; the index (once per request, one loaded copy) gives the rows, and each row
 // is serialised once per variant (item-texts.ts).
-import { can, type Caller } from '../../auth/caller.js';
+import { can, type Caller } from '../../auth/index.js';
 import { JsonText } from '../../shared/json-text.js';
-import type { ReadModel } from '../../read-model/read-model.js';
-import type { BlockService } from '../../blocks/service.js';
+import type { ReadModel } from '../../read-model/index.js';
+import type { BlockService } from '../../blocks/index.js';
 import type { ListingIndex } from '../search-index/listing-index.js';
 import type { IndexQuery, IndexSort, ListingVisibility } from '../search-index/index-types.js';
 import { viewportAround } from '../search-index/viewport.js';
@@ -41,7 +41,8 @@ export class Listings {
   constructor(
     private readonly index: ListingIndex,
     serialiser: ContentSerialiser,
-    private readonly readModel: ReadModel,
+    // Not its item cache: whose rows are content's.
+    private readonly readModel: Omit<ReadModel, 'items'>,
     private readonly blocks: BlockService,
     private readonly slot: FirstPageSlot | null = null,
   ) {

@@ -6,7 +6,7 @@ import { can, type Caller } from '../../shared/caller.js';
 import type { FollowRepository } from '../../follows/index.js';
 import type { ContentRepository } from '../content-repository.js';
 import type { LiveContentRepository } from './repository.js';
-import type { ContentStats, FeedItem } from './schemas.js';
+import type { ContentStats, FeedItem, PublishedItem } from './schemas.js';
 import type { ContentSerialiser } from '../serialise.js';
 import { ADMIN_CONTENT_PERMISSION } from '../access.js';
 import { LANGUAGES, type Language } from '../values.js';
@@ -16,15 +16,6 @@ import { LANGUAGES, type Language } from '../values.js';
  * room per followed uploader, so this bounds the rooms a socket holds.
  */
 export const MAX_FOLLOWED_ROOMS = 5_000;
-
-/** A newly published item, ready for every socket. */
-export interface PublishedItem {
-  contentId: string;
-  uploaderId: string;
-  latitude: number | null;
-  longitude: number | null;
-  items: Record<Language, FeedItem>;
-}
 
 export class ContentLiveFeed {
   constructor(

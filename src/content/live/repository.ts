@@ -2,7 +2,7 @@
 // and the current counts of watched items. One statement for a whole set of ids each.
 import { sql } from 'drizzle-orm';
 import { Repository } from '../../db/repository.js';
-import { textArray } from '../content-repository.js';
+import { textArray } from '../../db/sql-fragments.js';
 import { PUBLISHED } from '../listing-repository.js';
 import type { ContentStats } from './schemas.js';
 

@@ -69,3 +69,12 @@ export function socketLanguage(...candidates: unknown[]): Language {
   }
   return DEFAULT_LANGUAGE;
 }
+
+/** A newly published item, ready for every socket. */
+export interface PublishedItem {
+  contentId: string;
+  uploaderId: string;
+  latitude: number | null;
+  longitude: number | null;
+  items: Record<Language, FeedItem>;
+}

@@ -1,7 +1,7 @@
 // The video object of SPEC 2.2 (video events), with URLs, from the stored one.
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import type { StoredVideo } from '../content/content-repository.js';
+import type { StoredVideo } from './content-repository.js';
 import { mediaUrl } from '../shared/media-url.js';
 
 /** The video object of SPEC 2.2 as clients see it (content answers, `video:completed`); also in the documents. */
