@@ -171,6 +171,20 @@ export function moduleEdges(graph: ImportGraph): Map<string, ImportEdge[]> {
   return out;
 }
 
+/**
+ * Circles among the modules of src/ (a module as one node), the composition root and the event
+ * map's imports of payload files left out: a module that reaches back to itself through others
+ * has no edge, even when no two files close a circle.
+ */
+export function moduleCircles(graph: ImportGraph): string[][] {
+  const inSrc = (file: string) => file.startsWith('src/') && !isCompositionRoot(file);
+  const modules = [...new Set(graph.files.filter(inSrc).map(moduleOf))];
+  const edges = graph.edges
+    .filter((e) => inSrc(e.from) && e.from !== EVENT_MAP && inSrc(e.to) && moduleOf(e.from) !== moduleOf(e.to))
+    .map((e) => ({ from: moduleOf(e.from), to: moduleOf(e.to), specifier: e.specifier }));
+  return circles({ files: modules, edges }, () => true);
+}
+
 /** Pairs of src/ modules that import each other (the composition root left out), as "a <-> b". */
 export function mutualPairs(graph: ImportGraph): string[] {
   const edges = moduleEdges({ files: graph.files, edges: graph.edges.filter((e) => !isCompositionRoot(e.from)) });

@@ -6,7 +6,7 @@
 //                                                 older commit): its graph only, not its doors
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, buildGraph, circles, moduleOf, mutualPairs, violations } from './import-graph.js';
+import { ROOT, buildGraph, circles, moduleCircles, moduleOf, mutualPairs, violations } from './import-graph.js';
 
 const root = process.argv[2] ? path.resolve(process.argv[2]) : ROOT;
 const graph = buildGraph(root);
@@ -15,6 +15,10 @@ const out: string[] = [];
 const found = circles(graph, (file) => file.startsWith('src/'));
 out.push(`Import circles in src/: ${found.length}${found.length ? ` (files: ${found.map((c) => c.length).join(', ')})` : ''}`);
 for (const circle of found) out.push(`  - ${circle.join(' ')}`);
+
+const moduleLoops = moduleCircles(graph);
+out.push(`Circles among the modules of src/: ${moduleLoops.length}`);
+for (const loop of moduleLoops) out.push(`  - ${loop.join(' ')}`);
 
 const pairs = mutualPairs(graph);
 out.push(`Pairs of modules of src/ importing each other: ${pairs.length}`);

@@ -41,7 +41,7 @@ import { ViewService } from './views/service.js';
 import { createPlaybackStore } from './views/playback-store.js';
 import { TwoFactorRepository } from './twofactor/two-factor-repository.js';
 import { AccountService } from './auth/accounts.js';
-import { AvatarService } from './auth/avatar.js';
+import { AvatarService } from './media/avatar.js';
 import { CallerResolver } from './auth/caller.js';
 import { createFailedLoginStore } from './auth/failed-login-store.js';
 import { LoginGuard } from './auth/login-guard.js';

@@ -1,5 +1,5 @@
 // Avatars: the uploaded file's type is read from its bytes (never from its name or declared
-// type), then the image goes through the shared image path (src/media/image-sanitiser.ts: pixel
+// type), then the image goes through the shared image path (image-sanitiser.ts: pixel
 // limit checked from the header before decoding, BMP decoded off the event loop, metadata
 // stripped), turned upright, shrunk to fit 512×512 and stored as WebP under
 // avatars/<userId>/<uuid>.webp in the media store; the user's previous avatar file is removed.
@@ -8,11 +8,10 @@ import type { AppContext } from '../context.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { mediaUrl } from '../shared/media-url.js';
-import { avatarRelPath } from '../media/index.js';
-import { sanitiseImage } from '../media/index.js';
-import { withStorageErrors } from '../media/index.js';
-import { requireSameIdentity, type Caller } from './caller.js';
-import type { UserRepository } from './user-repository.js';
+import { requireSameIdentity, type Caller, type UserRepository } from '../auth/index.js';
+import { avatarRelPath } from './storage/keys.js';
+import { sanitiseImage } from './image-sanitiser.js';
+import { withStorageErrors } from './storage-errors.js';
 
 const AVATAR_MAX_SIDE = 512;
 const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/bmp', 'image/webp'] as const;
