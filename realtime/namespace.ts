@@ -246,10 +246,16 @@ export interface DeclaredNamespace extends Mountable {
  * `defineNamespace<ChatNode, ChatSocket, 'chat' | 'presence'>()({ name, uses: ['chat', 'presence'], events, pushes, … })`.
  */
 export function defineNamespace<Node = undefined, State = undefined, Uses extends keyof Services = never>() {
-  return <const C extends Record<string, AnyClientEvent<Node, State, Uses>>, const P extends Record<string, Push>>(
-    declaration: NamespaceDeclaration<Node, State, Uses, C, P>,
+  return <const C extends Record<string, AnyClientEvent<Node, State, Uses>>, const P extends Record<string, Push>, const L extends readonly Uses[]>(
+    declaration: NamespaceDeclaration<Node, State, Uses, C, P> & { uses: L } & EveryUseListed<Uses, L>,
   ): NamespaceDeclaration<Node, State, Uses, C, P> & Mountable => ({ ...declaration, mount: (edge, deps) => mount(declaration, edge, deps) });
 }
+
+/**
+ * `Uses` (what the handlers are typed to reach) must all be in `uses` (what they are given): a
+ * service typed but not listed would be undefined at run time. The compiler names the missing ones.
+ */
+type EveryUseListed<Uses, L extends readonly unknown[]> = [Exclude<Uses, L[number]>] extends [never] ? unknown : { missingFromUses: Exclude<Uses, L[number]> };
 
 /** Only the services the namespace said it uses. */
 function servicesFor<Uses extends keyof Services>(services: Partial<Services>, uses: readonly Uses[]): Pick<Services, Uses> {
