@@ -221,8 +221,34 @@ export interface components {
             /** @constant */
             ok: true;
         } | components["schemas"]["AckError"];
+        CommentsContentWatch: {
+            /** Format: uuid */
+            campaign_id?: string;
+            /** Format: uuid */
+            contentId: string;
+            /** Format: uuid */
+            playback_id: string;
+            /** @description Seconds into the video */
+            position: number;
+            /** @enum {string} */
+            source: "feed" | "search" | "map" | "profile" | "campaign" | "link" | "live";
+            /** @description Seconds watched since the previous report of this playback */
+            watched: number;
+        };
+        CommentsContentWatchAck: {
+            data: {
+                /** @description Whether this playback was counted as a view */
+                counted: boolean;
+            };
+            /** @constant */
+            ok: true;
+        } | components["schemas"]["AckError"];
         /** @description The newest recovery offset this node knows for the namespace. */
         CommentsRecoveryReady: string;
+        CommentsViewsUpdate: {
+            contentId: string;
+            view_count: number;
+        };
         FeedAreaWatch: {
             /** @description Centre of the map, decimal degrees */
             latitude: number;
@@ -285,6 +311,8 @@ export interface components {
                 /** @description HLS master playlist */
                 url: string | null;
             };
+            /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+            view_count: number;
         };
         FeedListingNew: {
             area: number;
@@ -320,6 +348,8 @@ export interface components {
                 /** @description HLS master playlist */
                 url: string | null;
             };
+            /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+            view_count: number;
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         FeedRecoveryReady: string;
@@ -399,7 +429,7 @@ export interface components {
                 type: string;
             };
             /** @enum {string} */
-            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
+            type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready" | "lead.new";
         };
         /** @description The newest recovery offset this node knows for the namespace. */
         NotificationsRecoveryReady: string;
@@ -481,6 +511,8 @@ export interface ChatServerEvents {
 export interface CommentsClientEvents {
   /** Receive the comments of a content item (404 when it does not exist or is not visible to the caller). */
   'content:subscribe': (payload: components['schemas']['CommentsContentSubscribe'], ack: (result: components['schemas']['CommentsContentSubscribeAck']) => void) => void;
+  /** A playback report (CONTRACT §26), as POST /content/api/v1/contents/{id}/views: the ack tells whether the playback counts as a view. */
+  'content:watch': (payload: components['schemas']['CommentsContentWatch'], ack: (result: components['schemas']['CommentsContentWatchAck']) => void) => void;
   /** Stop receiving the comments of a content item. */
   'content:unsubscribe': (payload: components['schemas']['CommentsContentUnsubscribe'], ack: (result: components['schemas']['CommentsContentUnsubscribeAck']) => void) => void;
 }
@@ -491,6 +523,8 @@ export interface CommentsServerEvents {
   'recovery:ready': (payload: components['schemas']['CommentsRecoveryReady']) => void;
   /** A comment stored on a subscribed content item (SPEC 2.8); replies carry `parentId`. */
   'comment:new': (payload: components['schemas']['CommentsCommentNew']) => void;
+  /** A subscribed item's view_count moved (at most once a second per item and node while it changes; CONTRACT §26). */
+  'views:update': (payload: components['schemas']['CommentsViewsUpdate']) => void;
 }
 
 /** What a client emits on `/notifications` (each with an acknowledgement). */

@@ -774,6 +774,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/content/api/v1/contents/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An item's views, watch time, retention, sources, impressions and leads per UTC day (owner, or read:analytics; 404 for anyone else). May lag by up to 60 s */
+        get: operations["getContentContentsByIdAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/api/v1/contents/{id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a playback: at its start, at least every 10 s while it plays, and when it stops. Without a token the viewer is the client address */
+        post: operations["postContentContentsByIdViews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/api/v1/feeds": {
         parameters: {
             query?: never;
@@ -2731,6 +2765,8 @@ export interface operations {
                                 /** @description HLS playlist; null until transcoded */
                                 url: string | null;
                             };
+                            /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                            view_count: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
                 };
@@ -2954,6 +2990,8 @@ export interface operations {
                                 /** @description HLS playlist; null until transcoded */
                                 url: string | null;
                             };
+                            /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                            view_count: number;
                         };
                     } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
                 };
@@ -7159,6 +7197,8 @@ export interface operations {
                                     thumbnail_url: string | null;
                                     url: string | null;
                                 };
+                                /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                                view_count: number;
                             }[];
                             /** @description Matches: exact up to 10,000, above that an estimate within 10 %; see docs/search.md */
                             total: number;
@@ -7436,6 +7476,8 @@ export interface operations {
                                     thumbnail_url: string | null;
                                     url: string | null;
                                 };
+                                /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                                view_count: number;
                             }[];
                             page: number;
                             per_page: number;
@@ -7792,6 +7834,234 @@ export interface operations {
             };
         };
     };
+    getContentContentsByIdAnalytics: {
+        parameters: {
+            query: {
+                end_date: string;
+                start_date: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            days: {
+                                /** @description watch_seconds / views, one decimal; 0 without views */
+                                avg_view_seconds: number;
+                                /** @description Midnight UTC of the day */
+                                date: string;
+                                /** @description Times the item was served in a sponsored slot */
+                                impressions: number;
+                                leads: number;
+                                /** @description Distinct viewers of the day; in totals, the sum over the days */
+                                unique_viewers: number;
+                                views: number;
+                                watch_seconds: number;
+                            }[];
+                            /** @description Share (0..1) of the views that reached 10 %, 20 % … 100 % of the video */
+                            retention: number[];
+                            sources: {
+                                campaign: number;
+                                feed: number;
+                                link: number;
+                                live: number;
+                                map: number;
+                                profile: number;
+                                search: number;
+                            };
+                            totals: {
+                                /** @description watch_seconds / views, one decimal; 0 without views */
+                                avg_view_seconds: number;
+                                /** @description Times the item was served in a sponsored slot */
+                                impressions: number;
+                                leads: number;
+                                /** @description Distinct viewers of the day; in totals, the sum over the days */
+                                unique_viewers: number;
+                                views: number;
+                                watch_seconds: number;
+                            };
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postContentContentsByIdViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "playback_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+                 *       "position": 1,
+                 *       "watched": 1,
+                 *       "source": "feed",
+                 *       "campaign_id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    campaign_id?: string;
+                    /** Format: uuid */
+                    playback_id: string;
+                    /** @description Seconds into the video */
+                    position: number;
+                    /** @enum {string} */
+                    source: "feed" | "search" | "map" | "profile" | "campaign" | "link" | "live";
+                    /** @description Seconds watched since the previous report of this playback */
+                    watched: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Whether this playback was counted as a view */
+                            counted: boolean;
+                        };
+                    } & WithRequired<components["schemas"]["SuccessEnvelope"], "data">;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getContentFeeds: {
         parameters: {
             query?: {
@@ -7858,6 +8128,8 @@ export interface operations {
                                     /** @description HLS master playlist */
                                     url: string | null;
                                 };
+                                /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                                view_count: number;
                             }[];
                             next_cursor: string | null;
                         };
@@ -8294,6 +8566,8 @@ export interface operations {
                                     thumbnail_url: string | null;
                                     url: string | null;
                                 };
+                                /** @description Counted views (CONTRACT §26); may lag by up to 10 s */
+                                view_count: number;
                             }[];
                             next_cursor: string | null;
                         };
@@ -8522,9 +8796,15 @@ export interface operations {
                                 date: string;
                                 followers: number;
                                 following: number;
+                                /** @description Chat rooms opened on the user's items by others (once per viewer and item) */
+                                leads: number;
                                 posts: number;
                                 reactions: number;
                                 reactions_total: number;
+                                /** @description Views of the user's items (CONTRACT §26; may lag by up to 60 s) */
+                                views: number;
+                                /** @description Seconds watched of the user's items */
+                                watch_seconds: number;
                             }[];
                             followers_growth: number;
                             following_growth: number;
@@ -10871,6 +11151,8 @@ export interface operations {
                             hasMore: boolean;
                             nextCursor: string | null;
                             rooms: {
+                                /** @description The item the room was opened on, when asked with one (CONTRACT §26) */
+                                contentId?: string;
                                 createdAt: string;
                                 direct: boolean;
                                 /** @description The newest message (a tombstone when deleted); null in an empty room */
@@ -10972,10 +11254,13 @@ export interface operations {
                  *       "memberIds": [
                  *         "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b"
                  *       ],
-                 *       "name": "Nguyen Van An"
+                 *       "name": "Nguyen Van An",
+                 *       "contentId": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b"
                  *     }
                  */
                 "application/json": {
+                    /** @description The item the room is about (CONTRACT §26): one the caller may see, whose owner is a member; opened by someone else, the room is a lead of it */
+                    contentId?: string;
                     memberIds: string[];
                     name?: string;
                 };
@@ -10993,6 +11278,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description The item the room was opened on, when asked with one (CONTRACT §26) */
+                            contentId?: string;
                             createdAt: string;
                             direct: boolean;
                             lastMessageAt: string | null;
@@ -11951,7 +12238,7 @@ export interface operations {
                                     type: string;
                                 };
                                 /** @enum {string} */
-                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready";
+                                type: "follow" | "comment" | "reply" | "reaction" | "mention" | "video.completed" | "video.failed" | "campaign.completed" | "saved_search.match" | "login.new_device" | "moderation.action" | "export.ready" | "lead.new";
                             }[];
                             unread_count: number;
                         };
