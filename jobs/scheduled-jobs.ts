@@ -9,5 +9,6 @@ import { notificationRetentionJob } from './notification-retention.js';
 import { savedSearchSweepJob } from './saved-search-matching.js';
 import { savedSearchDigestJob } from './saved-search-digest.js';
 import { resumableExpiryJob } from './resumable-expiry.js';
+import { viewViewersPurgeJob } from './view-viewers-purge.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob, resumableExpiryJob];
+export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob, resumableExpiryJob, viewViewersPurgeJob];

@@ -35,6 +35,8 @@ import { SavedSearchRepository } from './saved-searches/saved-search-repository.
 import { JobRunRepository } from './scheduling/job-run-repository.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 import { ServiceSecretRepository } from './secrets/service-secret-repository.js';
+import { getOrCreateServiceSecret } from './secrets/index.js';
+import { ViewerKeys } from './shared/viewer-key.js';
 import { StatsRepository } from './stats/stats-repository.js';
 import { ViewRepository } from './views/view-repository.js';
 import { ViewService } from './views/service.js';
@@ -358,7 +360,9 @@ export async function createServices(app: AppContext, repositories: Repositories
   const auditLog = new AuditLog(repositories.auditLog);
   const staffReach = new StaffReach(repositories.users, repositories.roles, auditLog);
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
-  const views = new ViewService(app, repositories.views, repositories.contents, content, createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log), notifications, seams.viewClock);
+  // One key per anonymous viewer for views and campaign delivery, keyed with a secret of the service.
+  const viewerKeys = new ViewerKeys(await getOrCreateServiceSecret(repositories.serviceSecrets, 'viewer-key'));
+  const views = new ViewService(app, repositories.views, repositories.contents, content, createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log), notifications, viewerKeys, seams.viewClock);
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks, views);
   const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
@@ -367,7 +371,7 @@ export async function createServices(app: AppContext, repositories: Repositories
   const campaignDelivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, seams.clock ?? (() => new Date()), (rows) =>
     views.recordImpressions(rows),
   );
-  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser);
+  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser, viewerKeys);
   const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks, sponsoredSlot);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const liveFeed = new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser);

@@ -6,7 +6,8 @@ import {
   clustersQuery, completedQuery, contentIdParams, languageHeader, createContentBody, editContentBody, feedQuery, listAllQuery,
   completedItemSchema, feedItemSchema, listingItemSchema, contentDetailSchema, createdContentSchema,
 } from '../../src/content/index.js';
-import { slotViewer, sponsoredMarkSchema } from '../../src/campaigns/index.js';
+import { sponsoredMarkSchema } from '../../src/campaigns/index.js';
+import { addressKey } from '../address-key.js';
 
 const base = '/content/api/v1';
 const api = '/api/v1';
@@ -39,7 +40,7 @@ export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (
         total: z.number().int().describe('Matches: exact up to 10,000, above that an estimate within 10 %; see docs/search.md'),
         facets: facetsSchema.optional().describe('With `facets=`: counts per value over the matches of the other filters (CONTRACT §23)'),
       }),
-      handler: async ({ optionalCaller, query, ip }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query, slotViewer(optionalCaller?.userId ?? null, ip)) }),
+      handler: async ({ optionalCaller, query, ip }) => ({ message: 'Content list', data: await listings.listAll(optionalCaller, query, { userId: optionalCaller?.userId ?? null, address: addressKey(ip) }) }),
     }),
     defineRoute({
       method: 'GET', path: `${base}/completed`, tag, auth: 'optional',
@@ -50,7 +51,7 @@ export const contentRoutes = routeModule(['content', 'listings', 'feedPages'], (
       }),
       handler: async ({ optionalCaller, query, headers, ip }) => ({
         message: 'Completed content',
-        data: await listings.listCompleted(optionalCaller, query, headers['x-language'], slotViewer(optionalCaller?.userId ?? null, ip)),
+        data: await listings.listCompleted(optionalCaller, query, headers['x-language'], { userId: optionalCaller?.userId ?? null, address: addressKey(ip) }),
       }),
     }),
     defineRoute({

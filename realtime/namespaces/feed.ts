@@ -13,7 +13,6 @@
 //   audience the domain's (src/live/audience.ts), and every node delivers it to its own sockets.
 import { areaWatchPayload, contentStatsSchema, contentWatchPayload, feedItemSchema, socketLanguage } from '../../src/content/index.js';
 import { LANGUAGES, type Language } from '../../src/content/index.js';
-import { slotViewer } from '../../src/campaigns/index.js';
 import { rooms } from '../rooms.js';
 import { refuse } from '../transport/socket-edge.js';
 import { clientEvents, defineNamespace, push } from '../namespace.js';
@@ -69,7 +68,7 @@ export const feedNamespace = defineNamespace<FeedNode, FeedSocket, FeedServices>
       ack: null,
       async handle(area, { socket, node, caller, services }) {
         // The viewport's centre is the area the caller browses (the sponsored slot's targeting, CONTRACT §26).
-        services.sponsoredSlot.rememberArea(slotViewer(caller.userId, ''), area);
+        services.sponsoredSlot.rememberArea({ userId: caller.userId, address: '' }, area);
         if (socket.connected) node.viewports.watch(socket, area);
       },
     }),

@@ -198,13 +198,6 @@ export class DeliveryRepository extends Repository {
     await this.db.rows(sql`update campaign_delivery set held = 0, refunded = ${refunded}, updated_at = ${at} where campaign_id = ${campaignId}`);
   }
 
-  /** Impressions of one item per UTC day in [from, to] (analytics). */
-  impressionsByDay(contentId: string, from: string, to: string): Promise<{ day: string; impressions: number }[]> {
-    return this.db.rows(sql`
-      select to_char(day, 'YYYY-MM-DD') as day, sum(impressions)::bigint as impressions from campaign_impressions_daily
-      where content_id = ${contentId} and day between ${from}::date and ${to}::date group by day order by day`);
-  }
-
   /** A leaving user's first showings (CONTRACT §22): the rows go, the campaigns' reach stays. */
   async forgetViewer(userId: string): Promise<void> {
     await this.db.rows(sql`delete from campaign_reach where user_id = ${userId}`);

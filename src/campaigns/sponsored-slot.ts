@@ -5,11 +5,11 @@
 // shown, the one furthest behind its daily pace wins (the smallest share of today's allowance
 // granted so far), then the next one if it has nothing left to serve or the viewer has seen it
 // 3 times today. docs/campaigns.md, "The sponsored slot".
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { BlockService } from '../blocks/index.js';
 import { DEFAULT_LANGUAGE, type ContentSerialiser, type FirstPageSlot, type SlotRequest, type SlotViewer } from '../content/index.js';
 import { JsonText } from '../shared/json-text.js';
+import type { ViewerKeys } from '../shared/viewer-key.js';
 import { placeContains, type Point } from '../targeting/index.js';
 import type { CampaignDelivery, Deliverable } from './delivery.js';
 import type { ViewerState } from './viewer-state.js';
@@ -25,22 +25,23 @@ export const FREQUENCY_CAP = 3;
 /** The slot's place on the page: third, or last on a shorter page. */
 const SLOT_INDEX = 2;
 
-export function slotViewer(userId: string | null, address: string): SlotViewer {
-  if (userId) return { key: `u:${userId}`, userId };
-  return { key: `a:${createHash('sha256').update(address).digest('base64url').slice(0, 22)}`, userId: null };
-}
-
 export class SponsoredSlot implements FirstPageSlot {
   constructor(
     private readonly delivery: CampaignDelivery,
     private readonly viewers: ViewerState,
     private readonly blocks: BlockService,
     private readonly serialiser: ContentSerialiser,
+    private readonly viewerKeys: ViewerKeys,
   ) {}
+
+  /** The viewer as frequency caps, areas and reach know it (the same key the views keep). */
+  private keyOf(viewer: SlotViewer): string {
+    return this.viewerKeys.of(viewer.userId ? { userId: viewer.userId } : { address: viewer.address });
+  }
 
   /** The centre of the area a viewer browsed (a `/completed` viewport, an `area:watch`). */
   rememberArea(viewer: SlotViewer, point: Point): void {
-    this.viewers.rememberArea(viewer.key, point);
+    this.viewers.rememberArea(this.keyOf(viewer), point);
   }
 
   /** The page with the viewer's sponsored item in its slot, or as it is when none is due. */
@@ -49,7 +50,7 @@ export class SponsoredSlot implements FirstPageSlot {
     const campaigns = await this.delivery.deliverable();
     if (!campaigns.length) return page;
     const [area, relations] = await Promise.all([
-      request.at ?? this.viewers.lastArea(request.viewer.key),
+      request.at ?? this.viewers.lastArea(this.keyOf(request.viewer)),
       request.viewer.userId ? this.blocks.relationsOf(request.viewer.userId) : null,
     ]);
     const day = this.delivery.now().toISOString().slice(0, 10);
@@ -59,11 +60,11 @@ export class SponsoredSlot implements FirstPageSlot {
       if (!inTargetedArea(campaign, area)) continue;
       const block = await this.delivery.take(campaign);
       if (!block) continue;
-      if (!(await this.viewers.takeShowing(request.viewer.key, campaign.id, day, FREQUENCY_CAP))) {
+      if (!(await this.viewers.takeShowing(this.keyOf(request.viewer), campaign.id, day, FREQUENCY_CAP))) {
         this.delivery.giveBack(block);
         continue;
       }
-      this.delivery.served(block, request.viewer.key, request.viewer.userId);
+      this.delivery.served(block, this.keyOf(request.viewer), request.viewer.userId);
       return this.withItem(page, campaign, request);
     }
     return page;

@@ -11,7 +11,6 @@
 // - `campaignViewFigures(campaignIds)`: per campaign, the views, watch seconds, reach (distinct
 //   viewers) and leads its playbacks brought (reports with source `campaign` and its
 //   `campaign_id`; leads from viewers it reached).
-import { createHash } from 'node:crypto';
 import { can, type Caller } from '../auth/index.js';
 import type { AppContext } from '../context.js';
 import type { ContentRepository } from '../content/index.js';
@@ -21,6 +20,7 @@ import type { NotificationService } from '../notifications/index.js';
 import { AppError, badRequest } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { serviceUnavailable } from '../shared/unavailable.js';
+import type { ViewerKeys, Watcher } from '../shared/viewer-key.js';
 import { addDays, dayOf, midnightIso } from '../stats/index.js';
 import { checkDayRange } from '../stats/index.js';
 import { ViewIngest } from './ingest.js';
@@ -36,11 +36,11 @@ const HOUR_MS = 3_600_000;
 /** How often the cached copies of items whose views moved are dropped (view_count lags at most this, plus a flush). */
 export const COUNT_REFRESH_MS = 5_000;
 
-/** Who is watching: a user, or (without a token) the client's address as the rate limits count it. */
-export type Viewer = { userId: string } | { address: string };
+/** Rows of distinct viewers deleted per statement of the daily purge (bounded statements, short locks). */
+const PURGE_BATCH = 5_000;
 
-export const viewerKeyOf = (viewer: Viewer): string =>
-  'userId' in viewer ? `u:${viewer.userId}` : `a:${createHash('sha256').update(viewer.address).digest('base64url').slice(0, 22)}`;
+/** Who is watching: a user, or (without a token) the client's address as the rate limits count it. */
+export type Viewer = Watcher;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -58,6 +58,7 @@ export class ViewService {
     private readonly content: ContentService,
     private readonly playbacks: PlaybackStore,
     private readonly notifications: NotificationService,
+    private readonly viewerKeys: ViewerKeys,
     /** Milliseconds since the epoch: the wall clock, or a test's. */
     private readonly now: () => number = Date.now,
   ) {
@@ -101,7 +102,7 @@ export class ViewService {
     const row = await this.publishedItem(caller, contentId);
     const nowMs = this.now();
     const duration = row.video.duration ?? 0;
-    const viewerKey = viewerKeyOf(viewer);
+    const viewerKey = this.viewerKeys.of(viewer);
     const owner = 'userId' in viewer && viewer.userId === row.uploader_id;
     const outcome = await this.playbacks.step({
       playbackKey: `${viewerKey}:${contentId}:${report.playback_id}`,
@@ -223,24 +224,39 @@ export class ViewService {
     await this.repository.addLead(contentId, viewerId, roomId, dayOf(new Date(this.now())));
   }
 
-  /** A message was sent in a room: the room's lead, not yet told, is told to the item's owner (`lead.new`). */
+  /** A message was sent in a room: the room's leads not yet told are told to each item's owner (`lead.new`). */
   async messageSent(roomId: string): Promise<void> {
     // Most rooms are no lead, or one told already: one read answers them.
     if (!(await this.repository.hasLeadToTell(roomId))) return;
     await this.app.database.transaction(async (tx) => {
-      const lead = await this.repository.in(tx).claimLeadNotice(roomId);
-      if (!lead) return;
-      const item = await this.contents.in(tx).findMedia(lead.contentId);
-      if (!item) return;
-      await this.notifications.notify(tx, {
-        userId: item.uploader_id,
-        type: 'lead.new',
-        actorId: lead.viewerId,
-        subject: { type: 'content', id: lead.contentId },
-        data: { contentId: lead.contentId, roomId },
-        dedupeKey: `lead:${lead.contentId}:${lead.viewerId}`,
-      });
+      for (const lead of await this.repository.in(tx).claimLeadNotices(roomId)) {
+        const item = await this.contents.in(tx).findMedia(lead.contentId);
+        if (!item) continue;
+        await this.notifications.notify(tx, {
+          userId: item.uploader_id,
+          type: 'lead.new',
+          actorId: lead.viewerId,
+          subject: { type: 'content', id: lead.contentId },
+          data: { contentId: lead.contentId, roomId },
+          dedupeKey: `lead:${lead.contentId}:${lead.viewerId}`,
+        });
+      }
     });
+  }
+
+  /**
+   * Forgets who viewed on closed days (CONTRACT §26 keeps only the counts): the rows of distinct
+   * viewers of days before yesterday (UTC; yesterday stays for a flush that straddles midnight).
+   * Daily, by the `view-viewers-purge` job; answers how many rows went.
+   */
+  async purgeClosedDays(): Promise<number> {
+    const before = addDays(dayOf(new Date(this.now())), -1);
+    let total = 0;
+    for (;;) {
+      const gone = await this.repository.purgeViewersBefore(before, PURGE_BATCH);
+      total += gone;
+      if (gone < PURGE_BATCH) return total;
+    }
   }
 
   /** Erasure (CONTRACT §22): the viewer's rows lose them; the counts stay. */

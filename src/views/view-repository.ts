@@ -199,11 +199,25 @@ export class ViewRepository extends Repository {
   }
 
   /** The lead a room is, not yet told to the owner: marked told, answered once. */
-  async claimLeadNotice(roomId: string): Promise<{ contentId: string; viewerId: string } | null> {
-    const [row] = await this.db.rows<{ contentId: string; viewerId: string }>(sql`
+  /** The room's leads not yet told (one direct room may carry leads on several of the owner's items), now marked told. */
+  claimLeadNotices(roomId: string): Promise<{ contentId: string; viewerId: string }[]> {
+    return this.db.rows<{ contentId: string; viewerId: string }>(sql`
       update content_leads set notified_at = now() where room_id = ${roomId} and notified_at is null
       returning content_id as "contentId", viewer_id as "viewerId"`);
-    return row ?? null;
+  }
+
+  /**
+   * Deletes up to `limit` rows of distinct viewers of days before `day` (closed days: their
+   * unique_viewers is counted already and no flush adds to them); answers how many went.
+   */
+  async purgeViewersBefore(day: string, limit: number): Promise<number> {
+    const [row] = await this.db.rows<{ n: number }>(sql`
+      with gone as (
+        delete from content_view_viewers where (content_id, day, viewer_key) in (
+          select content_id, day, viewer_key from content_view_viewers where day < ${day}::date limit ${limit})
+        returning 1)
+      select count(*)::int as n from gone`);
+    return row.n;
   }
 
   /** Erasure (CONTRACT §22): the viewer's rows go; the counts they made stay. */

@@ -39,7 +39,7 @@ export class FeedPages {
     const page = await this.pageOf(caller, perPage, cursor, lang);
     // The first page gets the caller's sponsored item after the cache (the page is every device's, the slot the caller's).
     if (cursor || !this.slot) return page;
-    return this.slot.fill(page, { viewer: { key: `u:${caller.userId}`, userId: caller.userId }, at, listing: 'feeds', itemsKey: 'items', canReadContact: false, lang });
+    return this.slot.fill(page, { viewer: { userId: caller.userId, address: '' }, at, listing: 'feeds', itemsKey: 'items', canReadContact: false, lang });
   }
 
   private async pageOf(caller: Caller, perPage: number, cursor: string | undefined, lang: Language): Promise<JsonText> {

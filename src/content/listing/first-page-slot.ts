@@ -10,10 +10,10 @@ export interface BrowsedPoint {
   longitude: number;
 }
 
-/** Who is asking: a user, or an anonymous client by a hash of its address (never stored as is). */
+/** Who is asking: a signed-in user, or a client by its address as the rate limits count it (the slot keys it). */
 export interface SlotViewer {
-  key: string;
   userId: string | null;
+  address: string;
 }
 
 export interface SlotRequest {
