@@ -25,10 +25,12 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL');
 
+// eslint-disable-next-line no-control-regex -- control characters are what a file name may not hold
+const PLAIN_FILE_NAME = /^[^\u0000-\u001f\u007f/\\]+$/;
+
 const attachmentInput = z.strictObject({
   type: z.enum(['image', 'video', 'audio', 'document', 'file']),
-  // eslint-disable-next-line no-control-regex
-  fileName: z.string().trim().min(1).max(255).regex(/^[^\u0000-\u001f\u007f/\\]+$/, 'must be a plain file name'),
+  fileName: z.string().trim().min(1).max(255).regex(PLAIN_FILE_NAME, 'must be a plain file name'),
   url: httpUrl,
   fileSize: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
 });

@@ -8,7 +8,8 @@ export const AUTH = '/auth/api/v1';
 
 /** A solid-colour image of the given format and size. */
 export async function makeImage(format: 'png' | 'jpeg' | 'webp', width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })[format]().toBuffer();
+  const image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } });
+  return image[format]().toBuffer();
 }
 
 /** A 24-bit BMP (bmp-ts takes pixels as A, B, G, R). */
