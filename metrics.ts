@@ -56,8 +56,18 @@ export class NodeMetrics {
       registers,
     });
     this.queryErrors = new Counter({ name: 'db_query_errors_total', help: 'Database queries that failed', labelNames: ['mode'], registers });
-    this.storeRequests = new Counter({ name: 'media_store_requests_total', help: 'Requests to the media object store (MEDIA_STORAGE=s3), by operation', labelNames: ['op'], registers });
-    this.storeErrors = new Counter({ name: 'media_store_errors_total', help: 'Requests to the media object store that failed, by operation', labelNames: ['op'], registers });
+    this.storeRequests = new Counter({
+      name: 'media_store_requests_total',
+      help: 'Requests to the media object store (MEDIA_STORAGE=s3), by operation',
+      labelNames: ['op'],
+      registers,
+    });
+    this.storeErrors = new Counter({
+      name: 'media_store_errors_total',
+      help: 'Requests to the media object store that failed, by operation',
+      labelNames: ['op'],
+      registers,
+    });
     // The gauge's collect() has the gauge as `this`; it reads the registry's fields through this name.
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const metrics = this;
@@ -106,7 +116,7 @@ export class NodeMetrics {
     const registers = [this.registry];
     new Gauge({
       name: 'listing_index_items',
-      help: 'Listed items held by this node\'s listing index',
+      help: "Listed items held by this node's listing index",
       registers,
       collect() {
         this.set(index.size());
@@ -114,7 +124,7 @@ export class NodeMetrics {
     });
     new Gauge({
       name: 'listing_index_ready',
-      help: '1 once this node\'s listing index has loaded (listings wait for it until then)',
+      help: "1 once this node's listing index has loaded (listings wait for it until then)",
       registers,
       collect() {
         this.set(index.ready() ? 1 : 0);

@@ -65,7 +65,10 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
 
   // The slow JavaScript fallback of uWebSockets.js is refused unless the operator allows it (http/transport.ts).
   const { transport, fallbackServes } = transportState();
-  const decision = transportDecision({ transport, fallbackServes }, { allowSlowTransport: config.ALLOW_SLOW_TRANSPORT, fallbackForced: config.UWS_USE_FALLBACK });
+  const decision = transportDecision(
+    { transport, fallbackServes },
+    { allowSlowTransport: config.ALLOW_SLOW_TRANSPORT, fallbackForced: config.UWS_USE_FALLBACK },
+  );
   if (!decision.start) throw new Error(decision.reason);
   if (decision.warning) log.warn(decision.warning);
   const metrics = new NodeMetrics(config.embeddedDatabase ? 'embedded' : 'server', transport);
@@ -130,7 +133,10 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         return false;
       }
     };
-    const routes = [...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media, services.listingIndex), ...routeModules.flatMap((m) => m.routes(app, pick(services, m.uses)))];
+    const routes = [
+      ...healthRoutes(isReady, transport, services.publishing.switchedOff, app.media, services.listingIndex),
+      ...routeModules.flatMap((m) => m.routes(app, pick(services, m.uses))),
+    ];
     const http = createHttpServer({
       uws,
       app,
@@ -138,7 +144,15 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
       rateLimits,
       routes,
       registerRaw: (uws, openExchange) => {
-        registerRawRoutes(uws, { app, services: pick(services, RAW_ROUTE_SERVICES), callers: services.callers, rateLimits, routes, openExchange, asyncApiDocument: buildAsyncApiDocument });
+        registerRawRoutes(uws, {
+          app,
+          services: pick(services, RAW_ROUTE_SERVICES),
+          callers: services.callers,
+          rateLimits,
+          routes,
+          openExchange,
+          asyncApiDocument: buildAsyncApiDocument,
+        });
         registerMetricsRoute(uws, config.METRICS_TOKEN, metrics, openExchange);
       },
       onAnswered: httpCounters.onAnswered,

@@ -7,7 +7,17 @@
 // Env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_CLIENTS (2000), BENCH_MEMBERS (1000),
 // BENCH_MESSAGES (200), BENCH_RATE (messages per second, 50), BENCH_WORKERS (4),
 // BENCH_ADAPTERS (pubsub,streams,sharded).
-import { printFanout, runFanout, scratchDatabase, seed, startNodes, stopNode, type FanoutOptions, type FanoutResult, type RealtimeAdapter } from './socket-cluster.js';
+import {
+  printFanout,
+  runFanout,
+  scratchDatabase,
+  seed,
+  startNodes,
+  stopNode,
+  type FanoutOptions,
+  type FanoutResult,
+  type RealtimeAdapter,
+} from './socket-cluster.js';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const options: FanoutOptions = {
@@ -21,7 +31,9 @@ const adapters = env('BENCH_ADAPTERS', 'pubsub,streams,sharded').split(',') as R
 
 const database = await scratchDatabase();
 try {
-  console.log(`adapter compare: ${options.clients} websocket clients on 2 nodes, ${options.members} in one room, ${options.messages} messages at ${options.rate}/s`);
+  console.log(
+    `adapter compare: ${options.clients} websocket clients on 2 nodes, ${options.members} in one room, ${options.messages} messages at ${options.rate}/s`,
+  );
   const seeded = await seed(database.url, options.clients, options.members);
   const results = new Map<RealtimeAdapter, FanoutResult>();
   for (const adapter of adapters) {

@@ -52,9 +52,17 @@ export async function benchUserToken(base: string, dataDir: string): Promise<str
   const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
   const password = 'bench-password-1';
   await postJson(`${base}/auth/api/v1/register`, {
-    username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'User',
+    username: `bench${Date.now().toString(36)}`,
+    password,
+    phone_number: phone,
+    given_name: 'Bench',
+    family_name: 'User',
   });
-  const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const outbox = fs
+    .readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const code = outbox.filter((e) => e.to === phone).at(-1).code;
   await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: code });
   const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });

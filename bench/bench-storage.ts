@@ -17,11 +17,7 @@ export interface BenchStorage {
 }
 
 /** `label` names the directory, database and prefix (`read` → revs_bench_read_…). */
-export async function openBenchStorage(
-  mode: 'embedded' | 'server',
-  label: string,
-  server: { databaseUrl: string; redisUrl: string },
-): Promise<BenchStorage> {
+export async function openBenchStorage(mode: 'embedded' | 'server', label: string, server: { databaseUrl: string; redisUrl: string }): Promise<BenchStorage> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `revs-bench-${label}-`));
   if (mode === 'embedded') return { mode, dataDir, env: {}, cleanUp: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   const name = `revs_bench_${label}_${randomBytes(5).toString('hex')}`;

@@ -34,8 +34,15 @@ const modes = (process.env.BENCH_MODES ?? 'embedded,server').split(',');
 
 async function seed(storageEnv: Record<string, string>, dataDir: string): Promise<{ token: string }> {
   const config = loadConfig({
-    ...storageEnv, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4',
+    ...storageEnv,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    RATE_LIMIT_SCALE: '100000',
+    BCRYPT_ROUNDS: '4',
   });
   const service = await startService(config, createLogger('warn'));
   const db = service.app.database.longRunning;
@@ -43,8 +50,18 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
     const base = service.url;
     const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
     const password = 'bench-password-1';
-    await postJson(`${base}/auth/api/v1/register`, { username: `bench${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'Viewer' });
-    const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    await postJson(`${base}/auth/api/v1/register`, {
+      username: `bench${Date.now().toString(36)}`,
+      password,
+      phone_number: phone,
+      given_name: 'Bench',
+      family_name: 'Viewer',
+    });
+    const outbox = fs
+      .readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
     const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
     const viewerId: string = login.data.user.sub;
@@ -56,13 +73,22 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
     for (const [label, query] of [
       // The conditions /all builds for the benchmark request (signed in; `ho` is under 3 characters,
       // so strpos; the amenities list is a bound text[] as textArray sends it).
-      ['/all page: search "can ho" + VND + pool, signed in', sql`select c.id from contents c join users u on u.id = c.uploader_id
-        where ${allFilter} order by c.created_at desc, c.id desc limit 11`],
-      ['selective search', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
-        and c.search_text like '%biet thu dong da 4201%' order by c.created_at desc, c.id desc limit 10`],
-      ['viewport (zoom 13)', sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
+      [
+        '/all page: search "can ho" + VND + pool, signed in',
+        sql`select c.id from contents c join users u on u.id = c.uploader_id
+        where ${allFilter} order by c.created_at desc, c.id desc limit 11`,
+      ],
+      [
+        'selective search',
+        sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
+        and c.search_text like '%biet thu dong da 4201%' order by c.created_at desc, c.id desc limit 10`,
+      ],
+      [
+        'viewport (zoom 13)',
+        sql`select c.id from contents c where c.deleted_at is null and c.status = 'completed'
         and c.latitude is not null and c.latitude between 10.7455 and 10.8145 and c.longitude between 106.6297 and 106.7703
-        order by c.created_at desc, c.id desc limit 10`],
+        order by c.created_at desc, c.id desc limit 10`,
+      ],
     ] as const) {
       const plan = await db.rows<Record<string, string>>(sql`explain (analyze, costs off) ${query}`);
       console.log(`\nplan: ${label}\n${plan.map((r) => '  ' + Object.values(r)[0]).join('\n')}`);
@@ -73,7 +99,14 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
   }
 }
 
-interface Figures { label: string; requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Figures {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
 
 async function load(label: string, url: string, headers: Record<string, string>): Promise<Figures> {
   await autocannon({ url, connections, duration: 1, headers });
@@ -109,8 +142,17 @@ async function runMode(mode: string): Promise<Figures[]> {
     child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...storageEnv, HOST: '127.0.0.1', PORT: String(port),
-        DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', NODE_ENV: 'production',
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? os.tmpdir(),
+        ...storageEnv,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_SCALE: '100000',
+        SCHEDULER_ENABLED: 'false',
+        VIDEO_WORKERS: '0',
+        NODE_ENV: 'production',
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });

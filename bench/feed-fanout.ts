@@ -74,7 +74,14 @@ function runClients(): void {
       process.send!({ type: 'connected', connected: sockets.filter((s) => s.connected).length, failed });
     } else if (msg.type === 'watch') {
       target = msg.comments!;
-      const acks = await Promise.all(sockets.map((s) => s.timeout(60_000).emitWithAck('content:watch', { contentIds: [contentId] }).catch(() => ({ ok: false }))));
+      const acks = await Promise.all(
+        sockets.map((s) =>
+          s
+            .timeout(60_000)
+            .emitWithAck('content:watch', { contentIds: [contentId] })
+            .catch(() => ({ ok: false })),
+        ),
+      );
       process.send!({ type: 'watching', refused: acks.filter((a: { ok: boolean }) => !a.ok).length });
     } else if (msg.type === 'report') {
       process.send!({
@@ -92,7 +99,6 @@ function runClients(): void {
 }
 
 // ---- the bench ----------------------------------------------------------------------------------
-
 
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -115,23 +121,39 @@ async function bench(): Promise<void> {
   const publisherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-publisher-'));
   let publisher: Awaited<ReturnType<typeof startService>> | null = null;
   try {
-    console.log(`bench: ${followers} followers, ${connected} connected over 2 nodes (${adapter} adapter), ${comments} comments, ${workerCount} client processes`);
+    console.log(
+      `bench: ${followers} followers, ${connected} connected over 2 nodes (${adapter} adapter), ${comments} comments, ${workerCount} client processes`,
+    );
     const seeded = await seed(database.url, followers, 0);
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     const uploaderId = (await db.query<{ id: string }>(`select id from users where username = 'bench0'`)).rows[0].id;
     await db.query(`insert into follows (follower_id, following_id) select id, $1 from users where username like 'bench%' and id <> $1`, [uploaderId]);
-    const contentId = (await db.query<{ id: string }>(`
+    const contentId = (
+      await db.query<{ id: string }>(
+        `
       insert into contents (id, uploader_id, price, unit_price, area, unit_area, latitude, longitude, content_info, langs, video)
       values (gen_random_uuid(), $1, 3500000000, 'VND', 70, 'm2', 10.73, 106.72,
         '[{"lang":"en","project_name":"Bench Tower","description":"","legal_certificates":null,"apartment_type":null,"project_status":null,"address":"District 7","extra_description":null}]',
-        '{en}', '{"status":"pending"}') returning id`, [uploaderId])).rows[0].id;
+        '{en}', '{"status":"pending"}') returning id`,
+        [uploaderId],
+      )
+    ).rows[0].id;
 
     for (let i = 0; i < 2; i++) nodes.push(await startNode(database.url, prefix, adapter));
     publisher = await startService(
       loadConfig({
-        DATABASE_URL: database.url, REDIS_URL, REDIS_PREFIX: prefix, REALTIME_ADAPTER: adapter, DATA_DIR: publisherDir,
-        PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET: randomBytes(32).toString('hex'),
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        REDIS_PREFIX: prefix,
+        REALTIME_ADAPTER: adapter,
+        DATA_DIR: publisherDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SCHEDULER_ENABLED: 'false',
+        VIDEO_WORKERS: '0',
+        JWT_SECRET: randomBytes(32).toString('hex'),
       }),
       createLogger('warn'),
     );
@@ -139,20 +161,34 @@ async function bench(): Promise<void> {
     // Followers 1..connected connect, alternately to each node.
     const jobs: ClientJob[] = Array.from({ length: workerCount }, () => ({ clients: [] }));
     for (let i = 1; i <= connected; i++) jobs[i % workerCount].clients.push({ url: nodes[i % 2].socketUrl, token: seeded.tokens[i] });
-    for (let w = 0; w < workerCount; w++) workers.push(fork(here, ['clients'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    for (let w = 0; w < workerCount; w++)
+      workers.push(fork(here, ['clients'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     const connecting = Date.now();
-    const opened = await Promise.all(workers.map((w, i) => ask<{ connected: number; failed: number }>(w, { type: 'connect', job: jobs[i], contentId }, 'connected')));
+    const opened = await Promise.all(
+      workers.map((w, i) => ask<{ connected: number; failed: number }>(w, { type: 'connect', job: jobs[i], contentId }, 'connected')),
+    );
     const open = opened.reduce((s, o) => s + o.connected, 0);
-    console.log(`connected                 ${open} of ${connected} in ${((Date.now() - connecting) / 1000).toFixed(1)} s (${opened.reduce((s, o) => s + o.failed, 0)} failed)`);
+    console.log(
+      `connected                 ${open} of ${connected} in ${((Date.now() - connecting) / 1000).toFixed(1)} s (${opened.reduce((s, o) => s + o.failed, 0)} failed)`,
+    );
     await sleep(1000);
 
     // 1. Publish, as the video worker of the third node does.
     await db.query(`update contents set status = 'completed', video = video || '{"status":"completed"}' where id = $1`, [contentId]);
-    const video = { original_name: null, size: null, resolution: '1080x1920', duration: 30, status: 'completed', thumbnail_url: null, content_url: null, url: null };
+    const video = {
+      original_name: null,
+      size: null,
+      resolution: '1080x1920',
+      duration: 30,
+      status: 'completed',
+      thumbnail_url: null,
+      content_url: null,
+      url: null,
+    };
     const published = Date.now();
     publisher.app.events.publish('video.completed', { uploaderId, contentId, video });
     let arrivals: number[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       await sleep(200);
       arrivals = (await Promise.all(workers.map((w) => ask<{ feedArrivals: number[] }>(w, { type: 'report' }, 'report')))).flatMap((r) => r.feedArrivals);
       if (arrivals.length >= open) break;
@@ -182,7 +218,7 @@ async function bench(): Promise<void> {
     );
     const burstEnd = Date.now();
     let reports: { statsArrivals: number[]; finalAt: number[]; watchers: number }[] = [];
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       await sleep(500);
       reports = await Promise.all(workers.map((w) => ask<(typeof reports)[number]>(w, { type: 'report' }, 'report')));
       if (reports.reduce((s, r) => s + r.finalAt.length, 0) >= open) break;
@@ -191,10 +227,16 @@ async function bench(): Promise<void> {
     const finals = reports.flatMap((r) => r.finalAt);
     const window = (Math.max(...stats) - Math.min(...stats)) / 1000;
     console.log('\n== content:stats');
-    console.log(`comments                  ${comments} in ${((burstEnd - started) / 1000).toFixed(1)} s (${Math.round(comments / ((burstEnd - started) / 1000))}/s through both nodes)`);
-    console.log(`deliveries                ${stats.length} to ${open} watchers (${(stats.length / open).toFixed(1)} per watcher: coalesced to one per item per second)`);
+    console.log(
+      `comments                  ${comments} in ${((burstEnd - started) / 1000).toFixed(1)} s (${Math.round(comments / ((burstEnd - started) / 1000))}/s through both nodes)`,
+    );
+    console.log(
+      `deliveries                ${stats.length} to ${open} watchers (${(stats.length / open).toFixed(1)} per watcher: coalesced to one per item per second)`,
+    );
     console.log(`deliveries per second     ${Math.round(stats.length / Math.max(window, 0.001))} (over ${window.toFixed(1)} s)`);
-    console.log(`final count everywhere    ${finals.length} of ${open} watchers, the last ${Math.max(...finals) - burstEnd} ms after the last comment was answered`);
+    console.log(
+      `final count everywhere    ${finals.length} of ${open} watchers, the last ${Math.max(...finals) - burstEnd} ms after the last comment was answered`,
+    );
     await db.end();
   } finally {
     for (const w of workers) w.send({ type: 'close' });

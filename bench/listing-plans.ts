@@ -57,19 +57,34 @@ async function feedBuckets(db: DatabaseHandle['longRunning'], viewerId: string):
   const listings = createRepositories(db).listings;
   const snapshot = await listings.feedSnapshot();
   // The window and threshold of src/content/feed.ts; 61 rows: a page of 20 and the two read ahead.
-  const bucketQuery = (bucket: 0 | 1 | 2, after: { createdKey: string; id: string } | null, limit = 3 * PER_PAGE + 1) =>
-    ({ bucket, userId: viewerId, snapshot, freshWindowDays: 7, popularMinReactions: 2, after, limit });
+  const bucketQuery = (bucket: 0 | 1 | 2, after: { createdKey: string; id: string } | null, limit = 3 * PER_PAGE + 1) => ({
+    bucket,
+    userId: viewerId,
+    snapshot,
+    freshWindowDays: 7,
+    popularMinReactions: 2,
+    after,
+    limit,
+  });
   const list: Combination[] = [];
   for (const bucket of [0, 1, 2] as const) {
     list.push({ label: `/feeds bucket ${bucket}: first page`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, null)), generic: true });
     // Pages deeper in the bucket: after its 100th item, half-way, and its last rows, as a cursor says.
     const all = await listings.feedBucket(bucketQuery(bucket, null, items));
-    const depths: [string, number][] = [['after 100 items', 99], ['half-way', Math.floor(all.length / 2)], ['its last 10 items', all.length - 11]];
+    const depths: [string, number][] = [
+      ['after 100 items', 99],
+      ['half-way', Math.floor(all.length / 2)],
+      ['its last 10 items', all.length - 11],
+    ];
     for (const [name, at] of depths) {
       const row = at >= 0 ? all[at] : undefined;
       if (!row) continue;
       const after = { createdKey: row.created_key, id: row.id };
-      list.push({ label: `/feeds bucket ${bucket}: ${name} (cursor)`, call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, after)), generic: true });
+      list.push({
+        label: `/feeds bucket ${bucket}: ${name} (cursor)`,
+        call: (l: ContentListingRepository) => l.feedBucket(bucketQuery(bucket, after)),
+        generic: true,
+      });
     }
   }
   return list;
@@ -120,7 +135,7 @@ function describePlan(root: PlanNode): string {
 async function firstStatement(db: DatabaseHandle['longRunning'], call: Combination['call']): Promise<SQL> {
   let caught: SQL | null = null;
   const catching: Queryable = {
-    rows: <T,>(query: SQL) => {
+    rows: <T>(query: SQL) => {
       caught ??= query;
       return db.rows<T>(query);
     },
@@ -212,7 +227,13 @@ async function runMode(mode: string): Promise<Measured[]> {
     drop = () => runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
   const config = loadConfig({
-    ...storageEnv, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+    ...storageEnv,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
   });
   const service = await startService(config, createLogger('warn'));
   try {
@@ -222,15 +243,16 @@ async function runMode(mode: string): Promise<Measured[]> {
       insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
       values (gen_random_uuid(), ${`planviewer${randomBytes(3).toString('hex')}`}, 'x', '+84900000001', true, 'Plan', 'Viewer') returning id`);
     await seedContent(db, items, viewer.id);
-    const list = [...(await feedBuckets(db, viewer.id))]
-      .filter((c) => c.label.includes(only));
+    const list = [...(await feedBuckets(db, viewer.id))].filter((c) => c.label.includes(only));
     const results: Measured[] = [];
     for (const c of list) {
       results.push(await measure(db, mode, c));
       if (c.generic) results.push(await measureGeneric(db, mode, c));
     }
     const cost = await reactionWriteCost(db, 300);
-    reactionCosts.push(`${mode}: ${cost.withIndex.toFixed(2)} ms per reaction_count update with contents_reaction_count_id_idx, ${cost.without.toFixed(2)} ms without`);
+    reactionCosts.push(
+      `${mode}: ${cost.withIndex.toFixed(2)} ms per reaction_count update with contents_reaction_count_id_idx, ${cost.without.toFixed(2)} ms without`,
+    );
     return results;
   } finally {
     await service.close();

@@ -41,16 +41,32 @@ const PROBE_INTERVAL_MS = 50;
 /** Seeds `dataDir` in this process; returns a viewer's access token. */
 async function seed(dataDir: string): Promise<string> {
   const config = loadConfig({
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    RATE_LIMIT_SCALE: '100000',
+    BCRYPT_ROUNDS: '4',
   });
   const service = await startService(config, createLogger('warn'));
   try {
     const base = service.url;
     const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
     const password = 'bench-password-1';
-    await postJson(`${base}/auth/api/v1/register`, { username: `loop${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Loop', family_name: 'Viewer' });
-    const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    await postJson(`${base}/auth/api/v1/register`, {
+      username: `loop${Date.now().toString(36)}`,
+      password,
+      phone_number: phone,
+      given_name: 'Loop',
+      family_name: 'Viewer',
+    });
+    const outbox = fs
+      .readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
     const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
     await seedContent(service.app.database.longRunning, items, login.data.user.sub);
@@ -97,7 +113,10 @@ const once = () => new Promise((resolve) => {
 })();
 `;
 
-interface ProbeResult { rtts: number[]; failures: number }
+interface ProbeResult {
+  rtts: number[];
+  failures: number;
+}
 
 function startProbe(url: string): { stop: () => Promise<ProbeResult> } {
   const worker = new Worker(PROBE_SOURCE, { eval: true, workerData: { url, intervalMs: PROBE_INTERVAL_MS }, execArgv: [] });
@@ -124,7 +143,11 @@ async function nodeLoopDelay(base: string): Promise<{ p50: number; p99: number; 
     const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
     return match ? Number(match[1]) * 1000 : NaN;
   };
-  const figures = { p50: read('nodejs_eventloop_lag_p50_seconds'), p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
+  const figures = {
+    p50: read('nodejs_eventloop_lag_p50_seconds'),
+    p99: read('nodejs_eventloop_lag_p99_seconds'),
+    max: read('nodejs_eventloop_lag_max_seconds'),
+  };
   return Number.isNaN(figures.p99) ? null : figures;
 }
 
@@ -172,9 +195,18 @@ async function runThread(thread: string, dataDir: string, token: string): Promis
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', NODE_ENV: 'production',
-      PGLITE_THREAD: thread, READ_CACHE: readCache,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_SCALE: '100000',
+      SCHEDULER_ENABLED: 'false',
+      VIDEO_WORKERS: '0',
+      NODE_ENV: 'production',
+      PGLITE_THREAD: thread,
+      READ_CACHE: readCache,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -213,10 +245,16 @@ try {
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const cpus = os.cpus();
-console.log(`\nembedded mode, ${items} items, ${signedIn ? 'signed in' : 'anonymous'}, READ_CACHE=${readCache}, ${connections} connections, ${seconds} s a phase, probe GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection;`);
+console.log(
+  `\nembedded mode, ${items} items, ${signedIn ? 'signed in' : 'anonymous'}, READ_CACHE=${readCache}, ${connections} connections, ${seconds} s a phase, probe GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection;`,
+);
 console.log(`${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
-console.log('| PGLITE_THREAD | listing load | req/s | listing p99 ms | probe RTT p50 ms | p99 ms | max ms | probes (failed) | node loop delay p50 ms | p99 ms | max ms | non-2xx/errors |');
+console.log(
+  '| PGLITE_THREAD | listing load | req/s | listing p99 ms | probe RTT p50 ms | p99 ms | max ms | probes (failed) | node loop delay p50 ms | p99 ms | max ms | non-2xx/errors |',
+);
 console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.thread} | ${r.load} | ${r.requestsPerSecond ?? '–'} | ${ms(r.listingP99)} | ${ms(r.probeP50)} | ${ms(r.probeP99)} | ${ms(r.probeMax)} | ${r.probes} (${r.probeFailures}) | ${ms(r.node?.p50)} | ${ms(r.node?.p99)} | ${ms(r.node?.max)} | ${r.non2xx} |`);
+  console.log(
+    `| ${r.thread} | ${r.load} | ${r.requestsPerSecond ?? '–'} | ${ms(r.listingP99)} | ${ms(r.probeP50)} | ${ms(r.probeP99)} | ${ms(r.probeMax)} | ${r.probes} (${r.probeFailures}) | ${ms(r.node?.p50)} | ${ms(r.node?.p99)} | ${ms(r.node?.max)} | ${r.non2xx} |`,
+  );
 }

@@ -26,8 +26,28 @@ const BIG = 20 * 1000 * 1000;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-store-'));
 const clip = path.join(scratch, 'clip.mp4');
 execFileSync('ffmpeg', [
-  '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440',
-  '-t', '20', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', clip,
+  '-loglevel',
+  'error',
+  '-y',
+  '-f',
+  'lavfi',
+  '-i',
+  'testsrc2=size=1280x720:rate=30',
+  '-f',
+  'lavfi',
+  '-i',
+  'sine=frequency=440',
+  '-t',
+  '20',
+  '-c:v',
+  'libx264',
+  '-preset',
+  'ultrafast',
+  '-pix_fmt',
+  'yuv420p',
+  '-c:a',
+  'aac',
+  clip,
 ]);
 const big = path.join(scratch, 'big.bin');
 fs.writeFileSync(big, randomBytes(BIG));
@@ -40,7 +60,9 @@ await new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle:
 
 async function jobDone(node: RunningService, contentId: string): Promise<string> {
   for (;;) {
-    const [job] = await node.app.database.rows<{ status: string }>(sql`select status from video_jobs where content_id = ${contentId} order by created_at desc limit 1`);
+    const [job] = await node.app.database.rows<{ status: string }>(
+      sql`select status from video_jobs where content_id = ${contentId} order by created_at desc limit 1`,
+    );
     if (job && (job.status === 'completed' || job.status === 'failed')) return job.status;
     await sleep(100);
   }
@@ -68,9 +90,25 @@ async function serve(url: string, range: boolean): Promise<{ reqPerSec: number; 
 
 for (const storage of ['local', 's3'] as const) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `revs-bench-${storage}-`));
-  const env: Record<string, string> = { NODE_ENV: 'test', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIDEO_WORKERS: '1', RATE_LIMIT_SCALE: '1000', BCRYPT_ROUNDS: '4' };
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    VIDEO_WORKERS: '1',
+    RATE_LIMIT_SCALE: '1000',
+    BCRYPT_ROUNDS: '4',
+  };
   if (storage === 's3') {
-    Object.assign(env, { MEDIA_STORAGE: 's3', S3_ENDPOINT: s3.endpoint, S3_BUCKET: bucket, S3_ACCESS_KEY_ID: credentials.accessKeyId, S3_SECRET_ACCESS_KEY: credentials.secretAccessKey, S3_FORCE_PATH_STYLE: '1' });
+    Object.assign(env, {
+      MEDIA_STORAGE: 's3',
+      S3_ENDPOINT: s3.endpoint,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: credentials.accessKeyId,
+      S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      S3_FORCE_PATH_STYLE: '1',
+    });
   }
   const node = await startService(loadConfig(env), createLogger('silent'));
   try {
@@ -79,7 +117,13 @@ for (const storage of ['local', 's3'] as const) {
     const created = await fetch(`${node.url}/content/api/v1/content`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ price: 1, unit_price: 'VND', area: 50, unit_area: 'm2', content_info: [{ lang: 'en', project_name: 'Bench', description: 'Bench', address: 'D1' }] }),
+      body: JSON.stringify({
+        price: 1,
+        unit_price: 'VND',
+        area: 50,
+        unit_area: 'm2',
+        content_info: [{ lang: 'en', project_name: 'Bench', description: 'Bench', address: 'D1' }],
+      }),
     });
     const contentId = (await created.json()).data.id as string;
     const form = new FormData();
@@ -98,12 +142,18 @@ for (const storage of ['local', 's3'] as const) {
     await node.app.media.putFile(`content/${contentId}/original-big.mp4`, big);
     const segments = await serve(segmentUrl, false);
     const ranges = await serve(`${node.url}/media/content/${contentId}/original-big.mp4`, true);
-    console.log(JSON.stringify({
-      storage, cpus: os.cpus().length, loadavg1m: Number(os.loadavg()[0].toFixed(2)), connections, serveSeconds,
-      processing: { input: '20 s 1280x720 30fps', status, seconds: processingSeconds },
-      segment: { bytes: segmentBytes, ...segments },
-      range1MiBOf20MB: ranges,
-    }));
+    console.log(
+      JSON.stringify({
+        storage,
+        cpus: os.cpus().length,
+        loadavg1m: Number(os.loadavg()[0].toFixed(2)),
+        connections,
+        serveSeconds,
+        processing: { input: '20 s 1280x720 30fps', status, seconds: processingSeconds },
+        segment: { bytes: segmentBytes, ...segments },
+        range1MiBOf20MB: ranges,
+      }),
+    );
   } finally {
     await node.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -31,13 +31,32 @@ async function main() {
     u.pathname = `/${dbName}`;
     databaseUrl = u.toString();
   }
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, BCRYPT_ROUNDS: '4', RATE_LIMIT_SCALE: '100', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    BCRYPT_ROUNDS: '4',
+    RATE_LIMIT_SCALE: '100',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
   const service = await startService(config, createLogger('silent'));
   try {
     // One user, signed in, with a /notifications socket.
     const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-    await postJson(`${service.url}/auth/api/v1/register`, { username: `nb${Date.now()}`, password: 'password-123', phone_number: phone, given_name: 'N', family_name: 'B' });
-    const otp = fs.readFileSync(config.smsOutboxFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to === phone).pop().code;
+    await postJson(`${service.url}/auth/api/v1/register`, {
+      username: `nb${Date.now()}`,
+      password: 'password-123',
+      phone_number: phone,
+      given_name: 'N',
+      family_name: 'B',
+    });
+    const otp = fs
+      .readFileSync(config.smsOutboxFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.to === phone)
+      .pop().code;
     await postJson(`${service.url}/auth/api/v1/verify-otp`, { phone_number: phone, otp });
     const login = (await postJson(`${service.url}/auth/api/v1/login`, { phone_number: phone, password: 'password-123' })).data;
     const userId: string = login.user.sub;
@@ -84,8 +103,12 @@ async function main() {
     socket.close();
 
     console.log(`mode: ${databaseUrl ? 'server (PostgreSQL)' : 'embedded (PGlite)'}; ${os.cpus().length} CPUs`);
-    console.log(`notify + commit + poke → notification:new (n=${samples}): p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
-    console.log(`sweep of a ${backlog}-row backlog: claimed and emitted in ${claimedMs.toFixed(0)} ms, all received in ${deliveredMs.toFixed(0)} ms (${Math.round(backlog / (deliveredMs / 1000))}/s)`);
+    console.log(
+      `notify + commit + poke → notification:new (n=${samples}): p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
+    console.log(
+      `sweep of a ${backlog}-row backlog: claimed and emitted in ${claimedMs.toFixed(0)} ms, all received in ${deliveredMs.toFixed(0)} ms (${Math.round(backlog / (deliveredMs / 1000))}/s)`,
+    );
   } finally {
     await service.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

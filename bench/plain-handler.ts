@@ -33,10 +33,16 @@ const env = z
     PORT: z.coerce.number().int().min(1).max(65535),
     HOST: z.string().min(1).default('127.0.0.1'),
     JWT_SECRET: z.string().min(32),
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//)
+      .optional(),
     DATA_DIR: z.string().min(1).optional(),
     PUBLIC_BASE_URL: z.url().optional(),
-    PGLITE_SHARED_BUFFERS: z.string().regex(/^[1-9]\d{0,5}(kB|MB|GB)$/).default('32MB'),
+    PGLITE_SHARED_BUFFERS: z
+      .string()
+      .regex(/^[1-9]\d{0,5}(kB|MB|GB)$/)
+      .default('32MB'),
     PGLITE_THREAD: z.enum(['worker', 'main']).default('worker'),
     /** `unnamed`: send each statement's text every time, as the service does (to measure what naming saves). */
     PLAIN_STATEMENTS: z.enum(['named', 'unnamed']).default('named'),
@@ -178,11 +184,7 @@ const bucketText = (condition: string, limitParam: string) => `select ${ITEM_COL
   from contents c join users u on u.id = c.uploader_id
   where c.deleted_at is null and c.status = 'completed' and c.created_at <= ${at} and c.uploader_id <> $2 and ${condition}
   order by c.created_at desc, c.id desc limit ${limitParam}`;
-const FEED_BUCKETS = [
-  bucketText(followed, '$3'),
-  bucketText(`not ${followed} and ${popular}`, '$5'),
-  bucketText(`not ${followed} and not ${popular}`, '$5'),
-];
+const FEED_BUCKETS = [bucketText(followed, '$3'), bucketText(`not ${followed} and ${popular}`, '$5'), bucketText(`not ${followed} and not ${popular}`, '$5')];
 const FRESH_WINDOW = '7 days';
 const POPULAR_MIN_REACTIONS = 2;
 
@@ -203,7 +205,9 @@ const fullName = (given: string, family: string) => [given, family].filter(Boole
 const LANGUAGES = ['en', 'vi', 'ko'] as const;
 type Language = (typeof LANGUAGES)[number];
 const languageOf = (header: string | string[] | undefined): Language => {
-  const wanted = String(header ?? '').trim().toLowerCase();
+  const wanted = String(header ?? '')
+    .trim()
+    .toLowerCase();
   return (LANGUAGES as readonly string[]).includes(wanted) ? (wanted as Language) : 'en';
 };
 
@@ -254,10 +258,20 @@ async function profile(run: Run, caller: Caller) {
   const [u] = await run('plain_profile', PROFILE, [caller.userId, caller.userId]);
   if (!u) throw new Refusal(404, 'No user with this id');
   return {
-    sub: u.id, username: u.username, email: u.email, email_verified: u.email_verified,
-    phone_number: u.phone_number, phone_number_verified: u.phone_verified, name: fullName(u.given_name, u.family_name),
-    given_name: u.given_name, family_name: u.family_name, picture: mediaUrl(u.picture), role: u.role,
-    follower_number: u.followers, following_number: u.following, is_following: false,
+    sub: u.id,
+    username: u.username,
+    email: u.email,
+    email_verified: u.email_verified,
+    phone_number: u.phone_number,
+    phone_number_verified: u.phone_verified,
+    name: fullName(u.given_name, u.family_name),
+    given_name: u.given_name,
+    family_name: u.family_name,
+    picture: mediaUrl(u.picture),
+    role: u.role,
+    follower_number: u.followers,
+    following_number: u.following,
+    is_following: false,
   };
 }
 
@@ -270,9 +284,16 @@ async function detail(run: Run, caller: Caller | null, id: string) {
   if (!mayView) throw new Refusal(404, 'Content not found');
   const blocks = new Map<string, Row>(r.content_info.map((b: Row) => [b.lang, b]));
   return {
-    id: r.id, price: r.price, unit_price: r.unit_price, price_per_area: r.price_per_area, area: r.area, unit_area: r.unit_area,
+    id: r.id,
+    price: r.price,
+    unit_price: r.unit_price,
+    price_per_area: r.price_per_area,
+    area: r.area,
+    unit_area: r.unit_area,
     geo: r.latitude === null || r.longitude === null ? null : { lat: r.latitude, long: r.longitude },
-    hash_tags: r.hash_tags, profit_rate: r.profit_rate, amenities: r.amenities,
+    hash_tags: r.hash_tags,
+    profit_rate: r.profit_rate,
+    amenities: r.amenities,
     real_estate_info: {
       legal_certificates: r.real_estate_info.legal_certificates ?? null,
       apartment_type: r.real_estate_info.apartment_type ?? null,
@@ -280,19 +301,37 @@ async function detail(run: Run, caller: Caller | null, id: string) {
     },
     is_multi_language: r.is_multi_language,
     video: {
-      thumbnail_url: mediaUrl(r.video.thumbnail_path), url: mediaUrl(r.video.playlist_path),
-      duration: r.video.duration, resolution: r.video.resolution, status: r.video.status,
+      thumbnail_url: mediaUrl(r.video.thumbnail_path),
+      url: mediaUrl(r.video.playlist_path),
+      duration: r.video.duration,
+      resolution: r.video.resolution,
+      status: r.video.status,
     },
     images: r.images.map((i: Row) => ({ id: i.id, name: i.name, url: i.path ? mediaUrl(i.path) : (i.url ?? null) })),
-    reaction_count: r.reaction_count, comment_count: r.comment_count, status: r.status,
-    created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
-    content_info: Object.fromEntries(LANGUAGES.map((lang) => {
-      const b = blocks.get(lang);
-      return [lang, b ? {
-        project_name: b.project_name, description: b.description, address: b.address, legal_certificates: b.legal_certificates,
-        apartment_type: b.apartment_type, project_status: b.project_status, extra_description: b.extra_description,
-      } : null];
-    })),
+    reaction_count: r.reaction_count,
+    comment_count: r.comment_count,
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    content_info: Object.fromEntries(
+      LANGUAGES.map((lang) => {
+        const b = blocks.get(lang);
+        return [
+          lang,
+          b
+            ? {
+                project_name: b.project_name,
+                description: b.description,
+                address: b.address,
+                legal_certificates: b.legal_certificates,
+                apartment_type: b.apartment_type,
+                project_status: b.project_status,
+                extra_description: b.extra_description,
+              }
+            : null,
+        ];
+      }),
+    ),
     uploader: { name: fullName(r.uploader_given_name, r.uploader_family_name), phone: can(caller, 'read:contact') ? r.uploader_phone : null },
   };
 }
@@ -321,16 +360,23 @@ async function feed(run: Run, caller: Caller, search: URLSearchParams, lang: Lan
       const blocks: Row[] = r.content_info;
       const block = blocks.find((b) => b.lang === lang) ?? blocks.find((b) => b.lang === 'en') ?? blocks[0];
       return {
-        id: r.id, price: r.price, unit_price: r.unit_price, area: r.area, unit_area: r.unit_area,
+        id: r.id,
+        price: r.price,
+        unit_price: r.unit_price,
+        area: r.area,
+        unit_area: r.unit_area,
         video: { thumbnail_url: mediaUrl(r.video.thumbnail_path), url: mediaUrl(r.video.playlist_path) },
         content_info: block ? [{ ...block, location: block.address }] : [],
         uploader: { name: fullName(r.uploader_given_name, r.uploader_family_name), avatar: mediaUrl(r.uploader_picture) },
-        reaction_count: r.reaction_count, comment_count: r.comment_count, created_at: r.created_at.toISOString(),
+        reaction_count: r.reaction_count,
+        comment_count: r.comment_count,
+        created_at: r.created_at.toISOString(),
       };
     }),
-    next_cursor: hasMore && last
-      ? Buffer.from(JSON.stringify({ v: 1, t: snapshot, b: last.bucket, c: last.row.created_key, i: last.row.id })).toString('base64url')
-      : null,
+    next_cursor:
+      hasMore && last
+        ? Buffer.from(JSON.stringify({ v: 1, t: snapshot, b: last.bucket, c: last.row.created_key, i: last.row.id })).toString('base64url')
+        : null,
     has_more: hasMore,
   };
 }

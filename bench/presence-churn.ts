@@ -53,7 +53,11 @@ async function register(url: string, dataDir: string, i: number): Promise<{ user
   const phone = `+8490${String(1_000_000 + i).padStart(7, '0')}`;
   const password = 'password-123';
   await postJson(`${url}/auth/api/v1/register`, { username: `churn${i}`, password, phone_number: phone, given_name: 'Churn', family_name: String(i) });
-  const outbox = fs.readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const outbox = fs
+    .readFileSync(path.join(dataDir, 'sms-outbox.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const code = outbox.filter((e) => e.to === phone).pop().code;
   await postJson(`${url}/auth/api/v1/verify-otp`, { phone_number: phone, otp: code });
   const login = await postJson(`${url}/auth/api/v1/login`, { phone_number: phone, password });
@@ -148,7 +152,10 @@ async function main() {
     const stillOnline = await (async () => {
       let online = 0;
       for (let i = 0; i < churners.length; i += 100) {
-        const ids = churners.slice(i, i + 100).map((u) => u.userId).join(',');
+        const ids = churners
+          .slice(i, i + 100)
+          .map((u) => u.userId)
+          .join(',');
         const res = await fetch(`${url}/sns/api/v1/presence?user_ids=${ids}`, { headers: { authorization: `Bearer ${watchers[0].token}` } });
         online += ((await res.json()).data.users as { online: boolean }[]).filter((u) => u.online).length;
       }
@@ -156,12 +163,16 @@ async function main() {
     })();
     connectMs.sort((a, b) => a - b);
     console.log(`\n== presence churn`);
-    console.log(`cycles (connect + disconnect)   ${cycles} in ${elapsed.toFixed(1)} s = ${(cycles / elapsed).toFixed(0)}/s (${((cycles * 2) / elapsed).toFixed(0)} connects+disconnects/s)`);
+    console.log(
+      `cycles (connect + disconnect)   ${cycles} in ${elapsed.toFixed(1)} s = ${(cycles / elapsed).toFixed(0)}/s (${((cycles * 2) / elapsed).toFixed(0)} connects+disconnects/s)`,
+    );
     console.log(`connect latency                 p50 ${percentile(connectMs, 0.5).toFixed(1)} ms, p99 ${percentile(connectMs, 0.99).toFixed(1)} ms`);
     console.log(`failed connects                 ${failures}`);
     // Fewer than 2 per cycle is right when a socket closed before its connect step reached Redis: the
     // service coalesces that online-offline pair into nothing.
-    console.log(`presence events to watchers     ${presenceEvents} received, at most ${expected} (2 per cycle; ${((presenceEvents / Math.max(1, expected)) * 100).toFixed(1)}%)`);
+    console.log(
+      `presence events to watchers     ${presenceEvents} received, at most ${expected} (2 per cycle; ${((presenceEvents / Math.max(1, expected)) * 100).toFixed(1)}%)`,
+    );
     console.log(`churners still online after 3 s ${stillOnline} of ${churners.length}`);
   } finally {
     for (const s of sockets) s.close();

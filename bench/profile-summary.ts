@@ -52,8 +52,7 @@ function fileOf(frame: CallFrame): string {
   return url.replace(/^file:\/\//, '');
 }
 
-const functionOf = (frame: CallFrame): string =>
-  `${frame.functionName || '(anonymous)'} ${frame.url ? `${fileOf(frame)}:${frame.lineNumber + 1}` : ''}`.trim();
+const functionOf = (frame: CallFrame): string => `${frame.functionName || '(anonymous)'} ${frame.url ? `${fileOf(frame)}:${frame.lineNumber + 1}` : ''}`.trim();
 
 export interface ProfileSummary {
   /** Sampled wall time, ms (after the skipped start). */

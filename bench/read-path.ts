@@ -45,16 +45,35 @@ import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, seedContent } from './seed-content.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 
-const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
+const list = (max: number) =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string()).min(1).max(max));
 const env = z
   .object({
-    BENCH_MODES: list(2).pipe(z.array(z.enum(['embedded', 'server']))).default(['embedded', 'server']),
-    BENCH_SIZES: list(6).pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000)))).default([1000, 100_000]),
+    BENCH_MODES: list(2)
+      .pipe(z.array(z.enum(['embedded', 'server'])))
+      .default(['embedded', 'server']),
+    BENCH_SIZES: list(6)
+      .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))))
+      .default([1000, 100_000]),
     BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     BENCH_WARMUP_SECONDS: z.coerce.number().int().min(0).max(60).default(2),
     BENCH_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
-    BENCH_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/postgres'),
-    BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
+    BENCH_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//)
+      .default('postgres://postgres@127.0.0.1:5432/postgres'),
+    BENCH_REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//)
+      .default('redis://127.0.0.1:6379/0'),
     BENCH_PROFILE_DIR: z.string().min(1).optional(),
     BENCH_VIEWERS: z.coerce.number().int().min(1).max(200).default(16),
     BENCH_TARGETS: list(20).optional(),
@@ -89,8 +108,17 @@ const wanted = (key: string) => !env.BENCH_TARGETS || env.BENCH_TARGETS.includes
 /** Starts the service in this process, registers and logs in the viewers, seeds `items`, stops. */
 async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
   const config = loadConfig({
-    DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET, ACCESS_TOKEN_TTL,
+    DATABASE_URL: storage.env.DATABASE_URL,
+    DATA_DIR: storage.dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    RATE_LIMIT_SCALE: '100000',
+    BCRYPT_ROUNDS: '4',
+    JWT_SECRET,
+    ACCESS_TOKEN_TTL,
   });
   const service = await startService(config, createLogger('warn'));
   try {
@@ -98,8 +126,18 @@ async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
     const register = async (n: number) => {
       const phone = `+8490${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
       const password = 'bench-password-1';
-      await postJson(`${base}/auth/api/v1/register`, { username: `bench${n}x${Date.now().toString(36)}`, password, phone_number: phone, given_name: 'Bench', family_name: 'Viewer' });
-      const outbox = fs.readFileSync(config.smsOutboxFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      await postJson(`${base}/auth/api/v1/register`, {
+        username: `bench${n}x${Date.now().toString(36)}`,
+        password,
+        phone_number: phone,
+        given_name: 'Bench',
+        family_name: 'Viewer',
+      });
+      const outbox = fs
+        .readFileSync(config.smsOutboxFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       await postJson(`${base}/auth/api/v1/verify-otp`, { phone_number: phone, otp: outbox.filter((e) => e.to === phone).at(-1).code });
       const login = await postJson(`${base}/auth/api/v1/login`, { phone_number: phone, password });
       return { token: login.data.AccessToken as string, userId: login.data.user.sub as string };
@@ -160,8 +198,11 @@ function hotTargets(seeded: Seeded): Target[] {
 function listingTargets(feedCursors: string[]): Target[] {
   const searches = ['can ho', 'biet thu', 'nha pho', 'riverside', 'studio'];
   const amenities = ['pool', 'gym', 'parking', 'garden'];
-  const variedAll = Array.from({ length: 20 }, (_, i) =>
-    `/content/api/v1/all?search=${encodeURIComponent(searches[i % searches.length])}&unit_price=VND&amenities=${amenities[i % amenities.length]}&page=${i + 1}`);
+  const variedAll = Array.from(
+    { length: 20 },
+    (_, i) =>
+      `/content/api/v1/all?search=${encodeURIComponent(searches[i % searches.length])}&unit_price=VND&amenities=${amenities[i % amenities.length]}&page=${i + 1}`,
+  );
   // Viewports around the seeded cities, moved a little and at zoom 12-14.
   const variedCompleted = Array.from({ length: 20 }, (_, i) => {
     const city = CITIES[i % CITIES.length];
@@ -205,9 +246,27 @@ async function manyUserTargets(base: string, seeded: Seeded, headers: Record<str
   const profilePath = (userId: string) => `/auth/api/v1/user/me?user_id=${userId}`;
   const feedLabel = `GET /feeds pages 2-10 of ${tokens.length} viewers`;
   return [
-    { key: 'profiles-others', label: `GET /user/me?user_id=, ${tokens.length} viewers x ${uploaderIds.length} users, each pair once`, paths: everyPair.map((p) => profilePath(p.userId)), tokens: everyPair.map((p) => p.token), once: true },
-    { key: 'profiles-others', label: `GET /user/me?user_id=, ${pairs.length} pairs in turn`, paths: pairs.map((p) => profilePath(p.userId)), tokens: pairs.map((p) => p.token) },
-    { key: 'feed-deep-many', label: `${feedLabel}, each page once (each connection pages through one viewer's feed, then the next)`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token), once: true, walks: walks.filter((w) => w.length > 0) },
+    {
+      key: 'profiles-others',
+      label: `GET /user/me?user_id=, ${tokens.length} viewers x ${uploaderIds.length} users, each pair once`,
+      paths: everyPair.map((p) => profilePath(p.userId)),
+      tokens: everyPair.map((p) => p.token),
+      once: true,
+    },
+    {
+      key: 'profiles-others',
+      label: `GET /user/me?user_id=, ${pairs.length} pairs in turn`,
+      paths: pairs.map((p) => profilePath(p.userId)),
+      tokens: pairs.map((p) => p.token),
+    },
+    {
+      key: 'feed-deep-many',
+      label: `${feedLabel}, each page once (each connection pages through one viewer's feed, then the next)`,
+      paths: deep.map((d) => d.path),
+      tokens: deep.map((d) => d.token),
+      once: true,
+      walks: walks.filter((w) => w.length > 0),
+    },
     { key: 'feed-deep-many', label: `${feedLabel} in turn`, paths: deep.map((d) => d.path), tokens: deep.map((d) => d.token) },
   ];
 }
@@ -260,14 +319,26 @@ async function load(base: string, target: Target, headers: Record<string, string
     console.warn(`not measured: ${label}: ${failure}`);
     return { key: target.key, label, requestsPerSecond: null, p50: 0, p99: 0, non2xx: 0, errors: 0, note: failure };
   }
-  const options = { url: base, connections, headers, requests: target.paths.map((p, i) => ({ method: 'GET' as const, path: p, headers: headersOf(target, i, headers) })) };
+  const options = {
+    url: base,
+    connections,
+    headers,
+    requests: target.paths.map((p, i) => ({ method: 'GET' as const, path: p, headers: headersOf(target, i, headers) })),
+  };
   if (warmup > 0) await autocannon({ ...options, duration: warmup });
   const r = await autocannon({ ...options, duration: seconds });
   const figures = {
-    key: target.key, label, requestsPerSecond: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
-    non2xx: r.non2xx, errors: r.errors + r.timeouts,
+    key: target.key,
+    label,
+    requestsPerSecond: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
   };
-  console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+  console.log(
+    `  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`,
+  );
   return figures;
 }
 
@@ -291,10 +362,17 @@ async function loadOnce(base: string, target: Target, headers: Record<string, st
   };
   const r = await autocannon({ url: base, connections: Math.min(connections, target.paths.length), amount: target.paths.length, requests: [{ setupRequest }] });
   const figures = {
-    key: target.key, label, requestsPerSecond: Math.round(r.requests.total / Math.max(r.duration, 0.001)), p50: r.latency.p50, p99: r.latency.p99,
-    non2xx: r.non2xx, errors: r.errors + r.timeouts,
+    key: target.key,
+    label,
+    requestsPerSecond: Math.round(r.requests.total / Math.max(r.duration, 0.001)),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
   };
-  console.log(`  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+  console.log(
+    `  ${label}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`,
+  );
   return figures;
 }
 
@@ -304,8 +382,17 @@ const started = startedChild;
 
 function serviceEnv(storage: BenchStorage, readCache: 'on' | 'off'): Record<string, string> {
   return {
-    ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn',
-    RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET, PUBLIC_BASE_URL, READ_CACHE: readCache,
+    ...storage.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: storage.dataDir,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_SCALE: '100000',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    JWT_SECRET,
+    PUBLIC_BASE_URL,
+    READ_CACHE: readCache,
   };
 }
 
@@ -323,9 +410,16 @@ const SERVICE_ARGS = (extra: string[] = []) => [...extra, '--import', 'tsx', 'ma
  */
 async function answersOf(base: string, seeded: Seeded, headers: Record<string, string>): Promise<Map<string, string>> {
   const sortedKeys = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sortedKeys)
-      : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'next_cursor').sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sortedKeys(x)]))
-      : v;
+    Array.isArray(v)
+      ? v.map(sortedKeys)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k]) => k !== 'next_cursor')
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, sortedKeys(x)]),
+          )
+        : v;
   const answers = new Map<string, string>();
   for (const t of hotTargets(seeded)) {
     const body = (await (await fetch(base + t.paths[0], { headers })).json()) as { data?: unknown };
@@ -340,13 +434,20 @@ function compareAnswers(service: Map<string, string>, plain: Map<string, string>
     if (got === expected) continue;
     let at = 0;
     while (at < expected.length && expected[at] === got[at]) at++;
-    console.warn(`the plain handler's ${key} answer differs from the service's at character ${at}:\n  service: …${expected.slice(Math.max(0, at - 80), at + 80)}\n  plain:   …${got.slice(Math.max(0, at - 80), at + 80)}`);
+    console.warn(
+      `the plain handler's ${key} answer differs from the service's at character ${at}:\n  service: …${expected.slice(Math.max(0, at - 80), at + 80)}\n  plain:   …${got.slice(Math.max(0, at - 80), at + 80)}`,
+    );
   }
 }
 
 let serviceAnswers = new Map<string, string>();
 
-async function measureService(storage: BenchStorage, seeded: Seeded, readCache: 'on' | 'off', cursors: string[] | null): Promise<{ figures: Figures[]; cursors: string[] }> {
+async function measureService(
+  storage: BenchStorage,
+  seeded: Seeded,
+  readCache: 'on' | 'off',
+  cursors: string[] | null,
+): Promise<{ figures: Figures[]; cursors: string[] }> {
   const { child, base } = await started(SERVICE_ARGS(), serviceEnv(storage, readCache), '/readyz');
   try {
     const headers = { authorization: `Bearer ${seeded.token}` };
@@ -385,7 +486,14 @@ async function measureBare(): Promise<Figures> {
 }
 
 /** /user/me under load with --cpu-prof, in `dir`; answers the profile's summary. */
-async function profileUserMe(label: string, args: (extra: string[]) => string[], childEnv: Record<string, string>, readyPath: string, dir: string, token: string): Promise<string> {
+async function profileUserMe(
+  label: string,
+  args: (extra: string[]) => string[],
+  childEnv: Record<string, string>,
+  readyPath: string,
+  dir: string,
+  token: string,
+): Promise<string> {
   fs.rmSync(dir, { recursive: true, force: true });
   const spawnedAt = Date.now();
   const { child, base } = await started(args(['--cpu-prof', `--cpu-prof-dir=${dir}`]), childEnv, readyPath);
@@ -400,13 +508,19 @@ async function profileUserMe(label: string, args: (extra: string[]) => string[],
     await stopChild(child);
   }
   // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (the one serving HTTP).
-  const file = fs.readdirSync(dir).filter((f) => /\.0\.\d+\.cpuprofile$/.test(f)).map((f) => path.join(dir, f))[0];
+  const file = fs
+    .readdirSync(dir)
+    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => path.join(dir, f))[0];
   if (!file) return `### ${label}\n\nno profile written in ${dir}\n`;
   // The start-up (loading and compiling modules, migrations) and the warm-up are left out: only the load counts.
   const summary = summariseProfile(file, { skipMs: loadFrom });
   const busyMs = summary.totalMs - summary.idleMs;
   const perRequest = `${answered} requests in ${seconds} s (${Math.round(answered / seconds)} req/s); ${((busyMs / Math.max(answered, 1)) * 1000).toFixed(0)} µs of main-thread CPU per request`;
-  return formatSummary(`${label} (${file}, first ${(loadFrom / 1000).toFixed(1)} s of start-up and warm-up left out)`, summary).replace('\n\n', `\n\n${perRequest}\n\n`);
+  return formatSummary(`${label} (${file}, first ${(loadFrom / 1000).toFixed(1)} s of start-up and warm-up left out)`, summary).replace(
+    '\n\n',
+    `\n\n${perRequest}\n\n`,
+  );
 }
 
 // --- the run --------------------------------------------------------------------------------
@@ -415,12 +529,7 @@ function table(title: string, rows: Figures[]): string {
   const bare = rows.find((r) => r.key === 'bare')?.requestsPerSecond ?? null;
   const plain = new Map(rows.filter((r) => r.label.startsWith('plain handler')).map((r) => [r.key, r.requestsPerSecond]));
   const ratio = (a: number | null, b: number | null | undefined) => (a !== null && b ? `${(a / b).toFixed(2)}×` : '–');
-  const lines = [
-    `### ${title}`,
-    '',
-    '| target | req/s | p50 ms | p99 ms | non-2xx | × bare uWS | × plain handler |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-  ];
+  const lines = [`### ${title}`, '', '| target | req/s | p50 ms | p99 ms | non-2xx | × bare uWS | × plain handler |', '|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     if (r.requestsPerSecond === null) {
       lines.push(`| ${r.label} | not measured: ${r.note?.replace(/\|/g, '\\|')} | | | | | |`);
@@ -432,7 +541,9 @@ function table(title: string, rows: Figures[]): string {
     }
     const non2xx = r.errors ? `${r.non2xx} (+${r.errors} errors)` : String(r.non2xx);
     const vsPlain = r.label.startsWith('service') ? ratio(r.requestsPerSecond, plain.get(r.key)) : '–';
-    lines.push(`| ${r.label} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${non2xx} | ${r.key === 'bare' ? '1.00×' : ratio(r.requestsPerSecond, bare)} | ${vsPlain} |`);
+    lines.push(
+      `| ${r.label} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${non2xx} | ${r.key === 'bare' ? '1.00×' : ratio(r.requestsPerSecond, bare)} | ${vsPlain} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -454,8 +565,26 @@ async function runOne(mode: 'embedded' | 'server', items: number): Promise<{ tab
     const profiles: string[] = [];
     if (env.BENCH_PROFILE_DIR && mode === 'server') {
       const dir = path.resolve(env.BENCH_PROFILE_DIR);
-      profiles.push(await profileUserMe(`service, READ_CACHE=off, GET /user/me, server mode, ${items} items`, SERVICE_ARGS, serviceEnv(storage, 'off'), '/readyz', path.join(dir, `service-${items}`), seeded.token));
-      profiles.push(await profileUserMe(`plain handler, GET /user/me, server mode, ${items} items`, (extra) => PLAIN_ARGS(storage, extra), plainEnv(storage), '/ready', path.join(dir, `plain-${items}`), seeded.token));
+      profiles.push(
+        await profileUserMe(
+          `service, READ_CACHE=off, GET /user/me, server mode, ${items} items`,
+          SERVICE_ARGS,
+          serviceEnv(storage, 'off'),
+          '/readyz',
+          path.join(dir, `service-${items}`),
+          seeded.token,
+        ),
+      );
+      profiles.push(
+        await profileUserMe(
+          `plain handler, GET /user/me, server mode, ${items} items`,
+          (extra) => PLAIN_ARGS(storage, extra),
+          plainEnv(storage),
+          '/ready',
+          path.join(dir, `plain-${items}`),
+          seeded.token,
+        ),
+      );
     }
     const title = `${mode} mode, ${items.toLocaleString('en')} items (1-min load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after)`;
     return { table: table(title, rows), profiles };
@@ -476,6 +605,8 @@ for (const mode of env.BENCH_MODES) {
   }
 }
 const cpus = os.cpus();
-console.log(`\n${connections} connections, ${seconds} s per target after ${warmup} s of warm-up; ${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
+console.log(
+  `\n${connections} connections, ${seconds} s per target after ${warmup} s of warm-up; ${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}\n`,
+);
 console.log(tables.join('\n\n'));
 if (profiles.length) console.log(`\n${profiles.join('\n')}`);

@@ -58,7 +58,9 @@ async function busyRooms(databaseUrl: string, seededRoom: string): Promise<{ id:
     await client.query('delete from chat_room_members where room_id = $1', [seededRoom]);
     const rooms: { id: string; members: number }[] = [];
     for (let r = 0; r < ROOMS; r++) {
-      const { rows } = await client.query<{ id: string }>("insert into chat_rooms (id, name) values (gen_random_uuid(), 'busy ' || $1::text) returning id", [String(r)]);
+      const { rows } = await client.query<{ id: string }>("insert into chat_rooms (id, name) values (gen_random_uuid(), 'busy ' || $1::text) returning id", [
+        String(r),
+      ]);
       const members = await client.query(
         `insert into chat_room_members (room_id, user_id)
          select $1::uuid, id from users where username like 'bench%'
@@ -123,7 +125,9 @@ try {
   const seeded = await seed(database.url, MEMBERS + 2 * IDLE, MEMBERS);
   const rooms = await busyRooms(database.url, seeded.roomId);
   console.log(`${MEMBERS} members of ${ROOMS} busy room(s) on A, ${IDLE} idle clients on each of B and C, ${RATE} messages/s through A for ${SECONDS} s`);
-  console.log('| `REALTIME_ADAPTER` | A: CPU s, idle → traffic | B | C | B, C above idle | cluster messages received by A / B / C during the traffic | deliveries |');
+  console.log(
+    '| `REALTIME_ADAPTER` | A: CPU s, idle → traffic | B | C | B, C above idle | cluster messages received by A / B / C during the traffic | deliveries |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const adapter of ADAPTERS) {
     const r = await run(adapter, database.url, seeded.tokens, rooms);
@@ -132,7 +136,9 @@ try {
     const above = (i: number) => `${(((r.busy[i] - r.idle[i]) / Math.max(r.idle[i], 0.01)) * 100).toFixed(0)} %`;
     // Only the rooms adapter counts what it receives.
     const received = adapter === 'rooms' ? r.received.map((n) => (n === null ? 'n/a' : n.toLocaleString('en'))).join(' / ') : 'not counted';
-    console.log(`| ${adapter} | ${f(0)} | ${f(1)} | ${f(2)} | ${above(1)} / ${above(2)} | ${received} | ${r.delivered.toLocaleString('en')} of ${r.expected.toLocaleString('en')} |`);
+    console.log(
+      `| ${adapter} | ${f(0)} | ${f(1)} | ${f(2)} | ${above(1)} / ${above(2)} | ${received} | ${r.delivered.toLocaleString('en')} of ${r.expected.toLocaleString('en')} |`,
+    );
   }
 } finally {
   await database.drop();

@@ -30,8 +30,26 @@ function benchVideo(megabytes: number): string {
   if (fs.existsSync(file)) return file;
   const partial = `${file}.partial.mp4`;
   execFileSync('ffmpeg', [
-    '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30,noise=alls=80:allf=t',
-    '-t', '590', '-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '8', '-pix_fmt', 'yuv420p', '-fs', String(megabytes * MB), partial,
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=30,noise=alls=80:allf=t',
+    '-t',
+    '590',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-qp',
+    '8',
+    '-pix_fmt',
+    'yuv420p',
+    '-fs',
+    String(megabytes * MB),
+    partial,
   ]);
   fs.renameSync(partial, file);
   return file;
@@ -99,7 +117,10 @@ async function createContent(base: string, token: string): Promise<string> {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      price: 3_000_000_000, unit_price: 'VND', area: 70, unit_area: 'm2',
+      price: 3_000_000_000,
+      unit_price: 'VND',
+      area: 70,
+      unit_area: 'm2',
       content_info: [{ lang: 'en', project_name: 'Bench flat', description: 'Upload bench', address: 'District 7' }],
     }),
   });
@@ -110,7 +131,11 @@ async function createContent(base: string, token: string): Promise<string> {
 async function multipartUpload(base: string, token: string, contentId: string, file: string): Promise<void> {
   const form = new FormData();
   form.append('files', await fs.openAsBlob(file, { type: 'video/mp4' }), 'tour.mp4');
-  const res = await fetch(`${base}/file-processing/api/v1/upload?id=${contentId}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${base}/file-processing/api/v1/upload?id=${contentId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   if (res.status !== 200) throw new Error(`multipart upload: ${res.status} ${await res.text()}`);
 }
 
@@ -137,8 +162,14 @@ async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const service = spawnNode(['--import', 'tsx', 'main.ts'], {
-    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production',
-    RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    RATE_LIMIT_SCALE: '100000',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
     MAX_VIDEO_BYTES: String(Math.max(500 * MB, bytes + MB)),
   });
   try {
@@ -146,9 +177,13 @@ async function main() {
     const token = await benchUserToken(base, dataDir);
     const results: Figures[] = [];
     for (let run = 0; run < runs; run++) {
-      results.push(await measure('multipart POST /upload', service.pid!, bytes, async () => multipartUpload(base, token, await createContent(base, token), file)));
+      results.push(
+        await measure('multipart POST /upload', service.pid!, bytes, async () => multipartUpload(base, token, await createContent(base, token), file)),
+      );
       await sleep(1000);
-      results.push(await measure(`tus, ${chunkMb} MB PATCHes`, service.pid!, bytes, async () => resumableUpload(base, token, await createContent(base, token), data)));
+      results.push(
+        await measure(`tus, ${chunkMb} MB PATCHes`, service.pid!, bytes, async () => resumableUpload(base, token, await createContent(base, token), data)),
+      );
       await sleep(1000);
     }
     console.log(JSON.stringify({ cpus: os.cpus().length, loadavg1m: Number(os.loadavg()[0].toFixed(2)), results }, null, 2));

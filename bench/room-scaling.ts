@@ -10,7 +10,17 @@
 // Env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_MEMBERS (1500), BENCH_MESSAGES (300),
 // BENCH_RATE (messages per second offered, 150), BENCH_WORKERS (3), BENCH_NODES (1,2,3),
 // BENCH_ADAPTERS (streams,sharded).
-import { printFanout, runFanout, scratchDatabase, seed, startNodes, stopNode, type FanoutOptions, type FanoutResult, type RealtimeAdapter } from './socket-cluster.js';
+import {
+  printFanout,
+  runFanout,
+  scratchDatabase,
+  seed,
+  startNodes,
+  stopNode,
+  type FanoutOptions,
+  type FanoutResult,
+  type RealtimeAdapter,
+} from './socket-cluster.js';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const members = Number(env('BENCH_MEMBERS', '1500'));
@@ -26,7 +36,9 @@ const adapters = env('BENCH_ADAPTERS', 'streams,sharded').split(',') as Realtime
 
 const database = await scratchDatabase();
 try {
-  console.log(`room scaling: one room of ${members} members over ${nodeCounts.join(' / ')} nodes, ${options.messages} messages offered at ${options.rate}/s (${options.rate * members} deliveries/s offered)`);
+  console.log(
+    `room scaling: one room of ${members} members over ${nodeCounts.join(' / ')} nodes, ${options.messages} messages offered at ${options.rate}/s (${options.rate * members} deliveries/s offered)`,
+  );
   const seeded = await seed(database.url, options.clients, options.members);
   const rows: { adapter: RealtimeAdapter; nodes: number; r: FanoutResult }[] = [];
   for (const adapter of adapters) {
@@ -43,7 +55,8 @@ try {
   }
   console.log('\n| adapter | nodes | deliveries | deliveries/s | p50 ms | p99 ms |');
   console.log('|---|---|---|---|---|---|');
-  for (const { adapter, nodes, r } of rows) console.log(`| ${adapter} | ${nodes} | ${r.deliveries} of ${r.expected} | ${Math.round(r.deliveriesPerSecond)} | ${r.p50} | ${r.p99} |`);
+  for (const { adapter, nodes, r } of rows)
+    console.log(`| ${adapter} | ${nodes} | ${r.deliveries} of ${r.expected} | ${Math.round(r.deliveriesPerSecond)} | ${r.p50} | ${r.p99} |`);
 } finally {
   await database.drop();
 }

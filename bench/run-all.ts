@@ -11,8 +11,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // Not benchmarks on their own: child processes and shared parts of the socket benches, the preload
 // of bench/soak.ts, the listing seed, the reference server and the profile reader of read-path.ts.
 const helpers = new Set([
-  'run-all.ts', 'bench-helpers.ts', 'socket-cluster.ts', 'socket-clients.ts', 'soak-probe.ts',
-  'seed-content.ts', 'plain-handler.ts', 'profile-summary.ts',
+  'run-all.ts',
+  'bench-helpers.ts',
+  'socket-cluster.ts',
+  'socket-clients.ts',
+  'soak-probe.ts',
+  'seed-content.ts',
+  'plain-handler.ts',
+  'profile-summary.ts',
 ]);
 const filters = process.argv.slice(2);
 const scripts = fs

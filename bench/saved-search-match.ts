@@ -117,7 +117,13 @@ async function runMode(mode: string): Promise<void> {
   }
   const config = loadConfig({
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', BCRYPT_ROUNDS: '4',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    BCRYPT_ROUNDS: '4',
   });
   const service = await startService(config, createLogger('warn'));
   try {
@@ -142,7 +148,9 @@ async function runMode(mode: string): Promise<void> {
     }
     console.log(`searches matched per item   median ${percentile(matched, 50)}, max ${Math.max(...matched)} (of ${searches})`);
     console.log(`matching statement          median ${ms(percentile(statement, 50))}, p95 ${ms(percentile(statement, 95))}`);
-    console.log(`whole matching transaction  median ${ms(percentile(transaction, 50))}, p95 ${ms(percentile(transaction, 95))} (incl. match rows and notifications)`);
+    console.log(
+      `whole matching transaction  median ${ms(percentile(transaction, 50))}, p95 ${ms(percentile(transaction, 95))} (incl. match rows and notifications)`,
+    );
 
     // The same statement without the GiST index: every search tested per item.
     const scan: number[] = [];

@@ -45,21 +45,43 @@ import { clustersQuery, completedQuery, listAllQuery } from '../src/content/sche
 import { viewportAround } from '../src/content/index.js';
 import { build, isStale } from '../scripts/build.mjs';
 
-const list = (max: number) => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1).max(max));
+const list = (max: number) =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string()).min(1).max(max));
 const env = z
   .object({
-    BENCH_MODES: list(2).pipe(z.array(z.enum(['embedded', 'server']))).default(['embedded', 'server']),
-    BENCH_SIZES: list(4).pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000)))).default([10_000]),
+    BENCH_MODES: list(2)
+      .pipe(z.array(z.enum(['embedded', 'server'])))
+      .default(['embedded', 'server']),
+    BENCH_SIZES: list(4)
+      .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))))
+      .default([10_000]),
     BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(3),
     BENCH_WARMUP_SECONDS: z.coerce.number().int().min(0).max(60).default(1),
     BENCH_CONNECTIONS: z.coerce.number().int().min(1).max(1024).default(64),
-    BENCH_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgres://postgres@127.0.0.1:5432/postgres'),
-    BENCH_REDIS_URL: z.string().regex(/^rediss?:\/\//).default('redis://127.0.0.1:6379/0'),
+    BENCH_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//)
+      .default('postgres://postgres@127.0.0.1:5432/postgres'),
+    BENCH_REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//)
+      .default('redis://127.0.0.1:6379/0'),
     BENCH_LOAD: z.enum(['on', 'off']).default('on'),
     BENCH_ROUNDS: z.coerce.number().int().min(2).max(100).default(3),
     BENCH_PROFILE_DIR: z.string().optional(),
     BENCH_ONLY: z.string().optional(),
-    BENCH_NODE_ARGS: z.string().transform((v) => v.split(' ').filter(Boolean)).default([]),
+    BENCH_NODE_ARGS: z
+      .string()
+      .transform((v) => v.split(' ').filter(Boolean))
+      .default([]),
     BENCH_SERVICE: z.enum(['dist', 'tsx']).default('dist'),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
@@ -79,8 +101,16 @@ const heapUsed = (): number => {
 /** Seeds `items` and measures the index's heap over them (bytes per item; null without --expose-gc). */
 async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
   const config = loadConfig({
-    DATABASE_URL: storage.env.DATABASE_URL, DATA_DIR: storage.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', RATE_LIMIT_SCALE: '100000', BCRYPT_ROUNDS: '4', JWT_SECRET,
+    DATABASE_URL: storage.env.DATABASE_URL,
+    DATA_DIR: storage.dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    RATE_LIMIT_SCALE: '100000',
+    BCRYPT_ROUNDS: '4',
+    JWT_SECRET,
   });
   const service = await startService(config, createLogger('warn'));
   try {
@@ -128,26 +158,38 @@ function timeInProcess(index: IndexView): void {
     const perQuery = ((used.user + used.system) / 1000 / Math.max(1, times.length)).toFixed(3);
     console.log(`  in process: ${label}: CPU ${perQuery} ms per query; wall p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`);
   };
-  timed('/all, 2,000 different queries', variedAll().map((path) => {
-    const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
-    const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
-    return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
-  }));
-  timed('/all facets (all four), 2,000 different queries', variedAll().map((path) => {
-    const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
-    return () => index.facets({ visibility, search: q.search, filters: q }, ['amenities', 'apartment_type', 'project_status', 'price']);
-  }));
-  timed('/completed, 40 viewports and pages', variedCompleted().map((path) => {
-    const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
-    const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
-    return () => index.page({ visibility, filters: {}, viewport }, { column: 'created_at', direction: 'desc' }, q.page, q.per_page);
-  }));
+  timed(
+    '/all, 2,000 different queries',
+    variedAll().map((path) => {
+      const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+      const column = q.column === 'relevance' && !q.search ? 'created_at' : q.column;
+      return () => index.page({ visibility, search: q.search, filters: q }, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
+    }),
+  );
+  timed(
+    '/all facets (all four), 2,000 different queries',
+    variedAll().map((path) => {
+      const q = listAllQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+      return () => index.facets({ visibility, search: q.search, filters: q }, ['amenities', 'apartment_type', 'project_status', 'price']);
+    }),
+  );
+  timed(
+    '/completed, 40 viewports and pages',
+    variedCompleted().map((path) => {
+      const q = completedQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+      const viewport = viewportAround(q.latitude!, q.longitude!, q.zoom_level);
+      return () => index.page({ visibility, filters: {}, viewport }, { column: 'created_at', direction: 'desc' }, q.page, q.per_page);
+    }),
+  );
   for (const zoom of [3, 8, 12, 16]) {
-    timed(`/completed/clusters zoom ${zoom}`, clusterPaths(zoom).map((path) => {
-      const q = clustersQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
-      const box = { minLat: q.min_lat, maxLat: q.max_lat, minLng: q.min_lng, maxLng: q.max_lng, zoom: q.zoom };
-      return () => index.clusters({ visibility, search: q.search, filters: q }, box, new Set());
-    }));
+    timed(
+      `/completed/clusters zoom ${zoom}`,
+      clusterPaths(zoom).map((path) => {
+        const q = clustersQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+        const box = { minLat: q.min_lat, maxLat: q.max_lat, minLng: q.min_lng, maxLng: q.max_lng, zoom: q.zoom };
+        return () => index.clusters({ visibility, search: q.search, filters: q }, box, new Set());
+      }),
+    );
   }
 }
 
@@ -162,7 +204,15 @@ function random(seed: number): () => number {
   };
 }
 
-const ORDERS = ['created_at&sort=desc', 'created_at&sort=asc', 'price&sort=asc', 'price&sort=desc', 'area&sort=desc', 'price_per_area&sort=asc', 'relevance&sort=desc'];
+const ORDERS = [
+  'created_at&sort=desc',
+  'created_at&sort=asc',
+  'price&sort=asc',
+  'price&sort=desc',
+  'area&sort=desc',
+  'price_per_area&sort=asc',
+  'relevance&sort=desc',
+];
 
 /** 2,000 different `/all` queries: words (a typo in one of five), ranges, an order, a page 1-25. */
 function variedAll(): string[] {
@@ -201,8 +251,10 @@ function clusterPaths(zoom: number): string[] {
     const lngSpan = Math.min(180, (360 * 1024) / (256 * 2 ** zoom));
     const latSpan = Math.min(170, ((360 * 768) / (256 * 2 ** zoom)) * Math.cos((c.lat * Math.PI) / 180));
     const box = {
-      min_lat: Math.max(-90, c.lat - latSpan / 2), max_lat: Math.min(90, c.lat + latSpan / 2),
-      min_lng: Math.max(-180, c.lng - lngSpan / 2), max_lng: Math.min(180, c.lng + lngSpan / 2),
+      min_lat: Math.max(-90, c.lat - latSpan / 2),
+      max_lat: Math.min(90, c.lat + latSpan / 2),
+      min_lng: Math.max(-180, c.lng - lngSpan / 2),
+      max_lng: Math.min(180, c.lng + lngSpan / 2),
     };
     return `/content/api/v1/completed/clusters?min_lat=${box.min_lat.toFixed(4)}&max_lat=${box.max_lat.toFixed(4)}&min_lng=${box.min_lng.toFixed(4)}&max_lng=${box.max_lng.toFixed(4)}&zoom=${zoom}`;
   });
@@ -224,7 +276,10 @@ const TARGETS = (): Target[] => [
   { label: '/all first page, always the same (page cache)', paths: ['/content/api/v1/all'] },
   { label: '/all, 2,000 different queries in turn', paths: variedAll() },
   // The same queries asking every facet (a client showing counts beside its filters).
-  { label: '/all with all four facets, 2,000 different queries in turn', paths: variedAll().map((p) => `${p}&facets=amenities,apartment_type,project_status,price`) },
+  {
+    label: '/all with all four facets, 2,000 different queries in turn',
+    paths: variedAll().map((p) => `${p}&facets=amenities,apartment_type,project_status,price`),
+  },
   ...[3, 8, 12, 16].map((zoom) => ({ label: `/completed/clusters zoom ${zoom} (4 cities)`, paths: clusterPaths(zoom) })),
   { label: '/completed, 40 viewports and pages in turn', paths: variedCompleted() },
 ];
@@ -307,10 +362,18 @@ async function load(base: string, target: Target, label: string): Promise<Row> {
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
   const gcAfter = await gcSoFar(base).catch(() => null);
   const cachesAfter = await cacheLookupsSoFar(base).catch(() => null);
-  const row = { label, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined };
+  const row = {
+    label,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    note: r.non2xx || r.errors ? `non-2xx ${r.non2xx}, errors ${r.errors}` : undefined,
+  };
   const gc = gcBefore && gcAfter?.size ? `; GC: ${gcBetween(gcBefore, gcAfter)}` : '';
   const hits = cachesBefore && cachesAfter ? hitsBetween(cachesBefore, cachesAfter) : '';
-  console.log(`  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}${hits ? `; cache hits: ${hits}` : ''}`);
+  console.log(
+    `  ${label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.note ? `, ${row.note}` : ''}${gc}${hits ? `; cache hits: ${hits}` : ''}`,
+  );
   return row;
 }
 
@@ -326,8 +389,15 @@ async function indexAnswers(base: string): Promise<void> {
 
 async function measureService(storage: BenchStorage): Promise<Row[]> {
   const childEnv = {
-    ...storage.env, HOST: '127.0.0.1', DATA_DIR: storage.dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000',
-    SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', JWT_SECRET,
+    ...storage.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: storage.dataDir,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_SCALE: '100000',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
+    JWT_SECRET,
   };
   // BENCH_PROFILE_DIR: a CPU profile of the service answering from its index (bench/profile-summary.ts reads it).
   const profile = env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
@@ -369,7 +439,10 @@ async function main(): Promise<void> {
           console.log(`\n| request (${mode}, ${size} items) | req/s | p50 ms | p99 ms |\n|---|---|---|---|`);
           for (const r of rows) console.log(`| ${r.label} | ${r.rps ?? `not measured: ${r.note}`} | ${r.p50} | ${r.p99} |`);
         }
-        const perItem = memory.bytesPerItem === null ? 'n/a (no --expose-gc)' : `${memory.bytesPerItem} bytes/item, ${((memory.bytesPerItem * 100_000) / 2 ** 20).toFixed(0)} MB per 100,000 items`;
+        const perItem =
+          memory.bytesPerItem === null
+            ? 'n/a (no --expose-gc)'
+            : `${memory.bytesPerItem} bytes/item, ${((memory.bytesPerItem * 100_000) / 2 ** 20).toFixed(0)} MB per 100,000 items`;
         console.log(`\nlisting index: ${memory.listed} listed items loaded in ${memory.loadMs} ms; heap ${perItem}`);
       } finally {
         await storage.cleanUp();

@@ -8,9 +8,21 @@ import { foldForSearch } from '../src/content/values.js';
 
 // Project names (accented, as users write them) and their folded search text.
 export const NAMES = [
-  'Căn hộ Sài Gòn Riverside', 'Biệt thự Đống Đa', 'Nhà phố Thảo Điền', 'Căn hộ Vinhomes Central Park', 'Chung cư Hà Đông',
-  'Đất nền Đà Nẵng', 'Penthouse Landmark 81', 'Shophouse Phú Mỹ Hưng', '서울 강남 아파트', '부산 해운대 오피스텔',
-  'Riverside apartment District 2', 'Garden villa Tay Ho', 'Studio near Ben Thanh', 'Sky Garden duplex', 'Lakeview townhouse',
+  'Căn hộ Sài Gòn Riverside',
+  'Biệt thự Đống Đa',
+  'Nhà phố Thảo Điền',
+  'Căn hộ Vinhomes Central Park',
+  'Chung cư Hà Đông',
+  'Đất nền Đà Nẵng',
+  'Penthouse Landmark 81',
+  'Shophouse Phú Mỹ Hưng',
+  '서울 강남 아파트',
+  '부산 해운대 오피스텔',
+  'Riverside apartment District 2',
+  'Garden villa Tay Ho',
+  'Studio near Ben Thanh',
+  'Sky Garden duplex',
+  'Lakeview townhouse',
 ];
 export const CITIES = [
   { lat: 10.78, lng: 106.7, vi: 'TP. Hồ Chí Minh', en: 'Ho Chi Minh City' },
@@ -72,7 +84,9 @@ export async function seedContent(db: DatabaseHandle['longRunning'], items: numb
     insert into content_reactions (content_id, user_id)
     select c.id, u.id from (select id, row_number() over () as rn from contents) c
     cross join (select id from users where username like 'uploader%' limit 3) u where c.rn % 50 = 0`);
-  await db.rows(sql`update contents c set reaction_count = r.n from (select content_id, count(*)::int as n from content_reactions group by content_id) r where r.content_id = c.id`);
+  await db.rows(
+    sql`update contents c set reaction_count = r.n from (select content_id, count(*)::int as n from content_reactions group by content_id) r where r.content_id = c.id`,
+  );
   await db.rows(sql`insert into follows (follower_id, following_id) select ${viewerId}, id from users where username like 'uploader%' limit 20`);
   for (const ix of ginIndexes) await db.rows(sql.raw(ix.indexdef));
   await db.rows(sql`analyze`);

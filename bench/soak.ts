@@ -42,9 +42,6 @@ const serverRedis = process.env.BENCH_REDIS_URL;
 
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
-
-
-
 async function call(base: string, method: string, urlPath: string, body?: unknown, token?: string): Promise<any> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -59,12 +56,14 @@ async function call(base: string, method: string, urlPath: string, body?: unknow
 async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -150,10 +149,19 @@ async function main() {
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bench/soak-probe.ts', 'main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(),
-      HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production',
-      RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', BCRYPT_ROUNDS: '4',
-      SOAK_SAMPLE_MS: String(SAMPLE_MS), ...env,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      RATE_LIMIT_SCALE: '100000',
+      SCHEDULER_ENABLED: 'false',
+      VIDEO_WORKERS: '0',
+      BCRYPT_ROUNDS: '4',
+      SOAK_SAMPLE_MS: String(SAMPLE_MS),
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -169,24 +177,38 @@ async function main() {
   try {
     await waitFor(`${base}/readyz`, { child });
     const mode = serverDatabase ? `PostgreSQL server${serverRedis ? ' + Redis' : ''}` : 'embedded PGlite';
-    console.log(`soak: ${MINUTES} min, ${mode}, ${SOCKETS} sockets in rooms of ${ROOM_SIZE} (one message per room every ${ROOM_INTERVAL_MS} ms), REST capped at ${RPS}/s over ${CONNECTIONS} connections`);
+    console.log(
+      `soak: ${MINUTES} min, ${mode}, ${SOCKETS} sockets in rooms of ${ROOM_SIZE} (one message per room every ${ROOM_INTERVAL_MS} ms), REST capped at ${RPS}/s over ${CONNECTIONS} connections`,
+    );
 
     // Users, rooms, one content item for comments and listings.
     const setupStarted = Date.now();
     const users = await createUsers(base, dataDir, SOCKETS + 2);
     const [restUser, restPeer, ...socketUsers] = users;
-    const content = await call(base, 'POST', '/content/api/v1/content', {
-      price: 2_500_000_000, unit_price: 'VND', area: 72, unit_area: 'm2',
-      video: { original_name: 'tour.mp4', size: 1_000_000 },
-      real_estate_info: { apartment_type: 'apartment', project_status: 'completed' },
-      content_info: [{ lang: 'en', project_name: 'River view tower', description: 'Two bedrooms' }],
-    }, restUser.token);
+    const content = await call(
+      base,
+      'POST',
+      '/content/api/v1/content',
+      {
+        price: 2_500_000_000,
+        unit_price: 'VND',
+        area: 72,
+        unit_area: 'm2',
+        video: { original_name: 'tour.mp4', size: 1_000_000 },
+        real_estate_info: { apartment_type: 'apartment', project_status: 'completed' },
+        content_info: [{ lang: 'en', project_name: 'River view tower', description: 'Two bedrooms' }],
+      },
+      restUser.token,
+    );
     const contentId: string = content.data.id;
     const restRoom: string = (await call(base, 'POST', '/sns/api/v1/chat/rooms', { memberIds: [restPeer.id], name: 'soak-rest' }, restUser.token)).data.roomId;
     const groups: User[][] = [];
     for (let i = 0; i < socketUsers.length; i += ROOM_SIZE) groups.push(socketUsers.slice(i, i + ROOM_SIZE));
-    const roomIds = await pool(groups, 8, async (g) =>
-      (await call(base, 'POST', '/sns/api/v1/chat/rooms', { memberIds: g.slice(1).map((u) => u.id), name: 'soak' }, g[0].token)).data.roomId as string,
+    const roomIds = await pool(
+      groups,
+      8,
+      async (g) =>
+        (await call(base, 'POST', '/sns/api/v1/chat/rooms', { memberIds: g.slice(1).map((u) => u.id), name: 'soak' }, g[0].token)).data.roomId as string,
     );
 
     // Socket clients: members are joined to their rooms on connect (CONTRACT §8).
@@ -194,24 +216,31 @@ async function main() {
     let connectFailures = 0;
     const received = new Map<string, number>();
     const roomSockets: Socket[][] = groups.map(() => []);
-    await pool(socketUsers, 50, (u, i) => new Promise<void>((resolve) => {
-      const s = io(`${base}/chat`, { transports: ['websocket'], auth: { token: u.token }, forceNew: true, timeout: 30_000 });
-      s.on('message:new', (m: { msg?: string }) => {
-        if (m?.msg?.startsWith('soak:')) received.set(m.msg, (received.get(m.msg) ?? 0) + 1);
-      });
-      s.on('disconnect', () => disconnects++);
-      s.once('connect', () => {
-        sockets.push(s);
-        roomSockets[Math.floor(i / ROOM_SIZE)].push(s);
-        resolve();
-      });
-      s.once('connect_error', () => {
-        connectFailures++;
-        s.close();
-        resolve();
-      });
-    }));
-    console.log(`setup: ${users.length} users, ${roomIds.length} rooms, ${sockets.length} sockets connected (${connectFailures} failed) in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s\n`);
+    await pool(
+      socketUsers,
+      50,
+      (u, i) =>
+        new Promise<void>((resolve) => {
+          const s = io(`${base}/chat`, { transports: ['websocket'], auth: { token: u.token }, forceNew: true, timeout: 30_000 });
+          s.on('message:new', (m: { msg?: string }) => {
+            if (m?.msg?.startsWith('soak:')) received.set(m.msg, (received.get(m.msg) ?? 0) + 1);
+          });
+          s.on('disconnect', () => disconnects++);
+          s.once('connect', () => {
+            sockets.push(s);
+            roomSockets[Math.floor(i / ROOM_SIZE)].push(s);
+            resolve();
+          });
+          s.once('connect_error', () => {
+            connectFailures++;
+            s.close();
+            resolve();
+          });
+        }),
+    );
+    console.log(
+      `setup: ${users.length} users, ${roomIds.length} rooms, ${sockets.length} sockets connected (${connectFailures} failed) in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s\n`,
+    );
 
     // Socket traffic: each room sends on its own timer, offset so the sends spread evenly.
     const sent: { msg: string; at: number; expected: number }[] = [];
@@ -223,19 +252,25 @@ async function main() {
         if (!members.length) return;
         const msg = `soak:${r}:${seq++}`;
         const sender = members[Math.floor(Math.random() * members.length)];
-        sender.timeout(10_000).emitWithAck('message:send', { roomId, msg }).then(
-          (ack: { ok?: boolean }) => {
-            if (ack?.ok) sent.push({ msg, at: Date.now(), expected: members.length });
-            else refusedSends++;
-          },
-          () => refusedSends++,
-        );
+        sender
+          .timeout(10_000)
+          .emitWithAck('message:send', { roomId, msg })
+          .then(
+            (ack: { ok?: boolean }) => {
+              if (ack?.ok) sent.push({ msg, at: Date.now(), expected: members.length });
+              else refusedSends++;
+            },
+            () => refusedSends++,
+          );
       };
       let interval: NodeJS.Timeout | undefined;
-      const start = setTimeout(() => {
-        fire();
-        interval = setInterval(fire, ROOM_INTERVAL_MS);
-      }, (r * ROOM_INTERVAL_MS) / roomIds.length);
+      const start = setTimeout(
+        () => {
+          fire();
+          interval = setInterval(fire, ROOM_INTERVAL_MS);
+        },
+        (r * ROOM_INTERVAL_MS) / roomIds.length,
+      );
       return () => {
         clearTimeout(start);
         clearInterval(interval);
@@ -321,14 +356,24 @@ async function main() {
     const at = (s: Sample) => (s.at - started) / 60_000;
     const first = samples.find((s) => s.at >= started);
     const lastSample = samples.at(-1);
-    console.log(`\nafter ${((Date.now() - started) / 60_000).toFixed(1)} min, ${requests} REST requests (statuses ${JSON.stringify(statusCounts)}), ${sent.length} socket messages sent`);
-    console.log(`RSS slope                 ${slope(window.map((s) => [at(s), mb(s.rss)])).toFixed(2)} MB/min (samples from minute ${warmup.toFixed(1)} on: ${window.length})`);
+    console.log(
+      `\nafter ${((Date.now() - started) / 60_000).toFixed(1)} min, ${requests} REST requests (statuses ${JSON.stringify(statusCounts)}), ${sent.length} socket messages sent`,
+    );
+    console.log(
+      `RSS slope                 ${slope(window.map((s) => [at(s), mb(s.rss)])).toFixed(2)} MB/min (samples from minute ${warmup.toFixed(1)} on: ${window.length})`,
+    );
     console.log(`heap used slope           ${slope(window.map((s) => [at(s), mb(s.heapUsed)])).toFixed(2)} MB/min`);
-    console.log(`RSS / heap used           ${first ? mb(first.rss).toFixed(1) : '?'} → ${lastSample ? mb(lastSample.rss).toFixed(1) : '?'} MB / ${first ? mb(first.heapUsed).toFixed(1) : '?'} → ${lastSample ? mb(lastSample.heapUsed).toFixed(1) : '?'} MB`);
+    console.log(
+      `RSS / heap used           ${first ? mb(first.rss).toFixed(1) : '?'} → ${lastSample ? mb(lastSample.rss).toFixed(1) : '?'} MB / ${first ? mb(first.heapUsed).toFixed(1) : '?'} → ${lastSample ? mb(lastSample.heapUsed).toFixed(1) : '?'} MB`,
+    );
     console.log(`event-loop delay          p99 ${overall?.loopDelayP99Ms ?? '?'} ms, max ${overall?.loopDelayMaxMs ?? '?'} ms (whole run)`);
-    console.log(`active handles            ${first?.handles ?? '?'} → ${lastSample?.handles ?? '?'} ${lastSample ? JSON.stringify(lastSample.handleTypes) : ''}`);
-    console.log(`errors                    HTTP unexpected status ${httpUnexpected}, HTTP errors/timeouts ${httpErrors}, socket connect failures ${connectFailures}, ` +
-      `disconnects ${disconnects}, refused sends ${refusedSends}, lost deliveries ${lost}, duplicate deliveries ${duplicates}`);
+    console.log(
+      `active handles            ${first?.handles ?? '?'} → ${lastSample?.handles ?? '?'} ${lastSample ? JSON.stringify(lastSample.handleTypes) : ''}`,
+    );
+    console.log(
+      `errors                    HTTP unexpected status ${httpUnexpected}, HTTP errors/timeouts ${httpErrors}, socket connect failures ${connectFailures}, ` +
+        `disconnects ${disconnects}, refused sends ${refusedSends}, lost deliveries ${lost}, duplicate deliveries ${duplicates}`,
+    );
   } finally {
     for (const s of sockets) s.close();
     if (child.exitCode === null && child.signalCode === null) {

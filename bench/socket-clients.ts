@@ -26,7 +26,9 @@ function open(c: Job['clients'][number], roomId: string): Promise<void> {
     s.once('connect_error', reject);
     s.once('connect', () => {
       if (!c.member) return resolve();
-      s.timeout(60_000).emitWithAck('room:join', { roomId }).then((ack: { ok: boolean }) => (ack.ok ? resolve() : reject(new Error('join refused'))), reject);
+      s.timeout(60_000)
+        .emitWithAck('room:join', { roomId })
+        .then((ack: { ok: boolean }) => (ack.ok ? resolve() : reject(new Error('join refused'))), reject);
     });
   });
 }

@@ -75,7 +75,10 @@ export interface FanoutResult {
  * those of its main thread only (the event loop: Socket.IO, uWS; not PGlite's worker nor the GC's helpers).
  */
 export function cpuTimes(pid: number, mainThread = false): { user: number; system: number } {
-  const fields = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = fs
+    .readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
@@ -150,7 +153,12 @@ async function forkNode(env: Record<string, string>): Promise<NodeProcess> {
   return { child, socketUrl: base };
 }
 
-export async function startNode(databaseUrl: string, redisPrefix: string, adapter: RealtimeAdapter = 'streams', env: Record<string, string> = {}): Promise<NodeProcess> {
+export async function startNode(
+  databaseUrl: string,
+  redisPrefix: string,
+  adapter: RealtimeAdapter = 'streams',
+  env: Record<string, string> = {},
+): Promise<NodeProcess> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-node-'));
   return forkNode({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: redisPrefix, REALTIME_ADAPTER: adapter, ...env });
 }
@@ -196,7 +204,11 @@ export async function seed(databaseUrl: string, clients: number, members: number
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return await seedUsers(queryableOver((text, params) => client.query(text, params)), clients, members);
+    return await seedUsers(
+      queryableOver((text, params) => client.query(text, params)),
+      clients,
+      members,
+    );
   } finally {
     await client.end();
   }
@@ -244,8 +256,13 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
       perNode[i % nodes.length]++;
     }
     const started = Date.now();
-    for (let w = 0; w < o.workers; w++) workers.push(fork(path.join(here, 'socket-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    const connected = await Promise.all(workers.map((w, i) => ask<{ connected: number; failed: number }>(w, { type: 'connect', job: { clients: jobs[i], roomId: seeded.roomId, concurrency: 50 } }, 'connected')));
+    for (let w = 0; w < o.workers; w++)
+      workers.push(fork(path.join(here, 'socket-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    const connected = await Promise.all(
+      workers.map((w, i) =>
+        ask<{ connected: number; failed: number }>(w, { type: 'connect', job: { clients: jobs[i], roomId: seeded.roomId, concurrency: 50 } }, 'connected'),
+      ),
+    );
     const connectSeconds = (Date.now() - started) / 1000;
     const failed = connected.reduce((s, c) => s + c.failed, 0);
     await sleep(1000);
@@ -314,7 +331,12 @@ export async function runFanout(nodes: NodeProcess[], seeded: Seeded, o: FanoutO
 }
 
 /** Starts `count` nodes sharing one fresh Redis prefix (`env`: settings of their own). */
-export async function startNodes(count: number, databaseUrl: string, adapter: RealtimeAdapter = 'streams', env: Record<string, string> = {}): Promise<NodeProcess[]> {
+export async function startNodes(
+  count: number,
+  databaseUrl: string,
+  adapter: RealtimeAdapter = 'streams',
+  env: Record<string, string> = {},
+): Promise<NodeProcess[]> {
   const prefix = `bench-${randomBytes(4).toString('hex')}:`;
   const nodes: NodeProcess[] = [];
   for (let i = 0; i < count; i++) nodes.push(await startNode(databaseUrl, prefix, adapter, env));
@@ -338,6 +360,8 @@ export function printFanout(title: string, r: FanoutResult): void {
   const perDelivery = cpuPerDelivery(r);
   const system = r.trafficSystemSeconds.reduce((a, b) => a + b, 0);
   const main = r.trafficMainThreadSeconds.reduce((a, b) => a + b, 0);
-  console.log(`service CPU, traffic       ${r.trafficCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s, ${system.toFixed(2)} s of it system, ${main.toFixed(2)} s on the main thread (idle baseline ${r.idleCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s)`);
+  console.log(
+    `service CPU, traffic       ${r.trafficCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s, ${system.toFixed(2)} s of it system, ${main.toFixed(2)} s on the main thread (idle baseline ${r.idleCpuSeconds.map((c) => c.toFixed(2)).join(' / ')} s)`,
+  );
   console.log(`service CPU per delivery  ${perDelivery.all.toFixed(2)} µs (${perDelivery.aboveIdle.toFixed(2)} µs above idle)`);
 }

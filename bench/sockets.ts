@@ -47,7 +47,11 @@ const mode = env('BENCH_MODE', 'server');
 if (mode !== 'embedded' && mode !== 'server') throw new Error(`BENCH_MODE must be embedded or server, not ${mode}`);
 const adapter = env('BENCH_ADAPTER', 'rooms') as RealtimeAdapter;
 const publishModes = env('BENCH_NATIVE_PUBLISH', 'off,on').split(',');
-const load = () => `load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+const load = () =>
+  `load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
 
 /** One run per REALTIME_NATIVE_PUBLISH value, each on fresh nodes; then the comparison. */
 async function runEach(start: (settings: Record<string, string>) => Promise<NodeProcess[]>, seeded: Seeded): Promise<void> {
@@ -62,7 +66,9 @@ async function runEach(start: (settings: Record<string, string>) => Promise<Node
       await Promise.all(nodes.map(stopNode));
     }
   }
-  console.log('\n| `REALTIME_NATIVE_PUBLISH` | deliveries | service CPU s (system; main thread) | µs per delivery | above idle | main thread µs per delivery | p50 ms | p99 ms | load average |');
+  console.log(
+    '\n| `REALTIME_NATIVE_PUBLISH` | deliveries | service CPU s (system; main thread) | µs per delivery | above idle | main thread µs per delivery | p50 ms | p99 ms | load average |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [publish, r, loadAverage] of results) {
     const cpu = r.trafficCpuSeconds.reduce((a, b) => a + b, 0);
@@ -70,14 +76,18 @@ async function runEach(start: (settings: Record<string, string>) => Promise<Node
     const main = r.trafficMainThreadSeconds.reduce((a, b) => a + b, 0);
     const per = cpuPerDelivery(r);
     const mainPer = r.deliveries ? ((main / r.deliveries) * 1e6).toFixed(2) : '—';
-    console.log(`| ${publish} | ${r.deliveries.toLocaleString('en')} of ${r.expected.toLocaleString('en')} | ${cpu.toFixed(2)} (${system.toFixed(2)}; ${main.toFixed(2)}) | ${per.all.toFixed(2)} | ${per.aboveIdle.toFixed(2)} | ${mainPer} | ${r.p50} | ${r.p99} | ${loadAverage.replace('load average ', '')} |`);
+    console.log(
+      `| ${publish} | ${r.deliveries.toLocaleString('en')} of ${r.expected.toLocaleString('en')} | ${cpu.toFixed(2)} (${system.toFixed(2)}; ${main.toFixed(2)}) | ${per.all.toFixed(2)} | ${per.aboveIdle.toFixed(2)} | ${mainPer} | ${r.p50} | ${r.p99} | ${loadAverage.replace('load average ', '')} |`,
+    );
   }
 }
 
 async function server() {
   const database = await scratchDatabase();
   try {
-    console.log(`bench: ${options.clients} websocket clients on 2 nodes (${adapter} adapter), ${options.members} in one room, ${options.messages} messages at ${options.rate}/s, ${options.workers} client processes`);
+    console.log(
+      `bench: ${options.clients} websocket clients on 2 nodes (${adapter} adapter), ${options.members} in one room, ${options.messages} messages at ${options.rate}/s, ${options.workers} client processes`,
+    );
     const seeded = await seed(database.url, options.clients, options.members);
     await runEach((settings) => startNodes(2, database.url, adapter, settings), seeded);
   } finally {
@@ -88,7 +98,9 @@ async function server() {
 async function embedded() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-bench-sockets-'));
   try {
-    console.log(`bench: ${options.clients} websocket clients on 1 embedded node, ${options.members} in one room, ${options.messages} messages at ${options.rate}/s, ${options.workers} client processes`);
+    console.log(
+      `bench: ${options.clients} websocket clients on 1 embedded node, ${options.members} in one room, ${options.messages} messages at ${options.rate}/s, ${options.workers} client processes`,
+    );
     const seeded = await seedEmbedded(dataDir, options.clients, options.members);
     await runEach(async (settings) => [await startEmbeddedNode(dataDir, settings)], seeded);
   } finally {

@@ -35,13 +35,20 @@ const viewerCount = Number(process.env.BENCH_VIEWERS ?? 32);
 const BUDGET = 10_000_000_000;
 
 const env = (dataDir: string) => ({
-  DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+  DATA_DIR: dataDir,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_SCALE: '100000',
+  SCHEDULER_ENABLED: 'false',
+  VIDEO_WORKERS: '0',
   BCRYPT_ROUNDS: '4',
 });
 
 async function call(base: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(base + p, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
@@ -59,7 +66,11 @@ async function seed(dataDir: string): Promise<{ owner: string; viewers: string[]
     const [someone] = await service.app.database.rows<{ id: string }>(sql`select id from users order by created_at limit 1`);
     await seedContent(service.app.database.longRunning, items, me?.data?.id ?? someone.id);
     const created = await call(base, 'POST', '/content/api/v1/content', owner, {
-      price: 3_500_000_000, unit_price: 'VND', area: 70, unit_area: 'm²', video: { original_name: 'tour.mp4', size: 1_000_000 },
+      price: 3_500_000_000,
+      unit_price: 'VND',
+      area: 70,
+      unit_area: 'm²',
+      video: { original_name: 'tour.mp4', size: 1_000_000 },
       real_estate_info: { legal_certificates: 'pink_book', apartment_type: 'apartment', project_status: 'handed_over' },
       content_info: [{ lang: 'en', project_name: 'Promoted apartment', description: 'Bench', address: 'District 1' }],
       geo: { lat: 10.7756, long: 106.7004 },
@@ -69,10 +80,14 @@ async function seed(dataDir: string): Promise<{ owner: string; viewers: string[]
       video = video || ${JSON.stringify({ status: 'completed', duration: 30, playlist_path: `videos/${videoId}/hls/index.m3u8`, thumbnail_path: `videos/${videoId}/thumb.jpg` })}::jsonb
       where id = ${videoId}`);
     const est = await call(base, 'POST', '/api/v1/campaigns/estimate', owner, {
-      video_id: videoId, budget: { amount: BUDGET, currency: 'VND' }, duration_days: 30, targeting: { locations: [{ id: 'vn-ho-chi-minh', type: 'city' }] },
+      video_id: videoId,
+      budget: { amount: BUDGET, currency: 'VND' },
+      duration_days: 30,
+      targeting: { locations: [{ id: 'vn-ho-chi-minh', type: 'city' }] },
     });
     const campaign = await call(base, 'POST', '/api/v1/campaigns/create', owner, {
-      estimation_id: est.data.estimation_id, video_id: videoId,
+      estimation_id: est.data.estimation_id,
+      video_id: videoId,
       campaign_config: { name: 'Bench', budget: { amount: BUDGET, currency: 'VND' }, duration_days: 30 },
       payment: { method: 'card', amount: BUDGET + Math.round(BUDGET * 0.05), payment_token: 'tok_visa' },
     });
@@ -87,14 +102,19 @@ async function seed(dataDir: string): Promise<{ owner: string; viewers: string[]
 /** A centre: half the time inside TP. Hồ Chí Minh, else anywhere between Cần Thơ and Hà Nội. */
 function centre(): string {
   const inside = Math.random() < 0.5;
-  const lat = inside ? 10.70 + Math.random() * 0.15 : 10 + Math.random() * 11;
+  const lat = inside ? 10.7 + Math.random() * 0.15 : 10 + Math.random() * 11;
   const lng = inside ? 106.62 + Math.random() * 0.15 : 105 + Math.random() * 4;
   return `latitude=${lat.toFixed(5)}&longitude=${lng.toFixed(5)}`;
 }
 
 const randomAddress = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
 
-interface Figures { label: string; rps: number; p99: number; sponsored: number }
+interface Figures {
+  label: string;
+  rps: number;
+  p99: number;
+  sponsored: number;
+}
 
 async function load(base: string, label: string, listing: 'all' | 'feeds', viewers: string[]): Promise<Figures> {
   const setupRequest = (req: autocannon.Request): autocannon.Request => {

@@ -126,7 +126,9 @@ async function main() {
   try {
     // First start of this data: initdb / migrations, not counted.
     await startOnce(RUNNERS.includes('dist') ? 'dist' : 'tsx', env, false);
-    console.log(`mode: ${serverMode ? 'server' : 'embedded'}; ${RUNS} runs each; RSS after ${IDLE_MS} ms idle; node ${process.version}; ${os.cpus().length} cores`);
+    console.log(
+      `mode: ${serverMode ? 'server' : 'embedded'}; ${RUNS} runs each; RSS after ${IDLE_MS} ms idle; node ${process.version}; ${os.cpus().length} cores`,
+    );
     console.log('runner | start to /readyz 200, median (min-max) ms | RSS serving node, median MB | RSS process tree, median MB');
     for (const runner of RUNNERS) {
       const runs: Run[] = [];

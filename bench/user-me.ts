@@ -24,8 +24,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const children: ChildProcess[] = [];
 const serverDatabase = process.env.BENCH_DATABASE_URL;
 
-
-
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, {
     cwd: root,
@@ -42,8 +40,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
-
-
 
 interface Figures {
   label: string;
@@ -80,8 +76,14 @@ async function main() {
   try {
     const servicePort = await freePort();
     const service = startChild(['--import', 'tsx', 'main.ts'], {
-      HOST: '127.0.0.1', PORT: String(servicePort), DATA_DIR: dataDir, LOG_LEVEL: 'warn',
-      RATE_LIMIT_SCALE: '100000', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0', NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(servicePort),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_SCALE: '100000',
+      SCHEDULER_ENABLED: 'false',
+      VIDEO_WORKERS: '0',
+      NODE_ENV: 'production',
       ...databaseEnv,
     });
     const base = `http://127.0.0.1:${servicePort}`;
@@ -112,7 +114,9 @@ async function main() {
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of results) console.log(`| ${r.label} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`);
   const [svc, bare] = results;
-  console.log(`\nservice / bare: ${(svc.requestsPerSecond / bare.requestsPerSecond * 100).toFixed(1)} % of the requests/s; p50 ${(svc.p50 / Math.max(bare.p50, 0.001)).toFixed(1)}×, p99 ${(svc.p99 / Math.max(bare.p99, 0.001)).toFixed(1)}× the latency`);
+  console.log(
+    `\nservice / bare: ${((svc.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(1)} % of the requests/s; p50 ${(svc.p50 / Math.max(bare.p50, 0.001)).toFixed(1)}×, p99 ${(svc.p99 / Math.max(bare.p99, 0.001)).toFixed(1)}× the latency`,
+  );
 }
 
 await main();

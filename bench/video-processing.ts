@@ -17,8 +17,28 @@ const tools = mediaTools({ FFMPEG_PATH: process.env.FFMPEG_PATH, FFPROBE_PATH: p
 try {
   const input = path.join(dir, 'input.mp4');
   execFileSync(tools.ffmpegPath, [
-    '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=30`, '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', input,
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=${size}:rate=30`,
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440',
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    input,
   ]);
   const started = process.hrtime.bigint();
   const stageTimes: Record<string, number> = {};

@@ -15,7 +15,10 @@ export class CorsPolicy {
   private readonly origins: string[];
 
   constructor(corsOrigins: string) {
-    this.origins = corsOrigins.split(',').map((s) => s.trim()).filter(Boolean);
+    this.origins = corsOrigins
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   /** The CORS headers of an answer to a request from `origin`. */

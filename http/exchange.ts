@@ -51,7 +51,10 @@ export interface ExchangeSettings {
 /** The caller's address: the socket peer, or with TRUST_PROXY the last X-Forwarded-For entry. */
 function clientIp(res: HttpResponse, headers: Record<string, string>, trustProxy: boolean): string {
   if (trustProxy && headers['x-forwarded-for']) {
-    const hops = headers['x-forwarded-for'].split(',').map((s) => s.trim()).filter(Boolean);
+    const hops = headers['x-forwarded-for']
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (hops.length) return hops[hops.length - 1];
   }
   const raw = Buffer.from(res.getRemoteAddressAsText()).toString();

@@ -15,7 +15,13 @@ import type { OpenExchange } from './server.js';
 
 export const EXPORT_DOWNLOAD_PATH = '/auth/api/v1/user/export/:exportId/download';
 
-export function registerExportDownload(uws: TemplatedApp, app: AppContext, services: Pick<Services, 'dataExports'>, callers: CallerResolver, openExchange: OpenExchange): void {
+export function registerExportDownload(
+  uws: TemplatedApp,
+  app: AppContext,
+  services: Pick<Services, 'dataExports'>,
+  callers: CallerResolver,
+  openExchange: OpenExchange,
+): void {
   uws.get(EXPORT_DOWNLOAD_PATH, (res, req) => {
     const exportId = req.getParameter(0) ?? '';
     const exchange = openExchange(res, req, EXPORT_DOWNLOAD_PATH);
@@ -37,11 +43,18 @@ export function registerExportDownload(uws: TemplatedApp, app: AppContext, servi
       // itself, through a short-lived signed URL given to the owner only.
       const signed = app.config.MEDIA_PUBLIC_BASE_URL ? await app.media.signedUrl(key, app.config.MEDIA_SIGNED_URL_SECONDS, downloadName) : null;
       if (signed) return exchange.send(302, { ...noStore, Location: signed }, '');
-      stream = await sendObject(exchange, app.media, key, object, {
-        ...noStore,
-        'Content-Type': 'application/zip',
-        'Content-Disposition': `attachment; filename="${downloadName}"`,
-      }, app.log);
+      stream = await sendObject(
+        exchange,
+        app.media,
+        key,
+        object,
+        {
+          ...noStore,
+          'Content-Type': 'application/zip',
+          'Content-Disposition': `attachment; filename="${downloadName}"`,
+        },
+        app.log,
+      );
     })().catch((error: unknown) => exchange.sendError(isStoreUnavailable(error) ? storeUnreachable() : error, noStore));
   });
 }

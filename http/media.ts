@@ -188,7 +188,10 @@ export async function sendObject(
   const rangeApplies = !ifRange || ifRange === etag || ifRange === common['Last-Modified'];
   const range = rangeApplies ? parseRange(requestHeaders.range, size) : null;
   if (range === 'unsatisfiable') {
-    exchange.sendError(new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable', undefined, { 'Content-Range': `bytes */${size}` }), common);
+    exchange.sendError(
+      new AppError(416, 'media.error.range_not_satisfiable', 'Requested range not satisfiable', undefined, { 'Content-Range': `bytes */${size}` }),
+      common,
+    );
     return null;
   }
   const start = range ? range.start : 0;
@@ -223,14 +226,7 @@ export async function sendObject(
 }
 
 /** Streams a file range with backpressure: pauses the read while the socket is full. */
-export function streamFile(
-  exchange: Exchange,
-  stream: Readable,
-  total: number,
-  status: number,
-  headers: Record<string, string>,
-  log: AppContext['log'],
-): void {
+export function streamFile(exchange: Exchange, stream: Readable, total: number, status: number, headers: Record<string, string>, log: AppContext['log']): void {
   const { res } = exchange;
   let headWritten = false;
   let finished = false;

@@ -17,12 +17,7 @@ export interface MultipartResult {
   fields: Record<string, string>;
 }
 
-export function readMultipart(
-  body: IncomingBody,
-  headers: Record<string, string>,
-  options: MultipartOptions,
-  tmpDir: string,
-): Promise<MultipartResult> {
+export function readMultipart(body: IncomingBody, headers: Record<string, string>, options: MultipartOptions, tmpDir: string): Promise<MultipartResult> {
   fs.mkdirSync(tmpDir, { recursive: true });
   return new Promise((resolve, reject) => {
     const files: UploadedFile[] = [];
@@ -57,7 +52,9 @@ export function readMultipart(
         },
       });
     } catch {
-      reject(badRequest('request.error.invalid_multipart', 'Malformed multipart/form-data request', { field: 'content-type', constraint: 'multipart boundary' }));
+      reject(
+        badRequest('request.error.invalid_multipart', 'Malformed multipart/form-data request', { field: 'content-type', constraint: 'multipart boundary' }),
+      );
       return;
     }
 
@@ -86,7 +83,12 @@ export function readMultipart(
         file.size += chunk.length;
       });
       stream.on('limit', () => {
-        fail(new AppError(413, 'file.error.too_large', `File exceeds ${options.maxFileBytes} bytes`, { field, constraint: `at most ${options.maxFileBytes} bytes` }));
+        fail(
+          new AppError(413, 'file.error.too_large', `File exceeds ${options.maxFileBytes} bytes`, {
+            field,
+            constraint: `at most ${options.maxFileBytes} bytes`,
+          }),
+        );
       });
       const written = new Promise<void>((done, writeFailed) => {
         out.on('finish', () => done());
@@ -106,7 +108,12 @@ export function readMultipart(
       fields[name] = value;
     });
     parser.on('filesLimit', () =>
-      fail(badRequest('file.error.too_many_files', `At most ${options.maxFiles} files`, { field: options.fileFields[0], constraint: `at most ${options.maxFiles} files` })),
+      fail(
+        badRequest('file.error.too_many_files', `At most ${options.maxFiles} files`, {
+          field: options.fileFields[0],
+          constraint: `at most ${options.maxFiles} files`,
+        }),
+      ),
     );
     parser.on('fieldsLimit', () => fail(badRequest('request.error.too_many_fields', 'Too many form fields')));
     parser.on('partsLimit', () => fail(badRequest('request.error.too_many_parts', 'Too many form parts')));

@@ -103,8 +103,18 @@ function stringExample(schema: JsonSchema, name: string): string | undefined {
 }
 
 function numberExample(schema: JsonSchema, name: string, integer: boolean): number | undefined {
-  const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + (integer ? 1 : 0.5) : -Infinity;
-  const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - (integer ? 1 : 0.5) : Infinity;
+  const min =
+    typeof schema.minimum === 'number'
+      ? schema.minimum
+      : typeof schema.exclusiveMinimum === 'number'
+        ? schema.exclusiveMinimum + (integer ? 1 : 0.5)
+        : -Infinity;
+  const max =
+    typeof schema.maximum === 'number'
+      ? schema.maximum
+      : typeof schema.exclusiveMaximum === 'number'
+        ? schema.exclusiveMaximum - (integer ? 1 : 0.5)
+        : Infinity;
   const hint = NUMBER_HINTS.find(([re]) => re.test(name))?.[1];
   const candidates = [hint, 1, min, max].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const step = typeof schema.multipleOf === 'number' ? schema.multipleOf : null;

@@ -42,7 +42,7 @@ const operationId = (route: AnyRoute): string => {
 };
 
 const errorResponse = (status: number | '4XX') => ({
-  description: status === '4XX' ? CLIENT_ERROR_DESCRIPTION : STATUS_CODES[status] ?? 'Error',
+  description: status === '4XX' ? CLIENT_ERROR_DESCRIPTION : (STATUS_CODES[status] ?? 'Error'),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 });
 
@@ -50,8 +50,7 @@ const errorResponse = (status: number | '4XX') => ({
  * For operations with no client error of their own (probes, documents): what the front answers
  * any request it cannot take, so every operation still says what a 4xx looks like.
  */
-const CLIENT_ERROR_DESCRIPTION =
-  'A request the service cannot take before this operation runs (e.g. 400 `request.error.invalid_path`); the ErrorEnvelope.';
+const CLIENT_ERROR_DESCRIPTION = 'A request the service cannot take before this operation runs (e.g. 400 `request.error.invalid_path`); the ErrorEnvelope.';
 
 /** What each tag (service root) is about; a tag not listed here gets a generic line. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -148,20 +147,19 @@ function successResponse(route: AnyRoute): [string, unknown] {
   const schema = route.responseBody
     ? jsonSchema(route.responseBody, 'output')
     : route.responseData
-    ? // The envelope, with its `data` made precise.
-      {
-        allOf: [{ $ref: '#/components/schemas/SuccessEnvelope' }],
-        type: 'object',
-        required: ['data'],
-        properties: { data: jsonSchema(route.responseData, 'output') },
-      }
-    : { $ref: '#/components/schemas/SuccessEnvelope' };
+      ? // The envelope, with its `data` made precise.
+        {
+          allOf: [{ $ref: '#/components/schemas/SuccessEnvelope' }],
+          type: 'object',
+          required: ['data'],
+          properties: { data: jsonSchema(route.responseData, 'output') },
+        }
+      : { $ref: '#/components/schemas/SuccessEnvelope' };
   return [String(status), { description: STATUS_CODES[status] ?? 'Success', ...(headers ? { headers } : {}), content: { 'application/json': { schema } } }];
 }
 
 function operation(route: AnyRoute): Record<string, unknown> {
-  const security =
-    route.auth === 'public' ? [] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+  const security = route.auth === 'public' ? [] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
   const statuses: (number | '4XX')[] = [...new Set([...(route.errorStatuses ?? []), ...impliedErrorStatuses(route)])].sort((a, b) => a - b);
   if (!statuses.some((s) => typeof s === 'number' && s >= 400 && s < 500)) statuses.unshift('4XX');
   const [successStatus, success] = successResponse(route);
@@ -220,7 +218,9 @@ function metaPaths(): Record<string, Record<string, unknown>> {
       get: metaOperation('getAsyncApiDocument', 'The Socket.IO event contract', 'application/json', 'AsyncAPI 3 document of every namespace and event'),
     },
     [DOCS_PATH]: { get: metaOperation('getApiReferencePage', 'REST reference page', 'text/html', 'HTML page rendering this document') },
-    [EVENTS_DOCS_PATH]: { get: metaOperation('getEventReferencePage', 'Socket.IO event reference page', 'text/html', 'HTML page rendering the AsyncAPI document') },
+    [EVENTS_DOCS_PATH]: {
+      get: metaOperation('getEventReferencePage', 'Socket.IO event reference page', 'text/html', 'HTML page rendering the AsyncAPI document'),
+    },
     [METRICS_PATH]: { get: metricsOperation() },
   };
 }
@@ -260,8 +260,14 @@ export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): Rec
         'Accounts, roles and permissions, property video content, comments, follows, chat, file processing, ' +
         'social publishing, settings, statistics and promotion campaigns. Every error body is the ErrorEnvelope; ' +
         '`x-permission` names the permission an operation needs (403 without it). Rate limits per minute: ' +
-        Object.entries(RATE_LIMITS).map(([name, l]) => `${name} ${l.points} per ${l.per}`).join(', ') +
-        ' (multiplied by RATE_LIMIT_SCALE). Socket.IO events: ' + ASYNCAPI_PATH + ' (rendered at ' + EVENTS_DOCS_PATH + ').',
+        Object.entries(RATE_LIMITS)
+          .map(([name, l]) => `${name} ${l.points} per ${l.per}`)
+          .join(', ') +
+        ' (multiplied by RATE_LIMIT_SCALE). Socket.IO events: ' +
+        ASYNCAPI_PATH +
+        ' (rendered at ' +
+        EVENTS_DOCS_PATH +
+        ').',
       // Not an open-source API: a custom SPDX reference says so.
       license: { name: 'Proprietary: all rights reserved; for the apps of the platform', identifier: 'LicenseRef-Proprietary' },
     },

@@ -159,7 +159,11 @@ export function registerResumableUploads(uws: TemplatedApp, deps: ResumableRoute
       exchange.send(204, TUS_HEADERS, null);
     } else {
       const { close } = body ? await body.dropRest() : { close: false };
-      exchange.sendError(new AppError(409, 'upload.error.completed', 'The upload is complete', { field: 'Upload-Offset', constraint: `the upload holds all ${row.size} bytes` }), done, close);
+      exchange.sendError(
+        new AppError(409, 'upload.error.completed', 'The upload is complete', { field: 'Upload-Offset', constraint: `the upload holds all ${row.size} bytes` }),
+        done,
+        close,
+      );
     }
     return true;
   };

@@ -154,6 +154,9 @@ export interface RouteModule<K extends keyof Services = keyof Services> {
 }
 
 /** A route module using the services `uses` names (their types checked in `routes`). */
-export function routeModule<K extends keyof Services>(uses: readonly K[], routes: (app: AppContext, services: Pick<Services, K>) => AnyRoute[]): RouteModule<K> {
+export function routeModule<K extends keyof Services>(
+  uses: readonly K[],
+  routes: (app: AppContext, services: Pick<Services, K>) => AnyRoute[],
+): RouteModule<K> {
   return { uses, routes };
 }

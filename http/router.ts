@@ -28,9 +28,7 @@ export class Router<P> {
       const key = `${route.method} ${route.path}`;
       if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
       seen.add(key);
-      const segments = splitPath(route.path).map((s) =>
-        s.startsWith(':') ? { literal: null, param: s.slice(1) } : { literal: s, param: null },
-      );
+      const segments = splitPath(route.path).map((s) => (s.startsWith(':') ? { literal: null, param: s.slice(1) } : { literal: s, param: null }));
       const list = this.byMethod.get(route.method) ?? [];
       list.push({ route, prepared: prepare(route), segments });
       this.byMethod.set(route.method, list);

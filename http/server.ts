@@ -101,8 +101,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let body: IncomingBody | null = null;
     if ((route.body !== undefined || route.multipart !== undefined) && hasBody(headers)) {
       const limit = route.multipart
-        ? route.multipart.maxTotalBytes ?? route.multipart.maxFileBytes * route.multipart.maxFiles + 1024 * 1024
-        : route.maxBodyBytes ?? config.MAX_JSON_BODY_BYTES;
+        ? (route.multipart.maxTotalBytes ?? route.multipart.maxFileBytes * route.multipart.maxFiles + 1024 * 1024)
+        : (route.maxBodyBytes ?? config.MAX_JSON_BODY_BYTES);
       if ((declaredLength ?? 0) > limit) {
         refuseUnread(bodyTooLarge(limit));
         return;
@@ -110,7 +110,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       const contentType = (headers['content-type'] ?? '').toLowerCase();
       const wanted = route.multipart ? 'multipart/form-data' : 'application/json';
       if (!contentType.startsWith(wanted)) {
-        refuseUnread(new AppError(415, 'request.error.unsupported_media_type', `Content-Type must be ${wanted}`, { field: 'content-type', constraint: wanted }));
+        refuseUnread(
+          new AppError(415, 'request.error.unsupported_media_type', `Content-Type must be ${wanted}`, { field: 'content-type', constraint: wanted }),
+        );
         return;
       }
       // Uploads stay paused until the caller is authenticated: nothing reaches the disk before.
@@ -118,8 +120,18 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     }
 
     const state: RequestState = {
-      exchange, route, app, pathParams: params, body,
-      caller: null, rateHeaders: {}, json: undefined, files: [], fields: {}, context: null, result: null,
+      exchange,
+      route,
+      app,
+      pathParams: params,
+      body,
+      caller: null,
+      rateHeaders: {},
+      json: undefined,
+      files: [],
+      fields: {},
+      context: null,
+      result: null,
     };
     exchange.onAbort(() => {
       body?.abort();

@@ -57,10 +57,7 @@ export interface TransportState {
 export type TransportDecision = { start: true; warning?: string } | { start: false; reason: string };
 
 /** Whether a node may start; the operator's override lets a working fallback through. */
-export function transportDecision(
-  state: TransportState,
-  settings: { allowSlowTransport: boolean; fallbackForced: boolean },
-): TransportDecision {
+export function transportDecision(state: TransportState, settings: { allowSlowTransport: boolean; fallbackForced: boolean }): TransportDecision {
   if (state.transport === 'uws-native') return { start: true };
   const { allowSlowTransport, fallbackForced: forced } = settings;
   const why = forced
@@ -68,7 +65,10 @@ export function transportDecision(
     : `uWebSockets.js has no native binary for Node ${process.version} (ABI ${process.versions.modules}) and runs its slow JavaScript fallback`;
   const remedy = `Run on Node 20 (see README, "Supported Node versions")${forced ? ' without UWS_USE_FALLBACK' : ''}`;
   if (!state.fallbackServes) {
-    return { start: false, reason: `${why}, which cannot serve this service's requests (its HttpRequest lacks forEach/getQuery), so ALLOW_SLOW_TRANSPORT cannot help. ${remedy}.` };
+    return {
+      start: false,
+      reason: `${why}, which cannot serve this service's requests (its HttpRequest lacks forEach/getQuery), so ALLOW_SLOW_TRANSPORT cannot help. ${remedy}.`,
+    };
   }
   if (allowSlowTransport) return { start: true, warning: `${why}; starting anyway because ALLOW_SLOW_TRANSPORT=true` };
   return { start: false, reason: `${why}. ${remedy}, or set ALLOW_SLOW_TRANSPORT=true to start on the fallback anyway.` };

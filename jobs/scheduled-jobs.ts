@@ -11,4 +11,15 @@ import { savedSearchDigestJob } from './saved-search-digest.js';
 import { resumableExpiryJob } from './resumable-expiry.js';
 import { viewViewersPurgeJob } from './view-viewers-purge.js';
 
-export const scheduledJobs: ScheduledJob[] = [statsRollupJob, campaignCompletionJob, databaseAnalyzeJob, mediaRemovalJob, sessionTimeoutJob, notificationRetentionJob, savedSearchSweepJob, savedSearchDigestJob, resumableExpiryJob, viewViewersPurgeJob];
+export const scheduledJobs: ScheduledJob[] = [
+  statsRollupJob,
+  campaignCompletionJob,
+  databaseAnalyzeJob,
+  mediaRemovalJob,
+  sessionTimeoutJob,
+  notificationRetentionJob,
+  savedSearchSweepJob,
+  savedSearchDigestJob,
+  resumableExpiryJob,
+  viewViewersPurgeJob,
+];

@@ -111,9 +111,9 @@ export function buildAsyncApiDocument(publicBaseUrl: string): Record<string, unk
         'Socket.IO v4 on the same port as the REST API (path `/socket.io`; long-polling first, then a WebSocket upgrade). ' +
         'Each channel is a namespace: `io(url + "/chat", { auth: { token: "<AccessToken>" } })`. A missing, bad, expired or revoked token ' +
         'fails the connection with the error message `unauthorized` (`err.data.error_code` says why). Client events take an ' +
-        'acknowledgement callback (the operation\'s reply); every payload is validated and a bad one is answered ' +
+        "acknowledgement callback (the operation's reply); every payload is validated and a bad one is answered " +
         '`{ok: false, error_code: "validation.error.*", message}`; an event the namespace does not have is answered ' +
-        '`realtime.error.unknown_event`. Every client event counts against the caller\'s general rate limit (shared with REST; ' +
+        "`realtime.error.unknown_event`. Every client event counts against the caller's general rate limit (shared with REST; " +
         'past it: `{ok: false, error_code: "rate_limit.error.exceeded", message}`). One user holds at most 20 connections per node ' +
         '(a connection carries one socket per namespace); the next fails with the error message `too_many_connections`. ' +
         'Events reach every socket in their room on every node, and a ' +

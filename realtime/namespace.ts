@@ -200,7 +200,13 @@ export const commonPushes = {
   }),
 };
 
-export interface NamespaceDeclaration<Node, State, Uses extends keyof Services, C extends Record<string, AnyClientEvent<Node, State, Uses>>, P extends Record<string, Push>> {
+export interface NamespaceDeclaration<
+  Node,
+  State,
+  Uses extends keyof Services,
+  C extends Record<string, AnyClientEvent<Node, State, Uses>>,
+  P extends Record<string, Push>,
+> {
   name: NamespaceName;
   description: string;
   /** The domain services its code calls: all it is given of them. */

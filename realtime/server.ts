@@ -52,7 +52,11 @@ const inMemoryAdapter: AdapterFactory = function (nsp) {
 /** What the realtime door is given: the handshake's caller check, who may have a push, and what the namespaces use. */
 export type RealtimeServices = Pick<Services, 'callers' | 'liveAudience' | (typeof namespaces)[number]['uses'][number]>;
 
-function buildRealtime(app: AppContext, services: RealtimeServices, rateLimits: RateLimitCounter | null): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
+function buildRealtime(
+  app: AppContext,
+  services: RealtimeServices,
+  rateLimits: RateLimitCounter | null,
+): { io: RealtimeServer; stop: () => void; redis: RedisAdapter | null } {
   const { config, log } = app;
   const origins = config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((o) => o.trim());
   const redis = config.REDIS_URL ? redisAdapter(config.REALTIME_ADAPTER, config.REDIS_URL, config.REDIS_PREFIX, log, config.REALTIME_OUTBOX_MAX_EVENTS) : null;
@@ -117,7 +121,12 @@ function realtimeHandle(app: AppContext, built: ReturnType<typeof buildRealtime>
 }
 
 /** Socket.IO on the service's uWebSockets.js app (same port, path /socket.io). */
-export async function attachRealtime(uws: TemplatedApp, app: AppContext, services: RealtimeServices, rateLimits: RateLimitCounter | null = null): Promise<Realtime> {
+export async function attachRealtime(
+  uws: TemplatedApp,
+  app: AppContext,
+  services: RealtimeServices,
+  rateLimits: RateLimitCounter | null = null,
+): Promise<Realtime> {
   const built = buildRealtime(app, services, rateLimits);
   attachToUws(built.io, uws, { nativePublish: app.config.REALTIME_NATIVE_PUBLISH === 'on' });
   // engine.io writes the polling answers (and the websocket upgrade) itself; it asks for extra

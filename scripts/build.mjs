@@ -28,7 +28,10 @@ function walk(dir) {
 
 /** Every input of the build, relative to the project root, sorted. */
 function inputs() {
-  const files = [...TOP_FILES.filter((f) => fs.existsSync(path.join(root, f))), ...SOURCE_DIRS.flatMap((d) => walk(path.join(root, d)).map((f) => path.relative(root, f)))];
+  const files = [
+    ...TOP_FILES.filter((f) => fs.existsSync(path.join(root, f))),
+    ...SOURCE_DIRS.flatMap((d) => walk(path.join(root, d)).map((f) => path.relative(root, f))),
+  ];
   return files.sort();
 }
 
@@ -36,7 +39,11 @@ function inputs() {
 export function sourceHash() {
   const hash = createHash('sha256');
   for (const file of inputs()) {
-    hash.update(file).update('\0').update(fs.readFileSync(path.join(root, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(path.join(root, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }

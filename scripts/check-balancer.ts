@@ -50,9 +50,19 @@ try {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-lbcheck-'));
     dirs.push(dataDir);
     const config = loadConfig({
-      HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, REDIS_PREFIX: prefix,
-      TRUST_PROXY: '1', LOG_LEVEL: 'silent', ADMIN_PHONE_NUMBER: adminPhone, ADMIN_PASSWORD: adminPassword,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${lbPort}`, VIDEO_WORKERS: '0', SCHEDULER_ENABLED: 'false',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: dbUrl,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      TRUST_PROXY: '1',
+      LOG_LEVEL: 'silent',
+      ADMIN_PHONE_NUMBER: adminPhone,
+      ADMIN_PASSWORD: adminPassword,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${lbPort}`,
+      VIDEO_WORKERS: '0',
+      SCHEDULER_ENABLED: 'false',
     });
     nodes.push(await startService(config, createLogger('silent')));
   }
@@ -81,10 +91,16 @@ try {
 
   const statuses: number[] = [];
   for (let i = 0; i < 6; i++) statuses.push((await fetch(`${lb}/readyz`)).status);
-  check('REST through the balancer (health checks keep both nodes up)', statuses.every((s) => s === 200), statuses.join(','));
+  check(
+    'REST through the balancer (health checks keep both nodes up)',
+    statuses.every((s) => s === 200),
+    statuses.join(','),
+  );
 
   const login = await fetch(`${lb}/auth/api/v1/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number: adminPhone, password: adminPassword }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone_number: adminPhone, password: adminPassword }),
   }).then((r) => r.json());
   check('login through the balancer', login.success === true);
   const token = login.data?.AccessToken;
@@ -103,7 +119,11 @@ try {
     socket.close();
   }
   const handshake = await fetch(`${lb}/socket.io/?EIO=4&transport=polling`);
-  check('sticky cookie on the Socket.IO handshake', /revs_io=node[12]/.test(handshake.headers.get('set-cookie') ?? ''), handshake.headers.get('set-cookie') ?? 'none');
+  check(
+    'sticky cookie on the Socket.IO handshake',
+    /revs_io=node[12]/.test(handshake.headers.get('set-cookie') ?? ''),
+    handshake.headers.get('set-cookie') ?? 'none',
+  );
 } finally {
   haproxy?.kill('SIGTERM');
   for (const node of nodes) await node.close();

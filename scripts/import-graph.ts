@@ -214,7 +214,8 @@ export function violations(graph: ImportGraph): Violation[] {
     if (a === b) continue;
     if (a.startsWith('src/') && isDoor(b)) out.push({ rule: 'src/ imports a door', edge });
     else if (isDoor(a) && isDoor(b)) out.push({ rule: 'a door imports another door', edge });
-    else if (b.startsWith('src/') && !isBase(b) && !isPublicSurface(edge.to) && edge.from !== EVENT_MAP) out.push({ rule: `imports an internal of ${b} (not its index.ts)`, edge });
+    else if (b.startsWith('src/') && !isBase(b) && !isPublicSurface(edge.to) && edge.from !== EVENT_MAP)
+      out.push({ rule: `imports an internal of ${b} (not its index.ts)`, edge });
     else if (isBase(a) && b.startsWith('src/') && !isBase(b)) out.push({ rule: 'the base imports a domain', edge });
   }
   return out;

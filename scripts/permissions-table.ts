@@ -20,7 +20,12 @@ const END = '<!-- permissions-table:end -->';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'revs-routes-'));
 try {
   const config = loadConfig({
-    DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SCHEDULER_ENABLED: 'false', VIDEO_WORKERS: '0',
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SCHEDULER_ENABLED: 'false',
+    VIDEO_WORKERS: '0',
   });
   const service = await startService(config, createLogger('silent'));
   const routes = service.http.router.routes();

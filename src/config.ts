@@ -5,9 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const booleanFlag = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const booleanFlag = z.enum(['0', '1', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -103,10 +101,7 @@ const envSchema = z.object({
     .default('VN'),
   ADMIN_PHONE_NUMBER: z.string().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
-  RATE_LIMIT_SCALE: z.coerce
-    .number()
-    .positive('must be greater than 0 (limits cannot be switched off)')
-    .default(1),
+  RATE_LIMIT_SCALE: z.coerce.number().positive('must be greater than 0 (limits cannot be switched off)').default(1),
   /** Distinct reporters with verified phones whose open reports hold a content item for review (CONTRACT §21). */
   REPORT_HOLD_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
   TRUST_PROXY: booleanFlag.default(false),
@@ -178,7 +173,12 @@ const envSchema = z.object({
     .string()
     .max(4096)
     .default('')
-    .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
   // 32-byte key (64 hex chars or base64) that encrypts linked social-account tokens and signs OAuth
   // states; unset: one is generated once and kept in service_secrets (see docs/publishing.md).
   PUBLISHING_SECRET_KEY: z

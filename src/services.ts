@@ -346,7 +346,15 @@ export async function createServices(app: AppContext, repositories: Repositories
   const notificationWakeUp = new WakeUp();
   const videoWakeUp = new WakeUp();
   const push = new PushService(app, repositories.push, repositories.serviceSecrets, pushGate);
-  const notifications = new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push, notificationWakeUp);
+  const notifications = new NotificationService(
+    app,
+    repositories.notifications,
+    repositories.users,
+    repositories.settings,
+    repositories.blocks,
+    push,
+    notificationWakeUp,
+  );
   const idleTimeout = new IdleTimeout(createSessionActivity(redis, app.config.REDIS_PREFIX, app.log), app.config.SESSION_TIMEOUT_MINUTE_SECONDS);
   const sessions = new SessionService(app, repositories.sessions, tokens, revocations, new LoginAlerts(repositories.settings, notifications), idleTimeout);
   const rolePermissions = new RolePermissions(repositories.roles, app.events, readModel);
@@ -362,14 +370,28 @@ export async function createServices(app: AppContext, repositories: Repositories
   const content = new ContentService(app, repositories.contents, contentSerialiser, mediaRemoval, notifications, readModel.items, blocks, staffReach);
   // One key per anonymous viewer for views and campaign delivery, keyed with a secret of the service.
   const viewerKeys = new ViewerKeys(await getOrCreateServiceSecret(repositories.serviceSecrets, 'viewer-key'));
-  const views = new ViewService(app, repositories.views, repositories.contents, content, createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log), notifications, viewerKeys, seams.viewClock);
+  const views = new ViewService(
+    app,
+    repositories.views,
+    repositories.contents,
+    content,
+    createPlaybackStore(redis, app.config.REDIS_PREFIX, app.log),
+    notifications,
+    viewerKeys,
+    seams.viewClock,
+  );
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks, views);
   const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
   // Loads in the background: until it has, listings wait for it (/readyz says 503).
   void listingIndex.start();
-  const campaignDelivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, seams.clock ?? (() => new Date()), (rows) =>
-    views.recordImpressions(rows),
+  const campaignDelivery = new CampaignDelivery(
+    repositories.campaignDelivery,
+    repositories.contents,
+    app.events,
+    app.log,
+    seams.clock ?? (() => new Date()),
+    (rows) => views.recordImpressions(rows),
   );
   const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser, viewerKeys);
   const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks, sponsoredSlot);
@@ -421,7 +443,11 @@ export async function createServices(app: AppContext, repositories: Repositories
     sessions,
     accounts,
     passwords: new PasswordService(app, repositories.users, accounts, sessions, otp),
-    profiles: new ProfileService(app, repositories.users, repositories.follows, { own: readModel.profiles, public: readModel.publicProfiles, followings: readModel.followings }),
+    profiles: new ProfileService(app, repositories.users, repositories.follows, {
+      own: readModel.profiles,
+      public: readModel.publicProfiles,
+      followings: readModel.followings,
+    }),
     avatars: new AvatarService(app, repositories.users),
     follows: new FollowService(app, repositories.follows, repositories.users, notifications, blocks),
     blocks,
@@ -476,7 +502,8 @@ export async function createServices(app: AppContext, repositories: Repositories
       repositories.campaignDelivery,
       repositories.ledger,
       // Views, watched seconds and leads the campaign's playbacks brought (src/views).
-      async (ids) => new Map((await views.campaignViewFigures(ids)).map((f) => [f.campaignId, { views: f.views, watch_seconds: f.watchSeconds, leads: f.leads }])),
+      async (ids) =>
+        new Map((await views.campaignViewFigures(ids)).map((f) => [f.campaignId, { views: f.views, watch_seconds: f.watchSeconds, leads: f.leads }])),
     ),
     campaignDelivery,
     sponsoredSlot,

@@ -5,12 +5,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from './rest.js';
 
 export type { paths, components, operations } from './rest.js';
-export type {
-  components as eventSchemas,
-  Namespaces,
-  ClientEventsOf,
-  ServerEventsOf,
-} from './events.js';
+export type { components as eventSchemas, Namespaces, ClientEventsOf, ServerEventsOf } from './events.js';
 export type * from './events.js';
 
 export type RestClient = Client<paths>;

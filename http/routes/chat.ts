@@ -4,16 +4,7 @@
 import { z } from 'zod';
 import { defineRoute, routeModule } from '../route.js';
 import { reactionBody } from '../../src/comments/index.js';
-import {
-  createRoomBody,
-  editMessageBody,
-  messageIdParams,
-  messagesQuery,
-  readBody,
-  roomIdParams,
-  roomsQuery,
-  sendMessageBody,
-} from '../../src/chat/index.js';
+import { createRoomBody, editMessageBody, messageIdParams, messagesQuery, readBody, roomIdParams, roomsQuery, sendMessageBody } from '../../src/chat/index.js';
 import { historyItemSchema, messageViewSchema } from '../../src/chat/index.js';
 import { messageDeletedViewSchema, messageReactionViewSchema, readViewSchema } from '../../src/chat/index.js';
 

@@ -18,22 +18,38 @@ export function healthRoutes(
   media: Pick<MediaStore, 'name' | 'check'>,
   listings: { ready(): boolean },
 ): AnyRoute[] {
-  const publishing = publishingOff.length ? { publishing_off: [...publishingOff], publishing_off_reason: 'client credentials unset (sandbox values) in production' } : {};
+  const publishing = publishingOff.length
+    ? { publishing_off: [...publishingOff], publishing_off_reason: 'client credentials unset (sandbox values) in production' }
+    : {};
   return [
     defineRoute({
-      method: 'GET', path: '/healthz', tag: 'health', auth: 'public', skipRateLimit: true, summary: 'Liveness',
+      method: 'GET',
+      path: '/healthz',
+      tag: 'health',
+      auth: 'public',
+      skipRateLimit: true,
+      summary: 'Liveness',
       handler: async () => ({ raw: { status: 'ok' } }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', tag: 'health', auth: 'public', skipRateLimit: true, summary: 'Readiness (and the transport in use)',
+      method: 'GET',
+      path: '/readyz',
+      tag: 'health',
+      auth: 'public',
+      skipRateLimit: true,
+      summary: 'Readiness (and the transport in use)',
       errorStatuses: [503],
       handler: async () => {
         if (!(await isReady())) throw new AppError(503, 'service.error.not_ready', 'Service is not ready');
-        if (!listings.ready()) throw new AppError(503, 'service.error.not_ready', 'The listing index is loading', { field: 'listing_index', constraint: 'loaded' });
+        if (!listings.ready())
+          throw new AppError(503, 'service.error.not_ready', 'The listing index is loading', { field: 'listing_index', constraint: 'loaded' });
         try {
           await media.check();
         } catch {
-          throw new AppError(503, 'service.error.not_ready', `The media store ${media.name} cannot be reached`, { field: 'media_storage', constraint: media.name });
+          throw new AppError(503, 'service.error.not_ready', `The media store ${media.name} cannot be reached`, {
+            field: 'media_storage',
+            constraint: media.name,
+          });
         }
         return { raw: { status: 'ok', transport, media_storage: media.name, ...publishing } };
       },

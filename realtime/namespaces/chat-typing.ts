@@ -25,7 +25,11 @@ export interface SocketTyping {
 
 /** Counts typing events per socket (in memory: a socket lives on one node). */
 export function typingRateLimit(scale: number): (socketId: string) => Promise<void> {
-  const limiter = new RateLimiterMemory({ points: Math.max(1, Math.ceil(TYPING_EVENTS_PER_WINDOW * scale)), duration: TYPING_WINDOW_SECONDS, keyPrefix: 'typing' });
+  const limiter = new RateLimiterMemory({
+    points: Math.max(1, Math.ceil(TYPING_EVENTS_PER_WINDOW * scale)),
+    duration: TYPING_WINDOW_SECONDS,
+    keyPrefix: 'typing',
+  });
   return async (socketId) => {
     try {
       await limiter.consume(socketId, 1);
@@ -59,7 +63,10 @@ export function socketTyping(socket: RealtimeSocket, live: LiveAudience, log: Lo
       const running = timers.get(roomId);
       if (running) clearTimeout(running);
       else push(roomId, true);
-      timers.set(roomId, setTimeout(() => stop(roomId), TYPING_EXPIRY_MS));
+      timers.set(
+        roomId,
+        setTimeout(() => stop(roomId), TYPING_EXPIRY_MS),
+      );
     },
     stop,
     stopAll() {

@@ -142,7 +142,7 @@ export const chatNamespace = defineNamespace<ChatNode, ChatSocket, ChatServices>
     // One emit to all the user's rooms at once: a socket in several of them gets it once.
     presence: push({
       summary:
-        "A user who shares a room with the caller came online (their first /chat socket on any node) or went offline (their last one went, or their node stopped heartbeating); sent once even when several rooms are shared.",
+        'A user who shares a room with the caller came online (their first /chat socket on any node) or went offline (their last one went, or their node stopped heartbeating); sent once even when several rooms are shared.',
       payload: presenceViewSchema,
       on: 'presence.changed',
       audience: (view, live) => live.apartFrom(view.userId),

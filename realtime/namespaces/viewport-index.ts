@@ -10,7 +10,7 @@ const MAX_LEVEL = 24;
 
 const sideAt = (level: number) => 360 / 2 ** level;
 const cellKey = (level: number, x: number, y: number) => `${level}:${x}:${y}`;
-const column = (longitude: number, side: number, columns: number) => (((Math.floor((longitude + 180) / side) % columns) + columns) % columns);
+const column = (longitude: number, side: number, columns: number) => ((Math.floor((longitude + 180) / side) % columns) + columns) % columns;
 const row = (latitude: number, side: number) => Math.floor((latitude + 90) / side);
 
 /** The same test as the `/completed` viewport filter (listing-repository viewportConditions). */

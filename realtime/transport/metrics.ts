@@ -33,7 +33,6 @@ const SERVER_COUNT_TIMEOUT_MS = 2_000;
 /** Adapter operations that reach the other nodes unless flagged local. */
 const PUBLISHING_OPERATIONS = ['broadcast', 'broadcastWithAck', 'addSockets', 'delSockets', 'disconnectSockets', 'serverSideEmit'] as const;
 
-
 export interface RealtimeMetricsOptions {
   /** A cluster adapter (Redis) is in use: adapter operations are counted. */
   clustered: boolean;
@@ -83,7 +82,12 @@ export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Regi
       for (const [name, nsp] of io._nsps) this.set({ namespace: name }, nsp.sockets.size);
     },
   });
-  const connections = new Counter({ name: 'socketio_connections_total', help: 'Sockets accepted by this node, by namespace', labelNames: ['namespace'], registers });
+  const connections = new Counter({
+    name: 'socketio_connections_total',
+    help: 'Sockets accepted by this node, by namespace',
+    labelNames: ['namespace'],
+    registers,
+  });
   const delivered = new Counter({
     name: 'socketio_events_delivered_total',
     help: 'Events written to clients connected to this node, by namespace and event',
@@ -169,10 +173,10 @@ export function instrumentRealtime(io: Server, uws: TemplatedApp, registry: Regi
   });
   // Room broadcasts published to uWS topics: "4" (an Engine.IO message) + the Socket.IO packet.
   const publish = uws.publish.bind(uws);
-  uws.publish = ((topic, message, isBinary, compress) => {
+  uws.publish = (topic, message, isBinary, compress) => {
     if (!isBinary && typeof message === 'string' && message.startsWith('4')) countDelivery(message.slice(1), uws.numSubscribers(topic));
     return publish(topic, message, isBinary, compress);
-  });
+  };
 
   const instrumentNamespace = (nsp: Namespace) => {
     if (options.clustered) instrumentAdapter(nsp);

@@ -146,14 +146,16 @@ function streams(connections: Connections, prefix: string): RedisAdapter {
     guardCommands(reader, ['subscribe'], connections.warn('subscribe'));
     return reader;
   });
-  const factory = connections.serving(createStreamsAdapter(pub, {
-    streamName: `${prefix}socket.io`,
-    channelPrefix: `${prefix}socket.io`,
-    sessionKeyPrefix: `${prefix}socket.io:session:`,
-    maxLen: STREAM_MAX_LEN,
-    // Every payload we emit is JSON (no binary), so the per-event binary scan is skipped.
-    onlyPlaintext: true,
-  }));
+  const factory = connections.serving(
+    createStreamsAdapter(pub, {
+      streamName: `${prefix}socket.io`,
+      channelPrefix: `${prefix}socket.io`,
+      sessionKeyPrefix: `${prefix}socket.io:session:`,
+      maxLen: STREAM_MAX_LEN,
+      // Every payload we emit is JSON (no binary), so the per-event binary scan is skipped.
+      onlyPlaintext: true,
+    }),
+  );
   return { factory, recovers: true, flush: () => flushed(pub), close: () => connections.close() };
 }
 

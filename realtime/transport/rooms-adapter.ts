@@ -330,7 +330,16 @@ export class RoomsCluster {
   }
 
   private run(item: Pending): Promise<string> {
-    return this.pub.roomsPublish(item.keys.length, ...item.keys, item.channel, (item.echo ? 'e' : '-') + item.json, STREAM_CAP, STREAM_TTL_MS, this.epochCandidate, TRIM_BATCH);
+    return this.pub.roomsPublish(
+      item.keys.length,
+      ...item.keys,
+      item.channel,
+      (item.echo ? 'e' : '-') + item.json,
+      STREAM_CAP,
+      STREAM_TTL_MS,
+      this.epochCandidate,
+      TRIM_BATCH,
+    );
   }
 
   private enqueue(item: Pending): void {
@@ -340,7 +349,10 @@ export class RoomsCluster {
       const dropped = this.outbox.shift()!;
       this.stats.dropped++;
       if (this.stats.dropped === 1 || this.stats.dropped % 1000 === 0) {
-        this.log.warn({ dropped: this.stats.dropped }, 'realtime outbox full: oldest cross-node events dropped; their rooms will be re-synced when Redis returns');
+        this.log.warn(
+          { dropped: this.stats.dropped },
+          'realtime outbox full: oldest cross-node events dropped; their rooms will be re-synced when Redis returns',
+        );
       }
       const rooms = this.droppedRooms.get(dropped.nsp) ?? new Set<string>();
       this.droppedRooms.set(dropped.nsp, rooms);
@@ -498,9 +510,11 @@ export class RoomsAdapter extends ClusterAdapter {
     if (this.wantsChannel(room)) {
       if (current) return current.done;
       const entry = { done: Promise.resolve(), ready: false };
-      entry.done = this.cluster.subscribe(channel, (payload) => this.onPayload(payload)).then(() => {
-        entry.ready = true;
-      });
+      entry.done = this.cluster
+        .subscribe(channel, (payload) => this.onPayload(payload))
+        .then(() => {
+          entry.ready = true;
+        });
       this.subscribed.set(room, entry);
       return entry.done;
     }
@@ -514,7 +528,10 @@ export class RoomsAdapter extends ClusterAdapter {
   /** Joins resolve once this node receives the rooms' events (socket.join can be awaited). */
   override addAll(id: string, rooms: Set<Room>): Promise<void> | void {
     const done = super.addAll(id, rooms);
-    const waits = [...rooms].map((room) => this.subscribed.get(room)).filter((e) => e !== undefined && !e.ready).map((e) => e!.done);
+    const waits = [...rooms]
+      .map((room) => this.subscribed.get(room))
+      .filter((e) => e !== undefined && !e.ready)
+      .map((e) => e!.done);
     if (waits.length === 0) return done;
     return Promise.all([done, ...waits]).then(() => undefined);
   }
@@ -574,7 +591,12 @@ export class RoomsAdapter extends ClusterAdapter {
       const parsed = offset ? parseOffset(offset) : null;
       if (offset && parsed) {
         if (echo) return; // delivered when it comes back on the channel
-        this.noteDispatched({ seq: parsed.seq, offset, echo, message: { ...message, data: { ...message.data, packet: { ...packet, data: [...packet.data] } } } });
+        this.noteDispatched({
+          seq: parsed.seq,
+          offset,
+          echo,
+          message: { ...message, data: { ...message.data, packet: { ...packet, data: [...packet.data] } } },
+        });
         packet.data.push(offset);
       }
     }
@@ -675,7 +697,8 @@ export class RoomsAdapter extends ClusterAdapter {
 
   private noteDispatched(stored: Stored): void {
     const parsed = parseOffset(stored.offset)!;
-    if (!this.latest || this.latest.epoch !== parsed.epoch || this.latest.seq < parsed.seq) this.latest = { seq: parsed.seq, epoch: parsed.epoch, offset: stored.offset };
+    if (!this.latest || this.latest.epoch !== parsed.epoch || this.latest.seq < parsed.seq)
+      this.latest = { seq: parsed.seq, epoch: parsed.epoch, offset: stored.offset };
     for (const recorded of this.recorders) recorded.push(stored);
   }
 

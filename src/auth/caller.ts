@@ -73,7 +73,14 @@ export class CallerResolver {
     const untilTouch = (touchDue ? touchEvery : touchEvery - row.idle_seconds) * 1000;
     this.cache.set(
       sessionId,
-      { userId, username: row.username, role: row.role, roles: row.roles, timeoutMinutes: row.timeout_minutes, freshUntil: now + Math.min(SESSION_FRESH_MS, untilTouch) },
+      {
+        userId,
+        username: row.username,
+        role: row.role,
+        roles: row.roles,
+        timeoutMinutes: row.timeout_minutes,
+        freshUntil: now + Math.min(SESSION_FRESH_MS, untilTouch),
+      },
       epoch,
     );
     return this.caller(userId, sessionId, row.username, row.role, row.roles);

@@ -38,7 +38,11 @@ export class MemoryFailedLoginStore implements FailedLoginStore {
 
   async forget(account: string, id: string): Promise<void> {
     const tries = this.windows.get(account);
-    if (tries) this.windows.set(account, tries.filter((t) => t.id !== id));
+    if (tries)
+      this.windows.set(
+        account,
+        tries.filter((t) => t.id !== id),
+      );
   }
 }
 

@@ -4,8 +4,26 @@ export { requirePermission, requireSameIdentity } from './caller.js';
 export type { Caller, CallerResolver } from './caller.js';
 export type { OtpRepository } from './otp-repository.js';
 export { normalisePhoneNumber } from './phone.js';
-export { avatarHeaders, changePasswordBody, confirmForgotPasswordBody, followHeaders, optionalFollowHeaders, profileQuery, updateProfileBody, userIdParams } from './profile-schemas.js';
-export { avatarSchema, codeSentSchema, followSchema, loginSchema, messageDataSchema, profileSchema, refreshedSchema, registeredSchema } from './response-schemas.js';
+export {
+  avatarHeaders,
+  changePasswordBody,
+  confirmForgotPasswordBody,
+  followHeaders,
+  optionalFollowHeaders,
+  profileQuery,
+  updateProfileBody,
+  userIdParams,
+} from './profile-schemas.js';
+export {
+  avatarSchema,
+  codeSentSchema,
+  followSchema,
+  loginSchema,
+  messageDataSchema,
+  profileSchema,
+  refreshedSchema,
+  registeredSchema,
+} from './response-schemas.js';
 export type { FollowRecord } from './response-schemas.js';
 export type { Revocations } from './revocations.js';
 export type { NewDeviceAlerts } from './sessions.js';

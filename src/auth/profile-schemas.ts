@@ -38,17 +38,17 @@ export const changePasswordBody = z
 
 /** Identity headers of PUT /user/avatar (SPEC §5.6). */
 export const avatarHeaders = z.object({
-  'x-user-id': z.uuid('must be the caller\'s user id'),
+  'x-user-id': z.uuid("must be the caller's user id"),
   'x-user-username': z.string().min(1, 'required').max(64),
 });
 
 /** The X-User-ID header of the follow endpoints. */
 export const followHeaders = z.object({
-  'x-user-id': z.uuid('must be the caller\'s user id'),
+  'x-user-id': z.uuid("must be the caller's user id"),
 });
 
 export const optionalFollowHeaders = z.object({
-  'x-user-id': z.uuid('must be the caller\'s user id').optional(),
+  'x-user-id': z.uuid("must be the caller's user id").optional(),
 });
 
 export const userIdParams = z.object({

@@ -33,9 +33,7 @@ export const loginSchema = z.object({
 
 export const refreshedSchema = z.object({
   AccessToken: z.string(),
-  RefreshToken: z
-    .string()
-    .describe('The session\'s next refresh token: the one sent is used up, and sending a used one again ends the session'),
+  RefreshToken: z.string().describe("The session's next refresh token: the one sent is used up, and sending a used one again ends the session"),
   ExpiresIn: z.number().describe('Seconds the access token lives'),
   TokenType: z.literal('Bearer'),
   SessionId: z.string(),
@@ -56,7 +54,7 @@ export const profileSchema = z.object({
   roles: z.array(z.string()).describe('Every role the user holds, in the order assigned'),
   follower_number: z.number(),
   following_number: z.number(),
-  is_following: z.boolean().describe('Whether the caller follows this user (false on one\'s own profile)'),
+  is_following: z.boolean().describe("Whether the caller follows this user (false on one's own profile)"),
 });
 
 export const avatarSchema = z.object({ picture: z.string().describe('URL of the new avatar') });

@@ -25,10 +25,7 @@ interface SessionView {
 const IDLE_SWEEP_BATCH = 500;
 
 /** What a refresh came to: the session's next refresh token, a used token (the session ended), or nothing valid. */
-export type RefreshOutcome =
-  | { outcome: 'rotated'; userId: string; username: string; refreshToken: string }
-  | { outcome: 'reused' }
-  | { outcome: 'invalid' };
+export type RefreshOutcome = { outcome: 'rotated'; userId: string; username: string; refreshToken: string } | { outcome: 'reused' } | { outcome: 'invalid' };
 
 const sameHash = (a: string, b: string): boolean => {
   const x = Buffer.from(a, 'hex');
@@ -137,10 +134,9 @@ export class SessionService {
 
   /** Ends one of the user's sessions; false when no such live session. */
   async revoke(userId: string, sessionId: string): Promise<boolean> {
-    const { sessions } = await this.revocations.revoke(
-      async (tx) => ({ sessions: endedOf(userId, await this.sessions.in(tx).revoke(userId, sessionId)) }),
-      { retry: true },
-    );
+    const { sessions } = await this.revocations.revoke(async (tx) => ({ sessions: endedOf(userId, await this.sessions.in(tx).revoke(userId, sessionId)) }), {
+      retry: true,
+    });
     return sessions.length > 0;
   }
 
@@ -176,7 +172,10 @@ export class SessionService {
     let total = 0;
     for (;;) {
       const { sessions } = await this.revocations.revoke(async (tx) => ({
-        sessions: (await this.sessions.in(tx).revokeIdle(IDLE_SWEEP_BATCH, this.app.config.SESSION_TIMEOUT_MINUTE_SECONDS)).map((s) => ({ userId: s.user_id, sessionId: s.id })),
+        sessions: (await this.sessions.in(tx).revokeIdle(IDLE_SWEEP_BATCH, this.app.config.SESSION_TIMEOUT_MINUTE_SECONDS)).map((s) => ({
+          userId: s.user_id,
+          sessionId: s.id,
+        })),
       }));
       total += sessions.length;
       if (sessions.length < IDLE_SWEEP_BATCH) return total;

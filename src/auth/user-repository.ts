@@ -121,7 +121,10 @@ export class UserRepository extends Repository {
   /** Replaces the user's roles with `roleNames` (in that order) and sets users.role to `primary`. */
   async replaceRoles(id: string, roleNames: string[], primary: string): Promise<void> {
     await this.db.rows(sql`delete from user_roles where user_id = ${id}`);
-    const values = sql.join(roleNames.map((name, position) => sql`(${id}::uuid, ${name}, ${position}::smallint)`), sql`, `);
+    const values = sql.join(
+      roleNames.map((name, position) => sql`(${id}::uuid, ${name}, ${position}::smallint)`),
+      sql`, `,
+    );
     await this.db.rows(sql`insert into user_roles (user_id, role_name, position) values ${values}`);
     await this.db.rows(sql`update users set role = ${primary}, updated_at = now() where id = ${id}`);
   }
@@ -139,8 +142,17 @@ export class UserRepository extends Repository {
   }
 
   /** Whether the user exists, their phone is verified and they are suspended (CONTRACT §21). */
-  async findStanding(id: string): Promise<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string } | undefined> {
-    const [row] = await this.db.rows<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string }>(sql`
+  async findStanding(
+    id: string,
+  ): Promise<{ id: string; phone_verified: boolean; suspended: boolean; given_name: string; family_name: string; username: string } | undefined> {
+    const [row] = await this.db.rows<{
+      id: string;
+      phone_verified: boolean;
+      suspended: boolean;
+      given_name: string;
+      family_name: string;
+      username: string;
+    }>(sql`
       select id, phone_verified, suspended_at is not null as suspended, given_name, family_name, username from users where id = ${id}`);
     return row;
   }

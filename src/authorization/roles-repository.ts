@@ -62,7 +62,10 @@ export class RolesRepository extends Repository {
   /** The ids among `ids` (valid uuids) that name an existing permission. */
   async existingPermissionIds(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const list = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+    const list = sql.join(
+      ids.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
     const rows = await this.db.rows<{ id: string }>(sql`select id from permissions where id in (${list})`);
     return new Set(rows.map((r) => r.id.toLowerCase()));
   }
@@ -70,7 +73,10 @@ export class RolesRepository extends Repository {
   /** The permissions among `ids` (valid uuids) that exist, with their names. */
   async permissionsWithIds(ids: string[]): Promise<{ id: string; name: string }[]> {
     if (ids.length === 0) return [];
-    const list = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+    const list = sql.join(
+      ids.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
     return this.db.rows<{ id: string; name: string }>(sql`select id, name from permissions where id in (${list})`);
   }
 
@@ -103,7 +109,10 @@ export class RolesRepository extends Repository {
       await this.db.rows(sql`delete from role_permissions where role_id = ${roleId}`);
       return;
     }
-    const list = sql.join(permissionIds.map((id) => sql`${id}::uuid`), sql`, `);
+    const list = sql.join(
+      permissionIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
     await this.db.rows(sql`delete from role_permissions where role_id = ${roleId} and permission_id not in (${list})`);
     for (const permissionId of permissionIds) await this.grant(roleId, permissionId);
   }
@@ -140,13 +149,17 @@ export class RolesRepository extends Repository {
 
   /** True when it was missing (and is now inserted). */
   async insertPermissionIfMissing(name: string, description: string): Promise<boolean> {
-    const rows = await this.db.rows(sql`insert into permissions (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`);
+    const rows = await this.db.rows(
+      sql`insert into permissions (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`,
+    );
     return rows.length > 0;
   }
 
   /** True when it was missing (and is now inserted). */
   async insertRoleIfMissing(name: string, description: string): Promise<boolean> {
-    const rows = await this.db.rows(sql`insert into roles (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`);
+    const rows = await this.db.rows(
+      sql`insert into roles (id, name, description) values (${newId()}, ${name}, ${description}) on conflict (name) do nothing returning id`,
+    );
     return rows.length > 0;
   }
 

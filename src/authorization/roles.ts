@@ -15,9 +15,7 @@ import { ADMIN_ROLE } from './catalogue.js';
 import type { RolePermissions } from './role-permissions.js';
 import type { StaffReach } from './staff-reach.js';
 import type { PermissionRow, RoleRow, RolesRepository } from './roles-repository.js';
-import type {
-  AssignRolesInput, CreatePermissionInput, CreateRoleInput, PermissionView, RoleView, UpdateRoleInput, UserRolesView,
-} from './schemas.js';
+import type { AssignRolesInput, CreatePermissionInput, CreateRoleInput, PermissionView, RoleView, UpdateRoleInput, UserRolesView } from './schemas.js';
 
 interface PermissionListing {
   permission_names: string[];
@@ -89,7 +87,10 @@ export class RoleService {
       () =>
         this.database.transaction(async (tx) => {
           const inserted = await this.repository.in(tx).insertPermission(input.name, input.description);
-          await this.auditLog.append({ actorId: actor.userId, action: 'permission.create', targetType: 'permission', targetId: inserted.id, note: inserted.name }, tx);
+          await this.auditLog.append(
+            { actorId: actor.userId, action: 'permission.create', targetType: 'permission', targetId: inserted.id, note: inserted.name },
+            tx,
+          );
           return inserted;
         }),
       'authorization.error.permission_exists',
@@ -156,23 +157,25 @@ export class RoleService {
       });
     }
     const user = userId.toLowerCase();
-    await this.staff.audited(actor, { action: 'role.assign', targetType: 'user', targetId: user }, () => this.revocations.revoke(async (tx) => {
-      const users = this.users.in(tx);
-      const before = await users.lockRoles(user);
-      if (!before) throw notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
-      // Neither the user as they are, nor as they would be, may hold more than the actor does.
-      await this.staff.requireWithin(tx, actor, before, `user ${user}`);
-      await this.staff.requireWithin(tx, actor, roleNames, `the roles ${roleNames.join(', ')}`, 'These roles grant permissions you do not hold');
-      if (before.includes(ADMIN_ROLE) && !roleNames.includes(ADMIN_ROLE) && !(await this.staff.anotherActiveAdmin(tx, user))) {
-        throw this.staff.lastAdmin('The last active administrator cannot lose the admin role', `user ${user} is the last active administrator`);
-      }
-      await users.replaceRoles(user, roleNames, primaryRole(roleNames));
-      await this.auditLog.append(
-        { actorId: actor.userId, action: 'role.assign', targetType: 'user', targetId: user, note: `${before.join(', ')} -> ${roleNames.join(', ')}` },
-        tx,
-      );
-      return { sessions: [], users: [user] };
-    }));
+    await this.staff.audited(actor, { action: 'role.assign', targetType: 'user', targetId: user }, () =>
+      this.revocations.revoke(async (tx) => {
+        const users = this.users.in(tx);
+        const before = await users.lockRoles(user);
+        if (!before) throw notFound('user.error.not_found', 'No user with this id', { field: 'userId', constraint: 'existing user' });
+        // Neither the user as they are, nor as they would be, may hold more than the actor does.
+        await this.staff.requireWithin(tx, actor, before, `user ${user}`);
+        await this.staff.requireWithin(tx, actor, roleNames, `the roles ${roleNames.join(', ')}`, 'These roles grant permissions you do not hold');
+        if (before.includes(ADMIN_ROLE) && !roleNames.includes(ADMIN_ROLE) && !(await this.staff.anotherActiveAdmin(tx, user))) {
+          throw this.staff.lastAdmin('The last active administrator cannot lose the admin role', `user ${user} is the last active administrator`);
+        }
+        await users.replaceRoles(user, roleNames, primaryRole(roleNames));
+        await this.auditLog.append(
+          { actorId: actor.userId, action: 'role.assign', targetType: 'user', targetId: user, note: `${before.join(', ')} -> ${roleNames.join(', ')}` },
+          tx,
+        );
+        return { sessions: [], users: [user] };
+      }),
+    );
     return { user_id: user, role_names: roleNames };
   }
 

@@ -10,21 +10,12 @@ const ROLE_NAME_RE = /^[a-z][a-z0-9_]*$/;
 const description = z.string().trim().max(500);
 
 export const createPermissionBody = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .max(64)
-    .regex(PERMISSION_NAME_RE, 'must have the form <verb>:<noun> (lower-case letters and underscores)'),
+  name: z.string().trim().max(64).regex(PERMISSION_NAME_RE, 'must have the form <verb>:<noun> (lower-case letters and underscores)'),
   description: description.min(1, 'required'),
 });
 
 export const createRoleBody = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(2)
-    .max(50)
-    .regex(ROLE_NAME_RE, 'lower-case letters, digits and underscores, starting with a letter'),
+  name: z.string().trim().min(2).max(50).regex(ROLE_NAME_RE, 'lower-case letters, digits and underscores, starting with a letter'),
   description: description.optional(),
   permission_ids: z.array(z.string().max(64)).max(200),
 });
@@ -35,7 +26,16 @@ export const listPermissionsQuery = z.object({
     .string()
     .max(2000)
     .optional()
-    .transform((value) => [...new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 100)),
+    .transform((value) =>
+      [
+        ...new Set(
+          (value ?? '')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ].slice(0, 100),
+    ),
 });
 
 /** Most roles one user may hold. */

@@ -62,10 +62,7 @@ export class StaffReach {
     const held = (await this.roles.in(tx).permissionsOfRoles(roles)).map((p) => p.name);
     const lacking = [...new Set(held)].filter((permission) => !actor.permissions.has(permission)).sort();
     if (lacking.length) {
-      throw this.refusal(
-        forbidden('authorization.error.forbidden', message),
-        `${who} holds ${lacking.join(', ')}, which the actor lacks`,
-      );
+      throw this.refusal(forbidden('authorization.error.forbidden', message), `${who} holds ${lacking.join(', ')}, which the actor lacks`);
     }
   }
 
@@ -92,7 +89,13 @@ export class StaffReach {
     } catch (err) {
       const reason = err instanceof AppError ? this.refusals.get(err) : undefined;
       if (reason !== undefined) {
-        await this.auditLog.append({ actorId: actor.userId, action: `${act.action}.refused`, targetType: act.targetType, targetId: act.targetId, note: reason });
+        await this.auditLog.append({
+          actorId: actor.userId,
+          action: `${act.action}.refused`,
+          targetType: act.targetType,
+          targetId: act.targetId,
+          note: reason,
+        });
       }
       throw err;
     }

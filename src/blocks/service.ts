@@ -133,7 +133,10 @@ export class BlockService {
 
   /** Those of `others` who block `userId` or whom `userId` blocks (from the database). */
   amongEitherWay(userId: string, others: string[]): Promise<Set<string>> {
-    return this.blocks.amongEitherWay(userId, others.filter((id) => id !== userId));
+    return this.blocks.amongEitherWay(
+      userId,
+      others.filter((id) => id !== userId),
+    );
   }
 
   /**

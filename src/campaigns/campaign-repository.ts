@@ -98,26 +98,19 @@ export class CampaignRepository extends Repository {
   }
 
   /** A page of the user's campaigns, newest first, and how many there are in all. */
-  async listByUser(
-    userId: string,
-    filter: { status?: CampaignStatus; limit: number; offset: number },
-  ): Promise<{ rows: CampaignRow[]; total: number }> {
+  async listByUser(userId: string, filter: { status?: CampaignStatus; limit: number; offset: number }): Promise<{ rows: CampaignRow[]; total: number }> {
     const statusClause = filter.status ? sql`and status = ${filter.status}` : sql``;
     const rows = await this.db.rows<CampaignRow>(
       sql`select * from campaigns where user_id = ${userId} ${statusClause}
           order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`,
     );
-    const [count] = await this.db.rows<{ total: number }>(
-      sql`select count(*)::int as total from campaigns where user_id = ${userId} ${statusClause}`,
-    );
+    const [count] = await this.db.rows<{ total: number }>(sql`select count(*)::int as total from campaigns where user_id = ${userId} ${statusClause}`);
     return { rows, total: count.total };
   }
 
   /** The active or paused campaigns whose end is at or before `at`, locked for their completion. */
   lockDue(at: Date): Promise<CampaignRow[]> {
-    return this.db.rows<CampaignRow>(
-      sql`select * from campaigns where status in ('active', 'paused') and ends_at <= ${at} order by ends_at for update`,
-    );
+    return this.db.rows<CampaignRow>(sql`select * from campaigns where status in ('active', 'paused') and ends_at <= ${at} order by ends_at for update`);
   }
 
   /**

@@ -126,7 +126,10 @@ export class DeliveryRepository extends Repository {
 
   async addDaily(entries: DailyEntry[]): Promise<void> {
     if (!entries.length) return;
-    const values = sql.join(entries.map((e) => sql`(${e.campaignId}::uuid, ${e.contentId}::uuid, ${e.day}::date, ${e.impressions}::bigint)`), sql`, `);
+    const values = sql.join(
+      entries.map((e) => sql`(${e.campaignId}::uuid, ${e.contentId}::uuid, ${e.day}::date, ${e.impressions}::bigint)`),
+      sql`, `,
+    );
     await this.db.rows(sql`
       insert into campaign_impressions_daily (campaign_id, content_id, day, impressions) values ${values}
       on conflict (campaign_id, day) do update set impressions = campaign_impressions_daily.impressions + excluded.impressions`);
@@ -135,7 +138,10 @@ export class DeliveryRepository extends Repository {
   /** Adds first showings; each campaign's reach grows by the viewers new to it. */
   async addReach(entries: ReachEntry[]): Promise<void> {
     if (!entries.length) return;
-    const values = sql.join(entries.map((e) => sql`(${e.campaignId}::uuid, ${e.viewer}, ${e.userId}::uuid, ${e.at}::timestamptz)`), sql`, `);
+    const values = sql.join(
+      entries.map((e) => sql`(${e.campaignId}::uuid, ${e.viewer}, ${e.userId}::uuid, ${e.at}::timestamptz)`),
+      sql`, `,
+    );
     await this.db.rows(sql`
       with added as (
         insert into campaign_reach (campaign_id, viewer, user_id, first_seen_at) values ${values}
@@ -170,7 +176,10 @@ export class DeliveryRepository extends Repository {
   /** Claims the right to send progress for these campaigns: those not sent within `minGapMs`, once across nodes. */
   claimProgress(campaignIds: string[], at: Date, minGapMs: number): Promise<{ campaign_id: string; user_id: string }[]> {
     if (!campaignIds.length) return Promise.resolve([]);
-    const ids = sql.join(campaignIds.map((id) => sql`${id}::uuid`), sql`, `);
+    const ids = sql.join(
+      campaignIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
     return this.db.rows(sql`
       update campaign_delivery d set progress_at = ${at}
       from campaigns c
@@ -182,7 +191,10 @@ export class DeliveryRepository extends Repository {
   /** `lock`: held until the transaction ends (a completion). */
   async counters(campaignIds: string[], lock = false): Promise<Map<string, DeliveryCounters>> {
     if (!campaignIds.length) return new Map();
-    const ids = sql.join(campaignIds.map((id) => sql`${id}::uuid`), sql`, `);
+    const ids = sql.join(
+      campaignIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    );
     const rows = await this.db.rows<DeliveryCounters>(
       sql`select campaign_id, cpm, impressions, held, reach, engagement, refunded from campaign_delivery where campaign_id in (${ids}) ${lock ? sql`for update` : sql``}`,
     );

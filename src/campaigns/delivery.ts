@@ -140,7 +140,15 @@ export class CampaignDelivery {
       const content = await this.contents.findLive(row.video_id);
       // Only listed items are promoted: not held, removed, still processing or deleted.
       if (!content || content.status !== 'completed') continue;
-      roster.push({ id: row.id, ownerId: row.user_id, content, targeting: row.targeting, cpm: cpmOf(row), launch: row.launch_time, paceUsed: paceUsed(row, at) });
+      roster.push({
+        id: row.id,
+        ownerId: row.user_id,
+        content,
+        targeting: row.targeting,
+        cpm: cpmOf(row),
+        launch: row.launch_time,
+        paceUsed: paceUsed(row, at),
+      });
     }
     roster.sort((a, b) => a.paceUsed - b.paceUsed || a.id.localeCompare(b.id));
     this.roster = roster;

@@ -107,9 +107,7 @@ export function estimateCampaign(input: EstimateInput): Estimate {
   const share = ageShare(input.audience.ageRange.min, input.audience.ageRange.max);
   const audienceSize = Math.max(
     1,
-    Math.round(
-      input.population * share * ONLINE_SHARE * interestFactor(input.audience.interests.length) * behaviourFactor(input.audience.behaviors.length),
-    ),
+    Math.round(input.population * share * ONLINE_SHARE * interestFactor(input.audience.interests.length) * behaviourFactor(input.audience.behaviors.length)),
   );
   const cpm = Math.round(BASE_CPM * targetingPremium(input.audience, share));
   const impressions = (input.budget / cpm) * 1000;
@@ -130,4 +128,3 @@ export function estimateCampaign(input: EstimateInput): Estimate {
     audience: { size: audienceSize, population: input.population, age_share: Math.round(share * 1000) / 1000 },
   };
 }
-

@@ -122,7 +122,7 @@ export const boostResultSchema = z.object({
 
 /** The whole answer of `POST /payments/process`: SPEC gives it without `success` and `message`. */
 export const processedPaymentBodySchema = z.object({
-  data: z.object({ ...paymentView, campaign_status: z.string().describe('The campaign\'s status after the payment') }),
+  data: z.object({ ...paymentView, campaign_status: z.string().describe("The campaign's status after the payment") }),
 });
 
 // The types the campaign service answers with (declared once, here).

@@ -19,9 +19,7 @@ const budgetSchema = z.object({
 });
 
 const age = z.number().int().min(13).max(100);
-const ageRangeSchema = z
-  .object({ min: age, max: age })
-  .refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['max'] });
+const ageRangeSchema = z.object({ min: age, max: age }).refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['max'] });
 
 const audienceSchema = z.object({
   age_range: ageRangeSchema.optional(),

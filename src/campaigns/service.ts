@@ -19,9 +19,7 @@ import type { EstimationRepository } from './estimation-repository.js';
 import { estimateCampaign } from './estimate-model.js';
 import type { BoostResult, CampaignCreated, CampaignPage, CampaignView, EstimationView, PaymentResult, TargetLocationView } from './response-schemas.js';
 import { BUDGET_PRESETS, CAMPAIGN_CURRENCY, PLATFORM_FEE_PERCENT, platformFee, totalWithFee, type BudgetPreset } from '../pricing/index.js';
-import type {
-  BoostBody, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody,
-} from './schemas.js';
+import type { BoostBody, CreateCampaignBody, EstimateBody, ListCampaignsQuery, LocationsQuery, ProcessPaymentBody } from './schemas.js';
 import { normaliseAudience, resolveLocationNames, resolveLocationRefs, type StoredTargeting } from './targeting.js';
 import type { NotificationService } from '../notifications/index.js';
 import type { LedgerRepository } from '../payments/index.js';
@@ -52,12 +50,7 @@ const invalidTransition = (from: string, action: string) =>
 const hasEnded = (row: CampaignRow, at: Date) => row.ends_at.getTime() <= at.getTime();
 
 /** The caller's campaign as `load` finds it (plain or locked): 404 unknown, 403 another user's. */
-async function ownCampaign(
-  userId: string,
-  campaignId: string,
-  field: string,
-  load: (id: string) => Promise<CampaignRow | undefined>,
-): Promise<CampaignRow> {
+async function ownCampaign(userId: string, campaignId: string, field: string, load: (id: string) => Promise<CampaignRow | undefined>): Promise<CampaignRow> {
   if (!isUuid(campaignId)) throw campaignNotFound(field);
   const row = await load(campaignId);
   if (!row) throw campaignNotFound(field);
@@ -81,7 +74,10 @@ function boostBudget(boostType: string, budget: number | undefined): number {
   if (Object.hasOwn(BUDGET_PRESETS, preset)) {
     const amount = BUDGET_PRESETS[preset];
     if (budget !== undefined && budget !== amount) {
-      throw badRequest('campaign.error.preset_mismatch', `The ${preset} preset is ${amount} VND`, { field: 'budget', constraint: `equals ${amount} or omitted` });
+      throw badRequest('campaign.error.preset_mismatch', `The ${preset} preset is ${amount} VND`, {
+        field: 'budget',
+        constraint: `equals ${amount} or omitted`,
+      });
     }
     return amount;
   }
@@ -174,76 +170,76 @@ export class CampaignService {
     const fee = platformFee(budget);
     const total = totalWithFee(budget);
     if (body.payment.amount !== total) throw amountMismatch(total, 'payment.amount');
-    const chosenLocations = config.targeting?.locations
-      ? resolveLocationNames(config.targeting.locations, 'campaign_config.targeting.locations', false)
-      : null;
+    const chosenLocations = config.targeting?.locations ? resolveLocationNames(config.targeting.locations, 'campaign_config.targeting.locations', false) : null;
 
-    return this.changingDelivery(() => this.database.transaction((tx) =>
-      this.payments.withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
-        const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
-        if (estimation.budget !== budget) {
-          throw unprocessable('campaign.error.estimation_mismatch', `The budget differs from the estimation's (${estimation.budget})`, {
-            field: 'campaign_config.budget.amount',
-            constraint: `equals ${estimation.budget}`,
+    return this.changingDelivery(() =>
+      this.database.transaction((tx) =>
+        this.payments.withIdempotency<CampaignCreated>(tx, { userId, key: idempotencyKey, scope: 'campaigns.create', requestBody: body }, async () => {
+          const estimation = await this.takeEstimation(tx, userId, body.estimation_id, body.video_id);
+          if (estimation.budget !== budget) {
+            throw unprocessable('campaign.error.estimation_mismatch', `The budget differs from the estimation's (${estimation.budget})`, {
+              field: 'campaign_config.budget.amount',
+              constraint: `equals ${estimation.budget}`,
+            });
+          }
+          if (estimation.durationDays !== config.duration_days) {
+            throw unprocessable('campaign.error.estimation_mismatch', `The duration differs from the estimation's (${estimation.durationDays})`, {
+              field: 'campaign_config.duration_days',
+              constraint: `equals ${estimation.durationDays}`,
+            });
+          }
+          await this.assertOwnVideo(tx, userId, body.video_id);
+
+          const targeting: StoredTargeting = {
+            locations: chosenLocations?.locations ?? estimation.targeting.locations,
+            audience: config.targeting?.audience ? normaliseAudience(config.targeting.audience) : estimation.targeting.audience,
+            population: chosenLocations?.population ?? estimation.targeting.population,
+          };
+          const launchTime = new Date();
+          const campaign = await this.campaigns.in(tx).insert({
+            userId,
+            videoId: body.video_id,
+            estimationId: estimation.id,
+            name: config.name,
+            source: 'create',
+            boostType: null,
+            budget,
+            platformFee: fee,
+            currency: CAMPAIGN_CURRENCY,
+            durationDays: config.duration_days,
+            targeting,
+            estimate: { performance: estimation.result.performance, metrics: estimation.result.metrics },
+            launchTime,
+            endsAt: new Date(launchTime.getTime() + config.duration_days * DAY_MS),
           });
-        }
-        if (estimation.durationDays !== config.duration_days) {
-          throw unprocessable('campaign.error.estimation_mismatch', `The duration differs from the estimation's (${estimation.durationDays})`, {
-            field: 'campaign_config.duration_days',
-            constraint: `equals ${estimation.durationDays}`,
+          const payment = await this.payments.takePayment(tx, {
+            userId,
+            method: body.payment.method,
+            token: body.payment.payment_token ?? null,
+            amount: total,
+            budgetAmount: budget,
+            platformFee: fee,
+            currency: CAMPAIGN_CURRENCY,
+            purpose: 'campaign_create',
+            campaignId: campaign.id,
+            idempotencyKey,
+            description: `Campaign: ${config.name}`,
           });
-        }
-        await this.assertOwnVideo(tx, userId, body.video_id);
+          await this.estimations.in(tx).markUsed(estimation.id);
 
-        const targeting: StoredTargeting = {
-          locations: chosenLocations?.locations ?? estimation.targeting.locations,
-          audience: config.targeting?.audience ? normaliseAudience(config.targeting.audience) : estimation.targeting.audience,
-          population: chosenLocations?.population ?? estimation.targeting.population,
-        };
-        const launchTime = new Date();
-        const campaign = await this.campaigns.in(tx).insert({
-          userId,
-          videoId: body.video_id,
-          estimationId: estimation.id,
-          name: config.name,
-          source: 'create',
-          boostType: null,
-          budget,
-          platformFee: fee,
-          currency: CAMPAIGN_CURRENCY,
-          durationDays: config.duration_days,
-          targeting,
-          estimate: { performance: estimation.result.performance, metrics: estimation.result.metrics },
-          launchTime,
-          endsAt: new Date(launchTime.getTime() + config.duration_days * DAY_MS),
-        });
-        const payment = await this.payments.takePayment(tx, {
-          userId,
-          method: body.payment.method,
-          token: body.payment.payment_token ?? null,
-          amount: total,
-          budgetAmount: budget,
-          platformFee: fee,
-          currency: CAMPAIGN_CURRENCY,
-          purpose: 'campaign_create',
-          campaignId: campaign.id,
-          idempotencyKey,
-          description: `Campaign: ${config.name}`,
-        });
-        await this.estimations.in(tx).markUsed(estimation.id);
-
-        const view = this.view(campaign);
-        const data: CampaignCreated = {
-          campaign_id: campaign.id,
-          status: view.status,
-          launch_time: view.launch_time,
-          end_time: view.end_time,
-          tracking_url: view.tracking_url,
-          payment: this.payments.paymentLinkView(payment),
-        };
-        return { status: 201, data };
-      }),
-    ));
+          const view = this.view(campaign);
+          const data: CampaignCreated = {
+            campaign_id: campaign.id,
+            status: view.status,
+            launch_time: view.launch_time,
+            end_time: view.end_time,
+            tracking_url: view.tracking_url,
+            payment: this.payments.paymentLinkView(payment),
+          };
+          return { status: 201, data };
+        }),
+      ),
+    );
   }
 
   async list(userId: string, query: ListCampaignsQuery): Promise<CampaignPage> {
@@ -252,7 +248,10 @@ export class CampaignService {
       limit: query.per_page,
       offset: (query.page - 1) * query.per_page,
     });
-    const delivered = await this.deliveryOf(rows.map((r) => r.id), rows);
+    const delivered = await this.deliveryOf(
+      rows.map((r) => r.id),
+      rows,
+    );
     return {
       campaigns: rows.map((r) => this.view(r, delivered.get(r.id))),
       pagination: { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) },
@@ -333,59 +332,61 @@ export class CampaignService {
     const targeting = resolveLocationNames(body.targetAudience?.location ?? [], 'targetAudience.location', true);
     const audience = normaliseAudience({ age_range: body.targetAudience?.ageRange, interests: body.targetAudience?.interests });
 
-    const outcome = await this.changingDelivery(() => this.database.transaction((tx) =>
-      this.payments.withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
-        await this.assertOwnVideo(tx, userId, postId, 'postId');
-        const launch = new Date();
-        const estimate = estimateCampaign({ budget, durationDays: body.duration, population: targeting.population, audience, start: launch });
-        const campaign = await this.campaigns.in(tx).insert({
-          userId,
-          videoId: postId,
-          estimationId: null,
-          name: `Boost (${boostType}) ${launch.toISOString().slice(0, 10)}`,
-          source: 'boost',
-          boostType,
-          budget,
-          platformFee: fee,
-          currency: CAMPAIGN_CURRENCY,
-          durationDays: body.duration,
-          targeting: { locations: targeting.locations, audience, population: targeting.population },
-          estimate: { performance: estimate.performance, metrics: estimate.metrics },
-          launchTime: launch,
-          endsAt: new Date(launch.getTime() + body.duration * DAY_MS),
-        });
-        const payment = await this.payments.takePayment(tx, {
-          userId,
-          method: 'balance',
-          token: null,
-          amount: total,
-          budgetAmount: budget,
-          platformFee: fee,
-          currency: CAMPAIGN_CURRENCY,
-          purpose: 'boost',
-          campaignId: campaign.id,
-          idempotencyKey,
-          description: `Boost of post ${postId}`,
-        });
-        const view = this.view(campaign);
-        const data: BoostResult = {
-          campaign_id: campaign.id,
-          post_id: postId,
-          boost_type: boostType,
-          status: view.status,
-          launch_time: view.launch_time,
-          end_time: view.end_time,
-          duration_days: view.duration_days,
-          tracking_url: view.tracking_url,
-          budget: { amount: budget, platform_fee: fee, total_amount: total, currency: CAMPAIGN_CURRENCY },
-          estimate: { performance: estimate.performance, metrics: estimate.metrics, timeline: estimate.timeline },
-          payment: this.payments.paymentLinkView(payment),
-          // Filled in after commit with the balance as it is then.
-          balance: { current_balance: 0, currency: CAMPAIGN_CURRENCY },
-        };
-        return { status: 201, data };
-      }),
-    ));
+    const outcome = await this.changingDelivery(() =>
+      this.database.transaction((tx) =>
+        this.payments.withIdempotency<BoostResult>(tx, { userId, key: idempotencyKey, scope: `posts.boost:${postId}`, requestBody: body }, async () => {
+          await this.assertOwnVideo(tx, userId, postId, 'postId');
+          const launch = new Date();
+          const estimate = estimateCampaign({ budget, durationDays: body.duration, population: targeting.population, audience, start: launch });
+          const campaign = await this.campaigns.in(tx).insert({
+            userId,
+            videoId: postId,
+            estimationId: null,
+            name: `Boost (${boostType}) ${launch.toISOString().slice(0, 10)}`,
+            source: 'boost',
+            boostType,
+            budget,
+            platformFee: fee,
+            currency: CAMPAIGN_CURRENCY,
+            durationDays: body.duration,
+            targeting: { locations: targeting.locations, audience, population: targeting.population },
+            estimate: { performance: estimate.performance, metrics: estimate.metrics },
+            launchTime: launch,
+            endsAt: new Date(launch.getTime() + body.duration * DAY_MS),
+          });
+          const payment = await this.payments.takePayment(tx, {
+            userId,
+            method: 'balance',
+            token: null,
+            amount: total,
+            budgetAmount: budget,
+            platformFee: fee,
+            currency: CAMPAIGN_CURRENCY,
+            purpose: 'boost',
+            campaignId: campaign.id,
+            idempotencyKey,
+            description: `Boost of post ${postId}`,
+          });
+          const view = this.view(campaign);
+          const data: BoostResult = {
+            campaign_id: campaign.id,
+            post_id: postId,
+            boost_type: boostType,
+            status: view.status,
+            launch_time: view.launch_time,
+            end_time: view.end_time,
+            duration_days: view.duration_days,
+            tracking_url: view.tracking_url,
+            budget: { amount: budget, platform_fee: fee, total_amount: total, currency: CAMPAIGN_CURRENCY },
+            estimate: { performance: estimate.performance, metrics: estimate.metrics, timeline: estimate.timeline },
+            payment: this.payments.paymentLinkView(payment),
+            // Filled in after commit with the balance as it is then.
+            balance: { current_balance: 0, currency: CAMPAIGN_CURRENCY },
+          };
+          return { status: 201, data };
+        }),
+      ),
+    );
     const balance = await this.payments.balance(userId);
     return { ...outcome, data: { ...outcome.data, balance: { current_balance: balance.current_balance, currency: CAMPAIGN_CURRENCY } } };
   }
@@ -398,31 +399,36 @@ export class CampaignService {
   async payIntoCampaign(userId: string, body: ProcessPaymentBody, idempotencyKey: string | undefined): Promise<ServiceAnswer<PaymentResult>> {
     assertCampaignCurrency(body.currency, 'currency');
     const { budget, fee } = splitTotal(body.amount);
-    return this.changingDelivery(() => this.database.transaction((tx) =>
-      this.payments.withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
-        const campaigns = this.campaigns.in(tx);
-        const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
-        if (campaign.status === 'completed' || hasEnded(campaign, new Date())) {
-          throw conflict('campaign.error.invalid_state', 'This campaign has ended and takes no more payments', { field: 'campaign_id', constraint: 'active or paused' });
-        }
-        const payment = await this.payments.takePayment(tx, {
-          userId,
-          method: body.payment_method,
-          token: body.payment_details?.card_token ?? null,
-          amount: body.amount,
-          budgetAmount: budget,
-          platformFee: fee,
-          currency: CAMPAIGN_CURRENCY,
-          purpose: 'campaign_budget',
-          campaignId: campaign.id,
-          idempotencyKey,
-          description: `Campaign budget: ${campaign.name}`,
-          tokenField: 'payment_details.card_token',
-        });
-        const updated = await campaigns.addBudget(campaign.id, budget, fee);
-        return { status: 200, data: { ...this.payments.paymentView(payment), campaign_status: updated.status } };
-      }),
-    ));
+    return this.changingDelivery(() =>
+      this.database.transaction((tx) =>
+        this.payments.withIdempotency<PaymentResult>(tx, { userId, key: idempotencyKey, scope: 'payments.process', requestBody: body }, async () => {
+          const campaigns = this.campaigns.in(tx);
+          const campaign = await this.lockOwnCampaign(campaigns, userId, body.campaign_id, 'campaign_id');
+          if (campaign.status === 'completed' || hasEnded(campaign, new Date())) {
+            throw conflict('campaign.error.invalid_state', 'This campaign has ended and takes no more payments', {
+              field: 'campaign_id',
+              constraint: 'active or paused',
+            });
+          }
+          const payment = await this.payments.takePayment(tx, {
+            userId,
+            method: body.payment_method,
+            token: body.payment_details?.card_token ?? null,
+            amount: body.amount,
+            budgetAmount: budget,
+            platformFee: fee,
+            currency: CAMPAIGN_CURRENCY,
+            purpose: 'campaign_budget',
+            campaignId: campaign.id,
+            idempotencyKey,
+            description: `Campaign budget: ${campaign.name}`,
+            tokenField: 'payment_details.card_token',
+          });
+          const updated = await campaigns.addBudget(campaign.id, budget, fee);
+          return { status: 200, data: { ...this.payments.paymentView(payment), campaign_status: updated.status } };
+        }),
+      ),
+    );
   }
 
   /**
@@ -527,17 +533,25 @@ export class CampaignService {
    * used by a campaign, 422 expired or for another video.
    */
   private async takeEstimation(tx: Queryable, userId: string, estimationId: string, videoId: string): Promise<UsableEstimation> {
-    const missing = () => notFound('campaign.error.estimation_not_found', 'No such estimation', { field: 'estimation_id', constraint: 'an existing estimation' });
+    const missing = () =>
+      notFound('campaign.error.estimation_not_found', 'No such estimation', { field: 'estimation_id', constraint: 'an existing estimation' });
     if (!isUuid(estimationId)) throw missing();
     const row = await this.estimations.in(tx).findByIdForUpdate(estimationId);
     if (!row) throw missing();
     if (row.user_id !== userId) throw forbidden('campaign.error.estimation_forbidden', 'This estimation belongs to another user');
-    if (row.used_at) throw conflict('campaign.error.estimation_used', 'This estimation was already used for a campaign', { field: 'estimation_id', constraint: 'unused' });
+    if (row.used_at)
+      throw conflict('campaign.error.estimation_used', 'This estimation was already used for a campaign', { field: 'estimation_id', constraint: 'unused' });
     if (row.expires_at.getTime() <= new Date().getTime()) {
-      throw unprocessable('campaign.error.estimation_expired', 'This estimation has expired: request a new one', { field: 'estimation_id', constraint: 'not expired' });
+      throw unprocessable('campaign.error.estimation_expired', 'This estimation has expired: request a new one', {
+        field: 'estimation_id',
+        constraint: 'not expired',
+      });
     }
     if (row.video_id !== videoId) {
-      throw unprocessable('campaign.error.estimation_mismatch', 'The estimation was made for another video', { field: 'video_id', constraint: 'the estimation\'s video' });
+      throw unprocessable('campaign.error.estimation_mismatch', 'The estimation was made for another video', {
+        field: 'video_id',
+        constraint: "the estimation's video",
+      });
     }
     return {
       id: row.id,

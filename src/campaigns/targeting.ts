@@ -91,8 +91,7 @@ function combine(entries: { location: TargetLocation; ref: LocationRef }[]): Res
       people = Math.round(location.population * Math.min(1, (radiusKm / TYPICAL_RADIUS_KM[location.type]) ** 2));
     }
     // Already counted: a district (or a circle) inside a city targeted as a whole.
-    const insideWholeCity =
-      (location.parentId !== null && wholeCities.has(location.parentId)) || (ref.type === 'radius' && wholeCities.has(location.id));
+    const insideWholeCity = (location.parentId !== null && wholeCities.has(location.parentId)) || (ref.type === 'radius' && wholeCities.has(location.id));
     locations.push({ id: location.id, name: location.name, type: ref.type, population: people, ...(radiusKm ? { radius_km: radiusKm } : {}) });
     if (!insideWholeCity) population += people;
   }

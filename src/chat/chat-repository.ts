@@ -84,7 +84,10 @@ export class ChatRepository extends Repository {
   async insertMembers(roomId: string, userIds: string[], at: Date): Promise<void> {
     await this.db.rows(sql`
       insert into chat_room_members (room_id, user_id, joined_at)
-      values ${sql.join(userIds.map((m) => sql`(${roomId}, ${m}, ${at.toISOString()}::timestamptz)`), sql`, `)}`);
+      values ${sql.join(
+        userIds.map((m) => sql`(${roomId}, ${m}, ${at.toISOString()}::timestamptz)`),
+        sql`, `,
+      )}`);
   }
 
   async findRoom(roomId: string): Promise<RoomRow | null> {

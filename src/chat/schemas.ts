@@ -46,7 +46,9 @@ export type SendMessageInput = z.infer<typeof sendMessageBody>;
 export const createRoomBody = z.strictObject({
   memberIds: z.array(id).min(1, 'name at least one member').max(MAX_ROOM_MEMBERS, `at most ${MAX_ROOM_MEMBERS} members`),
   name: z.string().trim().min(1).max(100).optional(),
-  contentId: id.optional().describe('The item the room is about (CONTRACT §26): one the caller may see, whose owner is a member; opened by someone else, the room is a lead of it'),
+  contentId: id
+    .optional()
+    .describe('The item the room is about (CONTRACT §26): one the caller may see, whose owner is a member; opened by someone else, the room is a lead of it'),
 });
 export type CreateRoomInput = z.infer<typeof createRoomBody>;
 
@@ -68,7 +70,11 @@ export const messagesQuery = pageQuery.extend({
 export type MessagesQuery = z.infer<typeof messagesQuery>;
 
 export const editMessageBody = z.strictObject({
-  msg: z.string().trim().max(MESSAGE_MAX_LENGTH, `at most ${MESSAGE_MAX_LENGTH} characters`).describe('The new text (may be empty only when the message has attachments)'),
+  msg: z
+    .string()
+    .trim()
+    .max(MESSAGE_MAX_LENGTH, `at most ${MESSAGE_MAX_LENGTH} characters`)
+    .describe('The new text (may be empty only when the message has attachments)'),
 });
 
 export const readBody = z.strictObject({ messageId: id.describe('The last message the caller has read') });

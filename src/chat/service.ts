@@ -41,7 +41,8 @@ const notMember = () => forbidden('chat.error.not_member', 'You are not a member
 const messageNotFound = (field = 'id') =>
   notFound('chat.error.message_not_found', 'Chat message not found', { field, constraint: 'must name an existing message' });
 const blockedRefusal = () => forbidden('chat.error.blocked', 'You cannot message this user');
-const emptyMessage = () => badRequest('chat.error.empty_message', 'A message needs text or at least one attachment', { field: 'msg', constraint: 'msg or attachments required' });
+const emptyMessage = () =>
+  badRequest('chat.error.empty_message', 'A message needs text or at least one attachment', { field: 'msg', constraint: 'msg or attachments required' });
 
 export class ChatService {
   constructor(
@@ -108,7 +109,10 @@ export class ChatService {
     const after = decodeCursor(query.cursor);
     const hidden = [...(await this.blocks.hiddenFrom(caller.userId))];
     const rows = await this.repository.roomsPage(caller.userId, after, query.limit, hidden);
-    const { page, hasMore, nextCursor } = pageOf(rows.map((row) => ({ row, id: row.id, created_at: row.activity_at })), query.limit);
+    const { page, hasMore, nextCursor } = pageOf(
+      rows.map((row) => ({ row, id: row.id, created_at: row.activity_at })),
+      query.limit,
+    );
     const roomIds = page.map((p) => p.id);
     const [members, latest] = await Promise.all([this.repository.membersOf(roomIds), this.repository.latestMessages(roomIds, hidden)]);
     const latestByRoom = new Map((await this.withReactions(latest)).map((m) => [m.roomId, m]));
@@ -185,7 +189,10 @@ export class ChatService {
     await this.blocks.assertMayReact(caller.userId, [row.sender_id]);
     const emojis = await this.repository.distinctEmojis(messageId);
     if (!emojis.includes(emoji) && emojis.length >= MAX_EMOJIS_PER_MESSAGE) {
-      throw conflict('chat.error.too_many_reactions', `A message carries at most ${MAX_EMOJIS_PER_MESSAGE} different emojis`, { field: 'emoji', constraint: `at most ${MAX_EMOJIS_PER_MESSAGE} different emojis per message` });
+      throw conflict('chat.error.too_many_reactions', `A message carries at most ${MAX_EMOJIS_PER_MESSAGE} different emojis`, {
+        field: 'emoji',
+        constraint: `at most ${MAX_EMOJIS_PER_MESSAGE} different emojis per message`,
+      });
     }
     const added = await this.repository.addReaction(messageId, caller.userId, emoji);
     return this.reactionsChanged(caller, row, added);

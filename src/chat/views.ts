@@ -22,7 +22,10 @@ export interface RoomListItem extends RoomView {
   last_message: HistoryItem | null;
 }
 
-export function person(config: Config, p: { user_id?: string; sender_id?: string; username: string; given_name: string; family_name: string; picture: string | null }): ChatPerson {
+export function person(
+  config: Config,
+  p: { user_id?: string; sender_id?: string; username: string; given_name: string; family_name: string; picture: string | null },
+): ChatPerson {
   return { userId: (p.user_id ?? p.sender_id)!, name: displayName(p), picture: avatarUrl(config, p.picture) };
 }
 

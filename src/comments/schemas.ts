@@ -26,7 +26,10 @@ export const reactionBody = z.strictObject({
     .trim()
     .min(1)
     .max(32)
-    .refine((v) => (EMOJI_RE.test(v) && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(v)) || SHORTCODE_RE.test(v), 'must be an emoji or a short code like thumbs_up'),
+    .refine(
+      (v) => (EMOJI_RE.test(v) && /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(v)) || SHORTCODE_RE.test(v),
+      'must be an emoji or a short code like thumbs_up',
+    ),
 });
 
 export const contentIdParams = z.strictObject({ contentId: id });

@@ -24,8 +24,10 @@ interface CommentPage {
   nextCursor: string | null;
 }
 
-const contentNotFound = () => notFound('comments.error.content_not_found', 'Content not found', { field: 'contentId', constraint: 'must name an existing content item' });
-const commentNotFound = (field = 'commentId') => notFound('comments.error.comment_not_found', 'Comment not found', { field, constraint: 'must name an existing comment' });
+const contentNotFound = () =>
+  notFound('comments.error.content_not_found', 'Content not found', { field: 'contentId', constraint: 'must name an existing content item' });
+const commentNotFound = (field = 'commentId') =>
+  notFound('comments.error.comment_not_found', 'Comment not found', { field, constraint: 'must name an existing comment' });
 
 export class CommentService {
   constructor(
@@ -150,7 +152,12 @@ export class CommentService {
   }
 
   /** The comment (and its item's uploader), when its content item is live and the caller may see it; else 404 on `field`. */
-  private async visibleComment(caller: Caller | null, commentId: string, field = 'commentId', removedToo = false): Promise<CommentHead & { uploader_id: string }> {
+  private async visibleComment(
+    caller: Caller | null,
+    commentId: string,
+    field = 'commentId',
+    removedToo = false,
+  ): Promise<CommentHead & { uploader_id: string }> {
     const head = isUuid(commentId) ? await this.repository.findHead(commentId) : null;
     const content = head ? await this.contents.findMedia(head.content_id) : null;
     if (!head || !content || !mayViewContent(caller, content)) throw commentNotFound(field);

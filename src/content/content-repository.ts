@@ -81,7 +81,9 @@ export interface ContentMediaRow {
  * removed item as not published, and its owner sees why.
  */
 const effectiveStatus = (alias: 'c.' | '') =>
-  sql.raw(`case when ${alias}moderation_status is not null then ${alias}moderation_status when ${alias}suspension_hold then 'under_review' else ${alias}status end`);
+  sql.raw(
+    `case when ${alias}moderation_status is not null then ${alias}moderation_status when ${alias}suspension_hold then 'under_review' else ${alias}status end`,
+  );
 
 /** Every column a response needs: the item and its uploader. Use with `from contents c join users u`. */
 export const CONTENT_COLUMNS = sql`
@@ -92,7 +94,6 @@ export const CONTENT_COLUMNS = sql`
   u.picture as uploader_picture, u.phone_number as uploader_phone`;
 
 const MEDIA_COLUMNS = sql`id, uploader_id, ${effectiveStatus('')} as status, video, images`;
-
 
 export interface NewContent {
   id: string;
@@ -256,8 +257,15 @@ export class ContentRepository extends Repository {
     await this.db.rows(sql`
       update contents set status = 'processing', updated_at = now(),
         video = video || ${jsonb({
-          status: 'processing', original_path: originalPath, size, error: null, error_code: null,
-          playlist_path: null, thumbnail_path: null, resolution: null, duration: null,
+          status: 'processing',
+          original_path: originalPath,
+          size,
+          error: null,
+          error_code: null,
+          playlist_path: null,
+          thumbnail_path: null,
+          resolution: null,
+          duration: null,
         })} || jsonb_build_object('original_name', coalesce(nullif(video->>'original_name', ''), ${originalName}::text))
       where id = ${id}`);
   }

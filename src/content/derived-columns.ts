@@ -27,8 +27,9 @@ export interface DerivedColumns {
   projectStatuses: string[];
 }
 
-const distinctLower = (values: (string | null | undefined)[]): string[] =>
-  [...new Set(values.filter((v): v is string => !!v).map((v) => v.trim().toLowerCase()))];
+const distinctLower = (values: (string | null | undefined)[]): string[] => [
+  ...new Set(values.filter((v): v is string => !!v).map((v) => v.trim().toLowerCase())),
+];
 
 export function deriveColumns(blocks: LanguageBlock[], info: RealEstateInfo, hashTags: string[], amenities: string[]): DerivedColumns {
   const parts: string[] = [];

@@ -34,15 +34,17 @@ export const contentDetailSchema = listingItemSchema.omit({ video: true, images:
     error_code: z
       .string()
       .nullable()
-      .describe('Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed'),
-    error_message: z.string().nullable().describe('Why processing failed, in plain words (never a tool\'s output); null unless status is failed'),
+      .describe(
+        'Why processing failed, as a code (video.error.invalid_video, too_long, resolution_too_high, timed_out, storage_unavailable, processing_failed…); null unless status is failed',
+      ),
+    error_message: z.string().nullable().describe("Why processing failed, in plain words (never a tool's output); null unless status is failed"),
   }),
   images: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable() })),
   content_info: z
     .object({ en: detailBlock.nullable(), vi: detailBlock.nullable(), ko: detailBlock.nullable() })
     .describe('Keyed by language; null where the item has no block in it'),
   uploader: z.object({ name: z.string(), phone: z.string().nullable().describe('Only for holders of read:contact') }),
-  moderation_note: z.string().nullable().optional().describe('Only when status is removed (seen by the owner): the moderator\'s note'),
+  moderation_note: z.string().nullable().optional().describe("Only when status is removed (seen by the owner): the moderator's note"),
 });
 
 export type CreatedContent = z.output<typeof createdContentSchema>;

@@ -78,9 +78,7 @@ export function searchTerms(search: string | undefined): string[] {
  * with strpos on the rows the other conditions leave, which no index is asked to serve.
  */
 const searchConditions = (terms: string[]): SQL[] =>
-  terms.map((term) =>
-    [...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`,
-  );
+  terms.map((term) => ([...term].length >= 3 ? sql`c.search_text like ${`%${escapeLike(term)}%`}` : sql`strpos(c.search_text, ${term}) > 0`));
 
 function filterConditions(f: ListingFilters): SQL[] {
   const conditions: SQL[] = [];
@@ -173,9 +171,8 @@ function feedBucketQuery(q: FeedBucketQuery, capped = false): SQL {
   // the few items that pass it.
   const reactedEnough = sql`(select count(*) from (select 1 from content_reactions r where r.content_id = c.id and r.created_at <= ${at} limit ${minReactions}) as upToT) = ${minReactions}`;
   const popular = [fresh, sql`c.reaction_count >= ${minReactions}`, reactedEnough];
-  const conditions = q.bucket === 1
-    ? [...published, sql`not ${followed}`, ...popular, ...after]
-    : [...published, sql`not ${followed}`, sql`not (${where(popular)})`, ...after];
+  const conditions =
+    q.bucket === 1 ? [...published, sql`not ${followed}`, ...popular, ...after] : [...published, sql`not ${followed}`, sql`not (${where(popular)})`, ...after];
   // The page's rows first, then their uploaders: the join may not change the walk.
   return sql`
     select ${columns}

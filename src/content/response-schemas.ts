@@ -24,7 +24,12 @@ const commonFields = {
   is_multi_language: z.boolean(),
   video: videoSummarySchema.extend({
     error: z.string().nullable().describe('Why processing failed (the same as error_message; kept for older clients)'),
-    error_code: z.string().nullable().describe('Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed'),
+    error_code: z
+      .string()
+      .nullable()
+      .describe(
+        'Why processing failed, as a code (video.error.*: invalid_video, too_long, timed_out, storage_unavailable, processing_failed…); null unless failed',
+      ),
     error_message: z.string().nullable().describe('Why processing failed, in words for the owner; null unless failed'),
   }),
   images: z.array(z.object({ id: z.string(), url: z.string().nullable() })),
@@ -46,7 +51,7 @@ const uploader = z.object({
 /** An item of `GET /all` (and of the saved-search matches). */
 export const listingItemSchema = z.object({
   ...commonFields,
-  content_info: z.array(languageBlockSchema).describe('Every language block (only `lang`\'s when filtered)'),
+  content_info: z.array(languageBlockSchema).describe("Every language block (only `lang`'s when filtered)"),
   uploader,
 });
 

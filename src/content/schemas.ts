@@ -51,14 +51,19 @@ const latitude = z.number().min(-90).max(90);
 const longitude = z.number().min(-180).max(180);
 /** A decimal degree given as a number or a numeric string. */
 const degree = (range: z.ZodNumber) =>
-  z.union([range, z.string().trim().regex(/^-?\d{1,3}(\.\d+)?$/, 'must be decimal degrees').transform(Number).pipe(range)]);
+  z.union([
+    range,
+    z
+      .string()
+      .trim()
+      .regex(/^-?\d{1,3}(\.\d+)?$/, 'must be decimal degrees')
+      .transform(Number)
+      .pipe(range),
+  ]);
 
 /** SPEC §2.1: `{lat, long}` or GeoJSON `{type: Point, coordinates: [longitude, latitude]}`. */
 const geoInput = z
-  .union([
-    z.object({ lat: degree(latitude), long: degree(longitude) }),
-    z.object({ type: z.literal('Point'), coordinates: z.tuple([longitude, latitude]) }),
-  ])
+  .union([z.object({ lat: degree(latitude), long: degree(longitude) }), z.object({ type: z.literal('Point'), coordinates: z.tuple([longitude, latitude]) })])
   .transform((g) => ('lat' in g ? { latitude: g.lat, longitude: g.long } : { latitude: g.coordinates[1], longitude: g.coordinates[0] }));
 
 const languageBlock = z.object({
@@ -79,7 +84,10 @@ const contentInfo = z
   .max(LANGUAGES.length)
   .refine((blocks) => new Set(blocks.map((b) => b.lang)).size === blocks.length, 'one block per language');
 
-const hashTag = z.string().trim().regex(new RegExp(`^#[^\\s#]{1,${LIMITS.hashTag}}$`), 'must start with # and have no spaces');
+const hashTag = z
+  .string()
+  .trim()
+  .regex(new RegExp(`^#[^\\s#]{1,${LIMITS.hashTag}}$`), 'must start with # and have no spaces');
 
 /**
  * Both creation forms of SPEC §4.3. The full form carries `video {original_name, size}` and
@@ -144,7 +152,14 @@ export const editContentBody = z.object({
     .object({ vi: editLanguage.optional(), en: editLanguage.optional(), ko: editLanguage.optional() })
     .refine((l) => l.vi || l.en || l.ko, 'at least one of vi, en, ko'),
   images: z
-    .array(z.string().trim().min(1).max(LIMITS.fileName).regex(/\.(jpe?g|png)$/i, 'jpg or png only'))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(LIMITS.fileName)
+        .regex(/\.(jpe?g|png)$/i, 'jpg or png only'),
+    )
     .max(LIMITS.editImages, `at most ${LIMITS.editImages} images`)
     .optional(),
   amenities: z.array(listingValue).max(LIMITS.amenities).optional(),
@@ -166,7 +181,12 @@ const csv = opt(
   z
     .string()
     .max(2000)
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().max(LIMITS.listingValue)).max(LIMITS.amenities)),
 );
 /** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp. */
@@ -193,7 +213,14 @@ const facetList = opt(
   z
     .string()
     .max(200)
-    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(z.enum(FACET_NAMES)).max(FACET_NAMES.length)),
 );
 
@@ -209,7 +236,12 @@ export const listAllQuery = z.object({
   per_page: perPage,
   search,
   column: opt(z.enum(ORDER_COLUMNS)).transform((v) => v ?? 'created_at'),
-  sort: opt(z.string().transform((v) => v.toLowerCase()).pipe(z.enum(['asc', 'desc']))).transform((v) => v ?? 'desc'),
+  sort: opt(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(['asc', 'desc'])),
+  ).transform((v) => v ?? 'desc'),
   lang: opt(z.enum(LANGUAGES)),
   price_from: nonNegative,
   price_to: nonNegative,
@@ -233,8 +265,19 @@ export type ListAllQuery = z.infer<typeof listAllQuery>;
  */
 export const clustersQuery = listAllQuery
   .pick({
-    search: true, lang: true, price_from: true, price_to: true, unit_price: true, area_from: true, area_to: true, unit_area: true,
-    amenities: true, apartment_type: true, project_status: true, created_at_start_date: true, created_at_end_date: true,
+    search: true,
+    lang: true,
+    price_from: true,
+    price_to: true,
+    unit_price: true,
+    area_from: true,
+    area_to: true,
+    unit_area: true,
+    amenities: true,
+    apartment_type: true,
+    project_status: true,
+    created_at_start_date: true,
+    created_at_end_date: true,
   })
   .extend({
     min_lat: z.coerce.number().min(-90).max(90),
@@ -261,7 +304,8 @@ export const completedQuery = z
   })
   .superRefine((q, ctx) => {
     const given = [q.latitude, q.longitude].filter((v) => v !== undefined).length;
-    if (given === 1) ctx.addIssue({ code: 'custom', path: [q.latitude === undefined ? 'latitude' : 'longitude'], message: 'latitude and longitude go together' });
+    if (given === 1)
+      ctx.addIssue({ code: 'custom', path: [q.latitude === undefined ? 'latitude' : 'longitude'], message: 'latitude and longitude go together' });
     if (q.zoom_level !== undefined && given === 0) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'required with zoom_level' });
   });
 export type CompletedQuery = z.infer<typeof completedQuery>;

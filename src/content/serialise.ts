@@ -43,10 +43,7 @@ export class ContentSerialiser {
 
   /** The block in `lang`, else English, else the first one (SPEC §9), with `location`. */
   private localisedBlock(row: ContentRow, lang: Language) {
-    const block =
-      row.content_info.find((b) => b.lang === lang) ??
-      row.content_info.find((b) => b.lang === DEFAULT_LANGUAGE) ??
-      row.content_info[0];
+    const block = row.content_info.find((b) => b.lang === lang) ?? row.content_info.find((b) => b.lang === DEFAULT_LANGUAGE) ?? row.content_info[0];
     return block ? Object.assign({ ...block }, { location: block.address }) : null;
   }
 

@@ -33,8 +33,7 @@ function toBlock(b: LanguageBlockInput): LanguageBlock {
   };
 }
 
-const orderBlocks = (blocks: LanguageBlock[]) =>
-  [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
+const orderBlocks = (blocks: LanguageBlock[]) => [...blocks].sort((a, b) => LANGUAGES.indexOf(a.lang) - LANGUAGES.indexOf(b.lang));
 
 /** What a delete asks of the media (src/media's MediaRemoval): take the item's files out of service before it answers. */
 export interface ItemMediaWithdrawal {
@@ -72,10 +71,7 @@ export class ContentService {
     // The upload-flow form carries the listing values per language: the item-level values are
     // those of the English block (else the first block that has them).
     const pick = (key: 'legal_certificates' | 'apartment_type' | 'project_status') =>
-      input.real_estate_info?.[key] ??
-      blocks.find((b) => b.lang === DEFAULT_LANGUAGE)?.[key] ??
-      blocks.find((b) => b[key])?.[key] ??
-      null;
+      input.real_estate_info?.[key] ?? blocks.find((b) => b.lang === DEFAULT_LANGUAGE)?.[key] ?? blocks.find((b) => b[key])?.[key] ?? null;
     const realEstateInfo: RealEstateInfo = {
       legal_certificates: pick('legal_certificates'),
       apartment_type: pick('apartment_type'),
@@ -257,7 +253,11 @@ export class ContentService {
     const kept: StoredImage[] = [];
     for (const name of names) {
       const image = attached.find((img) => img.name === name || (img.path && path.posix.basename(img.path) === name));
-      if (!image) throw badRequest('content.error.unknown_image', `Image ${name} is not attached to this content`, { field: 'images', constraint: 'attached image name' });
+      if (!image)
+        throw badRequest('content.error.unknown_image', `Image ${name} is not attached to this content`, {
+          field: 'images',
+          constraint: 'attached image name',
+        });
       if (kept.includes(image)) throw badRequest('content.error.duplicate_image', `Image ${name} is listed twice`, { field: 'images', constraint: 'unique' });
       kept.push(image);
     }

@@ -18,7 +18,10 @@ const AREA_UNITS: Record<string, 'm2' | 'sqft'> = {
 
 /** `m2`/`sqft` for an accepted spelling (`m²`, `sqm`, `ft²`, `sq ft`, any case), else null. */
 export function normaliseAreaUnit(value: string): 'm2' | 'sqft' | null {
-  const key = value.trim().toLowerCase().replace(/[\s.]+/g, '');
+  const key = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s.]+/g, '');
   return AREA_UNITS[key] ?? null;
 }
 

@@ -19,4 +19,3 @@ export type { DatabaseHandle, PoolUsage, QueryObserver, Queryable } from './hand
 export async function openDatabase(config: Config, log: Logger, observeQuery?: QueryObserver): Promise<DatabaseHandle> {
   return config.embeddedDatabase ? openEmbedded(config, log, observeQuery) : openServer(config, log, observeQuery);
 }
-

@@ -17,12 +17,8 @@ export async function applyMigrations(handle: DatabaseHandle, log: Logger): Prom
     .readdirSync(MIGRATIONS_DIR)
     .filter((f) => f.endsWith('.sql'))
     .sort();
-  await handle.execScript(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  const done = new Set(
-    (await handle.rows<{ name: string }>(sql`select name from schema_migrations`)).map((r) => r.name),
-  );
+  await handle.execScript('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  const done = new Set((await handle.rows<{ name: string }>(sql`select name from schema_migrations`)).map((r) => r.name));
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;

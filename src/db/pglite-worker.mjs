@@ -104,13 +104,16 @@ async function run(msg) {
 const fail = (id, err) => parentPort.postMessage({ id, ok: false, error: describe(err) });
 
 parentPort.on('message', (msg) => {
-  run(msg).then((answer) => {
-    try {
-      parentPort.postMessage({ id: msg.id, ok: true, ...answer });
-    } catch (err) {
-      // A value structured cloning cannot carry: the query fails instead of the thread.
-      fail(msg.id, err);
-    }
-  }, (err) => fail(msg.id, err));
+  run(msg).then(
+    (answer) => {
+      try {
+        parentPort.postMessage({ id: msg.id, ok: true, ...answer });
+      } catch (err) {
+        // A value structured cloning cannot carry: the query fails instead of the thread.
+        fail(msg.id, err);
+      }
+    },
+    (err) => fail(msg.id, err),
+  );
 });
 parentPort.postMessage({ ready: true });

@@ -8,7 +8,6 @@ import type { Queryable, QueryObserver, Run } from './handle.js';
 
 const dialect = new PgDialect();
 
-
 /** A Queryable over any driver call that takes (text, params) and answers {rows}. */
 export function queryableOver(run: Run): Queryable {
   return {

@@ -71,20 +71,26 @@ export async function openServer(config: Config, log: Logger, observe?: QueryObs
   const statements = new StatementNames();
   const active = { count: 0 };
   /** `client` as a Run whose every statement is answered within `ms`. */
-  const runOn = (client: pg.PoolClient, ms: number): Run => (text, values) =>
-    answered(client, ms, () => client.query({ name: statements.nameOf(text), text, values }));
+  const runOn =
+    (client: pg.PoolClient, ms: number): Run =>
+    (text, values) =>
+      answered(client, ms, () => client.query({ name: statements.nameOf(text), text, values }));
 
   /** Lone statements and transactions whose statements wait at most `ms` each. */
   const queriesWithin = (ms: number): Pick<DatabaseHandle, 'rows' | 'transaction'> => ({
     ...queryableOver(
-      observed(async (text, params) => {
-        const client = await pool.connect();
-        try {
-          return await runOn(client, ms)(text, params);
-        } finally {
-          release(client);
-        }
-      }, observe, active),
+      observed(
+        async (text, params) => {
+          const client = await pool.connect();
+          try {
+            return await runOn(client, ms)(text, params);
+          } finally {
+            release(client);
+          }
+        },
+        observe,
+        active,
+      ),
     ),
     transaction: async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
       const client = await pool.connect();

@@ -2,7 +2,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 /** The values as comma-separated bound parameters, for `in (...)`; an empty list is the caller's to refuse. */
-export const sqlList = (values: readonly unknown[]): SQL => sql.join(values.map((v) => sql`${v}`), sql`, `);
+export const sqlList = (values: readonly unknown[]): SQL =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
 
 /** A value stored in a jsonb column: sent as its JSON text and cast, so drivers need no json type mapping. */
 export const jsonb = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
@@ -21,6 +25,5 @@ export const andNotAmong = (column: SQL, ids: readonly string[]): SQL => (ids.le
  * default 0.5 % of rows whatever the value, and a common amenity (`pool`, 30 % of items) sent the
  * `/all` page through the amenities GIN bitmap and a sort of every match (docs/content.md).
  */
-const arrayLiteral = (values: string[]): string =>
-  `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
+const arrayLiteral = (values: string[]): string => `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
 export const textArray = (values: string[]): SQL => sql`${arrayLiteral(values)}::text[]`;

@@ -15,6 +15,6 @@ export const exportIdParams = z.strictObject({ exportId: z.uuid('must be an expo
 export const exportViewSchema = z.object({
   export_id: z.string(),
   status: z.enum(['pending', 'ready', 'expired']),
-  url: z.string().optional().describe('When ready: the ZIP, served to the owner\'s bearer token only, until expires_at'),
+  url: z.string().optional().describe("When ready: the ZIP, served to the owner's bearer token only, until expires_at"),
   expires_at: z.string().optional(),
 });

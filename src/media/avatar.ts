@@ -28,8 +28,7 @@ const invalidType = () =>
     constraint: 'jpeg, png, bmp or webp',
   });
 
-const undecodable = () =>
-  badRequest('file.error.invalid_image', 'The avatar image could not be decoded', { field: 'avatar', constraint: 'a readable image' });
+const undecodable = () => badRequest('file.error.invalid_image', 'The avatar image could not be decoded', { field: 'avatar', constraint: 'a readable image' });
 
 export class AvatarService {
   constructor(

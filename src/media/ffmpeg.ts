@@ -75,11 +75,7 @@ export class ProcessingAbortedError extends Error {
  * a run whose output says the storage refused bytes fails here (the outputs are checked too, in
  * output-check.ts).
  */
-export function runCommand(
-  command: FfmpegCommand,
-  signal?: AbortSignal,
-  onProgress?: (seconds: number) => void,
-): Promise<void> {
+export function runCommand(command: FfmpegCommand, signal?: AbortSignal, onProgress?: (seconds: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(new ProcessingAbortedError());
@@ -120,5 +116,11 @@ function timemarkSeconds(timemark: string): number {
 
 function lastLines(stderr: string): string {
   // The input's location is ours, not the uploader's business.
-  return stderr.trim().split('\n').slice(-3).join(' | ').replace(/file:\S+/g, 'input').slice(0, 500);
+  return stderr
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' | ')
+    .replace(/file:\S+/g, 'input')
+    .slice(0, 500);
 }

@@ -67,29 +67,40 @@ export async function transcodeHls(tools: MediaTools, input: string, probe: Vide
     if (probe.hasAudio) args.push(`-b:a:${i}`, `${r.audioKbps}k`);
   });
   args.push(
-    '-c:v', 'libx264',
-    '-preset', options.preset ?? 'veryfast',
-    '-profile:v', 'main',
+    '-c:v',
+    'libx264',
+    '-preset',
+    options.preset ?? 'veryfast',
+    '-profile:v',
+    'main',
     // A key frame at every segment boundary, and no scene-cut key frames that would shift them.
-    '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
-    '-sc_threshold', '0',
+    '-force_key_frames',
+    `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
+    '-sc_threshold',
+    '0',
   );
   if (probe.hasAudio) args.push('-c:a', 'aac', '-ac', '2', '-ar', '48000');
   args.push(
-    '-f', 'hls',
-    '-hls_time', String(SEGMENT_SECONDS),
-    '-hls_playlist_type', 'vod',
-    '-hls_flags', 'independent_segments',
-    '-hls_segment_type', 'mpegts',
-    '-hls_segment_filename', path.join(options.outDir, '%v', `${options.segmentPrefix}_%03d.ts`),
-    '-master_pl_name', MASTER_PLAYLIST,
-    '-var_stream_map', rungs.map((r, i) => (probe.hasAudio ? `v:${i},a:${i},name:${r.name}` : `v:${i},name:${r.name}`)).join(' '),
+    '-f',
+    'hls',
+    '-hls_time',
+    String(SEGMENT_SECONDS),
+    '-hls_playlist_type',
+    'vod',
+    '-hls_flags',
+    'independent_segments',
+    '-hls_segment_type',
+    'mpegts',
+    '-hls_segment_filename',
+    path.join(options.outDir, '%v', `${options.segmentPrefix}_%03d.ts`),
+    '-master_pl_name',
+    MASTER_PLAYLIST,
+    '-var_stream_map',
+    rungs.map((r, i) => (probe.hasAudio ? `v:${i},a:${i},name:${r.name}` : `v:${i},name:${r.name}`)).join(' '),
   );
   const command = ffmpegCommand(tools, input, probe.container);
   if (options.maxSeconds) command.inputOptions('-t', String(options.maxSeconds));
-  command
-    .outputOptions(...args)
-    .output(path.join(options.outDir, '%v', RUNG_PLAYLIST));
+  command.outputOptions(...args).output(path.join(options.outDir, '%v', RUNG_PLAYLIST));
   await runCommand(command, options.signal, (seconds) => options.onProgress?.(Math.min(1, seconds / probe.duration)));
   return { rungs, playlist: path.join(options.outDir, MASTER_PLAYLIST) };
 }

@@ -81,7 +81,10 @@ export class ResumableUploads {
    */
   async create(caller: Caller, upload: NewUpload): Promise<ResumableUploadRow> {
     if (upload.size === undefined) {
-      throw badRequest('upload.error.length_required', 'Declare the upload size (Upload-Length) at creation', { field: 'Upload-Length', constraint: 'required' });
+      throw badRequest('upload.error.length_required', 'Declare the upload size (Upload-Length) at creation', {
+        field: 'Upload-Length',
+        constraint: 'required',
+      });
     }
     const parsed = creationMetadata.safeParse(upload.metadata ?? {});
     if (!parsed.success) {

@@ -25,8 +25,7 @@ export function storageFailureLine(output: string): string | null {
   return output.split(/\r?\n|\r/).find((line) => UNAVAILABLE_STORAGE_TEXT.test(line)) ?? null;
 }
 
-export const storageUnavailable = () =>
-  new AppError(507, 'media.error.storage_unavailable', 'The media storage cannot take the file now; try again later');
+export const storageUnavailable = () => new AppError(507, 'media.error.storage_unavailable', 'The media storage cannot take the file now; try again later');
 
 /**
  * Runs a step that writes media; a storage that cannot take the bytes becomes the 507 above, an

@@ -12,10 +12,14 @@ export async function writeThumbnail(tools: MediaTools, input: string, output: s
     .seekInput(thumbnailTime(probe.duration))
     .outputOptions(
       // The probed stream, not ffmpeg's pick (it would take the largest picture in the file).
-      '-map', `0:${probe.videoStream}`,
-      '-frames:v', '1',
-      '-vf', "scale='if(gt(iw,ih),min(720,iw),-2)':'if(gt(iw,ih),-2,min(720,ih))'",
-      '-q:v', '3',
+      '-map',
+      `0:${probe.videoStream}`,
+      '-frames:v',
+      '1',
+      '-vf',
+      "scale='if(gt(iw,ih),min(720,iw),-2)':'if(gt(iw,ih),-2,min(720,ih))'",
+      '-q:v',
+      '3',
       '-an',
     )
     .output(output);

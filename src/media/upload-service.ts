@@ -132,7 +132,10 @@ export class UploadService {
     if (form.contentId !== undefined) {
       const attached = files.filter((f) => f.field === 'files');
       if (files.some((f) => f.field !== 'files')) {
-        throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', { field: 'file', constraint: 'use field files' });
+        throw badRequest('request.error.unexpected_file', 'Files attached to a content item go in field `files`', {
+          field: 'file',
+          constraint: 'use field files',
+        });
       }
       return this.attachFiles(caller, { contentId: form.contentId, topicKey: form.topicKey, files: attached, field: 'files' });
     }
@@ -207,7 +210,12 @@ export class UploadService {
   }
 
   /** General form: one file of a declared kind, kept for the caller. */
-  private async uploadFile(caller: Caller, file: IncomingFile | undefined, kind: UploadKind, clientMetadata: Record<string, unknown>): Promise<UploadedFileResult> {
+  private async uploadFile(
+    caller: Caller,
+    file: IncomingFile | undefined,
+    kind: UploadKind,
+    clientMetadata: Record<string, unknown>,
+  ): Promise<UploadedFileResult> {
     if (!file) throw badRequest('file.error.missing_file', 'A file is required in field `file`', { field: 'file', constraint: 'required' });
     const type = await this.checkFile(file, 'file', kind);
     if (kind === 'image') return this.uploadImageFile(caller, file, clientMetadata);
@@ -255,7 +263,17 @@ export class UploadService {
     const id = newId();
     const rel = uploadRelPath(caller.userId, id, image.ext);
     return this.keepUpload(
-      { id, userId: caller.userId, kind: 'image', path: rel, mimeType: image.mime, size: image.data.length, originalName: displayName(file.filename), metadata, clientMetadata },
+      {
+        id,
+        userId: caller.userId,
+        kind: 'image',
+        path: rel,
+        mimeType: image.mime,
+        size: image.data.length,
+        originalName: displayName(file.filename),
+        metadata,
+        clientMetadata,
+      },
       () => this.app.media.putBuffer(rel, image.data),
     );
   }
@@ -316,9 +334,13 @@ export class UploadService {
   /** Attached form, additional media: images appended to the item. Returns their URLs. */
   private async uploadContentImages(caller: Caller, contentId: string, files: IncomingFile[], field: string): Promise<{ url: string }[]> {
     const content = await this.ownedContent(caller, contentId);
-    if (files.length === 0) throw badRequest('file.error.missing_file', `At least one image is required in field \`${field}\``, { field, constraint: 'required' });
+    if (files.length === 0)
+      throw badRequest('file.error.missing_file', `At least one image is required in field \`${field}\``, { field, constraint: 'required' });
     if (files.length > MAX_IMAGES_PER_REQUEST) {
-      throw badRequest('file.error.too_many_files', `At most ${MAX_IMAGES_PER_REQUEST} images per request`, { field, constraint: `at most ${MAX_IMAGES_PER_REQUEST} files` });
+      throw badRequest('file.error.too_many_files', `At most ${MAX_IMAGES_PER_REQUEST} images per request`, {
+        field,
+        constraint: `at most ${MAX_IMAGES_PER_REQUEST} files`,
+      });
     }
     const tooMany = (held: number) =>
       badRequest('file.error.too_many_images', `A content item holds at most ${MAX_IMAGES_PER_CONTENT} images (it has ${held})`, {

@@ -260,7 +260,13 @@ export class VideoProcessor {
       } else {
         // The client gets a plain reason; ffmpeg's own words stay on the job (and in the log).
         log.warn({ jobId: job.id, err: (err as Error).message.slice(0, 500) }, 'video processing failed for good');
-        await this.fail(run, uploaderId, 'video.error.processing_failed', PROCESSING_FAILED_MESSAGE, `processing failed: ${(err as Error).message.slice(0, 500)}`);
+        await this.fail(
+          run,
+          uploaderId,
+          'video.error.processing_failed',
+          PROCESSING_FAILED_MESSAGE,
+          `processing failed: ${(err as Error).message.slice(0, 500)}`,
+        );
       }
     } finally {
       clearTimeout(timer);
@@ -313,7 +319,21 @@ export class VideoProcessor {
   }
 
   /** The uploader's video.completed / video.failed notification, once per job (a job finishes once; the key makes sure). */
-  private notifyUploader(tx: Queryable, jobId: string, uploaderId: string, contentId: string, type: 'video.completed' | 'video.failed', data: Record<string, unknown>) {
-    return this.notifications.notify(tx, { userId: uploaderId, type, actorId: null, subject: { type: 'content', id: contentId }, data, dedupeKey: `${type}:${jobId}` });
+  private notifyUploader(
+    tx: Queryable,
+    jobId: string,
+    uploaderId: string,
+    contentId: string,
+    type: 'video.completed' | 'video.failed',
+    data: Record<string, unknown>,
+  ) {
+    return this.notifications.notify(tx, {
+      userId: uploaderId,
+      type,
+      actorId: null,
+      subject: { type: 'content', id: contentId },
+      data,
+      dedupeKey: `${type}:${jobId}`,
+    });
   }
 }

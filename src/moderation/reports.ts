@@ -23,7 +23,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const targetNotFound = () =>
   notFound('reports.error.target_not_found', 'Target not found', { field: 'target_id', constraint: 'must name something the caller can see' });
 const alreadyReported = () =>
-  conflict('reports.error.already_reported', 'You have already reported this and it is still open', { field: 'target_id', constraint: 'one open report per target' });
+  conflict('reports.error.already_reported', 'You have already reported this and it is still open', {
+    field: 'target_id',
+    constraint: 'one open report per target',
+  });
 
 export const reportView = (row: ReportRow): ReportView => ({
   id: row.id,
@@ -47,7 +50,10 @@ export class ReportService {
   async report(caller: Caller, input: ReportInput): Promise<ReportView> {
     const ownerId = await this.visibleTargetOwner(caller, input.target_type, input.target_id);
     if (ownerId === caller.userId) {
-      throw badRequest('reports.error.own_target', 'You cannot report yourself or what you wrote', { field: 'target_id', constraint: 'must not be the caller or theirs' });
+      throw badRequest('reports.error.own_target', 'You cannot report yourself or what you wrote', {
+        field: 'target_id',
+        constraint: 'must not be the caller or theirs',
+      });
     }
     const reporter = await this.users.findStanding(caller.userId);
     const threshold = this.app.config.REPORT_HOLD_THRESHOLD;

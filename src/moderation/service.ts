@@ -33,9 +33,11 @@ import type { QueueItem, QueuePage, QueueQuery, ResolveInput, ResolveView, Targe
 
 export const MODERATE_PERMISSION = 'moderate:content';
 
-const targetNotFound = () => notFound('moderation.error.target_not_found', 'Target not found', { field: 'target_id', constraint: 'must name an existing target' });
+const targetNotFound = () =>
+  notFound('moderation.error.target_not_found', 'Target not found', { field: 'target_id', constraint: 'must name an existing target' });
 const userNotFound = () => notFound('moderation.error.user_not_found', 'User not found', { field: 'userId', constraint: 'must name an existing user' });
-const invalidCursor = () => badRequest('moderation.error.invalid_cursor', 'The cursor is not one this endpoint gave', { field: 'cursor', constraint: 'next_cursor of a previous page' });
+const invalidCursor = () =>
+  badRequest('moderation.error.invalid_cursor', 'The cursor is not one this endpoint gave', { field: 'cursor', constraint: 'next_cursor of a previous page' });
 
 interface QueueCursor {
   key: string;
@@ -128,7 +130,10 @@ export class ModerationService {
     const { action } = input;
     const note = input.note ? input.note : null;
     if (action === 'remove' && targetType === 'user') {
-      throw badRequest('moderation.error.invalid_action', 'A user cannot be removed; suspend them instead', { field: 'action', constraint: 'remove applies to content, comments and messages' });
+      throw badRequest('moderation.error.invalid_action', 'A user cannot be removed; suspend them instead', {
+        field: 'action',
+        constraint: 'remove applies to content, comments and messages',
+      });
     }
     const target = await this.findTarget(targetType, targetId);
     const at = new Date();
@@ -193,7 +198,11 @@ export class ModerationService {
   }
 
   /** Runs a decision's change in its transaction; a suspension goes the way revocations go. */
-  private async commit<T extends { ended: { userId: string; sessionId: string }[] }>(action: ModerationAction, ownerId: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async commit<T extends { ended: { userId: string; sessionId: string }[] }>(
+    action: ModerationAction,
+    ownerId: string,
+    change: (tx: Queryable) => Promise<T>,
+  ): Promise<T> {
     if (action !== 'suspend_user') return this.app.database.transaction(change);
     // The suspension, its sessions' end and the hold of the user's items commit together with
     // the notice to every node's caches, and every node has applied it before the answer.
@@ -210,13 +219,15 @@ export class ModerationService {
   async restore(caller: Caller, userId: string): Promise<{ user_id: string; status: 'active' }> {
     requirePermission(caller, MODERATE_PERMISSION);
     if (!isUuid(userId) || !(await this.users.findStanding(userId))) throw userNotFound();
-    await this.staff.audited(caller, { action: 'user.restore', targetType: 'user', targetId: userId }, () => this.revocations.revoke(async (tx) => {
-      await this.staff.check(tx, caller, userId, 'gives');
-      await this.users.in(tx).setSuspended(userId, null);
-      await this.contents.in(tx).setSuspensionHold(userId, false);
-      await this.audit.append({ actorId: caller.userId, action: 'user.restore', targetType: 'user', targetId: userId }, tx);
-      return { sessions: [], users: [userId] };
-    }));
+    await this.staff.audited(caller, { action: 'user.restore', targetType: 'user', targetId: userId }, () =>
+      this.revocations.revoke(async (tx) => {
+        await this.staff.check(tx, caller, userId, 'gives');
+        await this.users.in(tx).setSuspended(userId, null);
+        await this.contents.in(tx).setSuspensionHold(userId, false);
+        await this.audit.append({ actorId: caller.userId, action: 'user.restore', targetType: 'user', targetId: userId }, tx);
+        return { sessions: [], users: [userId] };
+      }),
+    );
     return { user_id: userId, status: 'active' };
   }
 

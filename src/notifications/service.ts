@@ -194,7 +194,10 @@ export class NotificationService {
   private async deliverBatch(): Promise<number> {
     const claimed = await this.app.database.transaction(async (tx) => {
       const rows = await this.repository.in(tx).claimUnpushed(CLAIM_BATCH);
-      await this.push.enqueue(tx, rows.map((r) => r.id));
+      await this.push.enqueue(
+        tx,
+        rows.map((r) => r.id),
+      );
       return rows;
     });
     for (const row of claimed) this.app.events.publish('notification.created', { userId: row.user_id, notification: this.toView(row) });

@@ -7,9 +7,24 @@ import { AppError } from '../shared/errors.js';
 
 // Compared after lower-casing and removing everything but letters and digits.
 const CARD_FIELD_NAMES = new Set([
-  'cardnumber', 'cardno', 'cardnum', 'ccnumber', 'ccnum', 'creditcardnumber', 'debitcardnumber',
-  'pan', 'primaryaccountnumber', 'cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'securitycode', 'cardsecuritycode',
-  'cardverificationvalue', 'cardverificationcode',
+  'cardnumber',
+  'cardno',
+  'cardnum',
+  'ccnumber',
+  'ccnum',
+  'creditcardnumber',
+  'debitcardnumber',
+  'pan',
+  'primaryaccountnumber',
+  'cvv',
+  'cvv2',
+  'cvc',
+  'cvc2',
+  'cid',
+  'securitycode',
+  'cardsecuritycode',
+  'cardverificationvalue',
+  'cardverificationcode',
 ]);
 // Inside an object whose key names a card (`card`, `credit_card`, `payment_card`…), these are card data too.
 const CARD_CHILD_NAMES = new Set(['number', 'no', 'num', 'pan', 'cvv', 'cvc', 'code']);

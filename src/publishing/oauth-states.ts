@@ -70,7 +70,11 @@ export class OAuthStates {
     }
     const row = await this.states.markUsed(stateId, userId, platform);
     if (!row) {
-      if (await this.states.wasUsed(stateId, userId)) throw badRequest('publishing.error.state_used', 'This authorization state was already used; start the linking again', { field: 'state', constraint: 'single use' });
+      if (await this.states.wasUsed(stateId, userId))
+        throw badRequest('publishing.error.state_used', 'This authorization state was already used; start the linking again', {
+          field: 'state',
+          constraint: 'single use',
+        });
       throw invalidState();
     }
     if (row.expired) throw expiredState();
@@ -78,5 +82,10 @@ export class OAuthStates {
   }
 }
 
-const invalidState = () => badRequest('publishing.error.invalid_state', 'Invalid authorization state', { field: 'state', constraint: 'signed by this service' });
-const expiredState = () => badRequest('publishing.error.state_expired', 'The authorization state expired; start the linking again', { field: 'state', constraint: `at most ${STATE_TTL_SECONDS} seconds old` });
+const invalidState = () =>
+  badRequest('publishing.error.invalid_state', 'Invalid authorization state', { field: 'state', constraint: 'signed by this service' });
+const expiredState = () =>
+  badRequest('publishing.error.state_expired', 'The authorization state expired; start the linking again', {
+    field: 'state',
+    constraint: `at most ${STATE_TTL_SECONDS} seconds old`,
+  });

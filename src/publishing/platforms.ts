@@ -10,7 +10,9 @@ export const PLATFORM_NAMES: Record<Platform, string> = { tiktok: 'TikTok', yout
 const SANDBOX_PREFIX = 'sandbox-';
 
 /** Each platform's client key/id and secret, as configured. */
-const credentials = (config: Pick<Config, 'TIKTOK_CLIENT_KEY' | 'TIKTOK_CLIENT_SECRET' | 'YOUTUBE_CLIENT_ID' | 'YOUTUBE_CLIENT_SECRET'>): Record<Platform, string[]> => ({
+const credentials = (
+  config: Pick<Config, 'TIKTOK_CLIENT_KEY' | 'TIKTOK_CLIENT_SECRET' | 'YOUTUBE_CLIENT_ID' | 'YOUTUBE_CLIENT_SECRET'>,
+): Record<Platform, string[]> => ({
   tiktok: [config.TIKTOK_CLIENT_KEY, config.TIKTOK_CLIENT_SECRET],
   youtube: [config.YOUTUBE_CLIENT_ID, config.YOUTUBE_CLIENT_SECRET],
 });
@@ -20,7 +22,9 @@ const credentials = (config: Pick<Config, 'TIKTOK_CLIENT_KEY' | 'TIKTOK_CLIENT_S
  * client key/id or secret is still a built-in `sandbox-*` value (unset). Elsewhere the sandbox
  * values stay, for the local stand-ins of development and the tests (docs/operations.md).
  */
-export function platformsSwitchedOff(config: Pick<Config, 'NODE_ENV' | 'TIKTOK_CLIENT_KEY' | 'TIKTOK_CLIENT_SECRET' | 'YOUTUBE_CLIENT_ID' | 'YOUTUBE_CLIENT_SECRET'>): Platform[] {
+export function platformsSwitchedOff(
+  config: Pick<Config, 'NODE_ENV' | 'TIKTOK_CLIENT_KEY' | 'TIKTOK_CLIENT_SECRET' | 'YOUTUBE_CLIENT_ID' | 'YOUTUBE_CLIENT_SECRET'>,
+): Platform[] {
   if (config.NODE_ENV !== 'production') return [];
   const all = credentials(config);
   return PLATFORMS.filter((p) => all[p].some((value) => value.startsWith(SANDBOX_PREFIX)));

@@ -17,7 +17,11 @@ export async function findPublishableVideo(contents: ContentRepository, media: M
   const row = await findManageableContent(contents, userId, contentId, {
     notAllowed: () => forbidden('publishing.error.not_owner', 'Only the uploader can publish this content'),
   });
-  const notReady = (why: string) => conflict('publishing.error.content_not_ready', `The content cannot be published yet: ${why}`, { field: 'id', constraint: 'completed content with a video' });
+  const notReady = (why: string) =>
+    conflict('publishing.error.content_not_ready', `The content cannot be published yet: ${why}`, {
+      field: 'id',
+      constraint: 'completed content with a video',
+    });
   if (row.status !== 'completed') throw notReady(`its status is ${row.status}`);
   const originalPath = row.video?.original_path;
   if (!originalPath) throw notReady('it has no video file');

@@ -29,7 +29,10 @@ export const youtubeUploadBody = z.object({
     .refine(noAngleBrackets, 'must not contain < or >'),
   tags: tags.refine((list) => list.every(noAngleBrackets), 'must not contain < or >'),
   privacy_status: z.enum(YOUTUBE_PRIVACY).default('private'),
-  category_id: z.string().regex(/^\d{1,3}$/).default('22'),
+  category_id: z
+    .string()
+    .regex(/^\d{1,3}$/)
+    .default('22'),
 });
 export type YouTubeUploadBody = z.infer<typeof youtubeUploadBody>;
 

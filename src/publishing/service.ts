@@ -127,7 +127,8 @@ export class PublishingService {
     const { states, accounts } = await this.getStores();
     const { codeVerifier } = await states.consume(platform, body.state, callerId).catch((err: unknown) => {
       // Someone presenting another user's state is what a link hijack looks like: worth a trace.
-      if (err instanceof AppError && err.code === 'publishing.error.state_mismatch') this.app.log.warn({ userId: callerId, platform }, 'social link refused: state issued to another user');
+      if (err instanceof AppError && err.code === 'publishing.error.state_mismatch')
+        this.app.log.warn({ userId: callerId, platform }, 'social link refused: state issued to another user');
       throw err;
     });
     let tokens;
@@ -135,7 +136,10 @@ export class PublishingService {
       tokens = await this.oauth[platform].exchangeCode(body.code, codeVerifier, this.redirectUri(platform));
     } catch (err) {
       if (err instanceof GrantRejectedError) {
-        throw badRequest('publishing.error.invalid_code', `${PLATFORM_NAMES[platform]} refused the authorization code (${err.platformCode})`, { field: 'code', constraint: 'valid, unused authorization code' });
+        throw badRequest('publishing.error.invalid_code', `${PLATFORM_NAMES[platform]} refused the authorization code (${err.platformCode})`, {
+          field: 'code',
+          constraint: 'valid, unused authorization code',
+        });
       }
       throw err;
     }
@@ -163,9 +167,13 @@ export class PublishingService {
   /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
   publishToTikTok(caller: Caller, claimedUserId: string, body: TikTokUploadBody): Promise<{ publication_id: string; publish_id: string; status: string }> {
     const caption = [body.title, body.description, body.tags.map((t) => `#${t.replace(/^#+/, '').replace(/\s+/g, '')}`).join(' ')].filter(Boolean).join('\n');
-    const refusal = caption.length > TIKTOK_CAPTION_MAX
-      ? badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, { field: 'description', constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters` })
-      : null;
+    const refusal =
+      caption.length > TIKTOK_CAPTION_MAX
+        ? badRequest('publishing.error.caption_too_long', `Title, description and tags together exceed TikTok's ${TIKTOK_CAPTION_MAX} characters`, {
+            field: 'description',
+            constraint: `caption at most ${TIKTOK_CAPTION_MAX} characters`,
+          })
+        : null;
     return this.publish(caller, claimedUserId, 'tiktok', body.id, refusal, async ({ accessToken, video, publicationId }) => {
       const result = await this.tiktok.publishVideo({
         accessToken,
@@ -180,11 +188,19 @@ export class PublishingService {
   }
 
   /** `claimedUserId` is the x-user-id header, which must name the caller (SPEC §5.6). */
-  publishToYouTube(caller: Caller, claimedUserId: string, body: YouTubeUploadBody): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
+  publishToYouTube(
+    caller: Caller,
+    claimedUserId: string,
+    body: YouTubeUploadBody,
+  ): Promise<{ publication_id: string; video_id: string; url: string; status: string }> {
     const tagsLength = body.tags.reduce((n, t) => n + t.length + (t.includes(' ') ? 2 : 0), 0) + Math.max(0, body.tags.length - 1);
-    const refusal = tagsLength > YOUTUBE_TAGS_MAX
-      ? badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, { field: 'tags', constraint: `at most ${YOUTUBE_TAGS_MAX} characters together` })
-      : null;
+    const refusal =
+      tagsLength > YOUTUBE_TAGS_MAX
+        ? badRequest('publishing.error.tags_too_long', `Tags together exceed YouTube's ${YOUTUBE_TAGS_MAX} characters`, {
+            field: 'tags',
+            constraint: `at most ${YOUTUBE_TAGS_MAX} characters together`,
+          })
+        : null;
     return this.publish(caller, claimedUserId, 'youtube', body.id, refusal, async ({ accessToken, video }) => {
       const result = await this.youtube.uploadVideo({
         accessToken,
@@ -244,7 +260,8 @@ export class PublishingService {
       const current = await accounts.find(userId, platform);
       if (!current) throw notLinked(platform);
       if (!needsRefresh(current)) return current; // another request refreshed it meanwhile
-      const linkExpired = () => conflict('publishing.error.account_link_expired', `The ${PLATFORM_NAMES[platform]} authorization expired or was revoked; link the account again`);
+      const linkExpired = () =>
+        conflict('publishing.error.account_link_expired', `The ${PLATFORM_NAMES[platform]} authorization expired or was revoked; link the account again`);
       if (!current.refreshToken || (current.refreshExpiresAt && current.refreshExpiresAt.getTime() <= Date.now())) {
         await accounts.unlink(userId, platform);
         throw linkExpired();

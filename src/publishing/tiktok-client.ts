@@ -73,16 +73,23 @@ export class TikTokClient {
     for (const range of plan.ranges) {
       const length = range.end - range.start + 1;
       const stream = await post.read(range);
-      const res = await callPlatform('tiktok', 'video transfer', uploadUrl, {
-        method: 'PUT',
-        headers: {
-          'Content-Type': 'video/mp4',
-          'Content-Length': String(length),
-          'Content-Range': `bytes ${range.start}-${range.end}/${post.size}`,
+      const res = await callPlatform(
+        'tiktok',
+        'video transfer',
+        uploadUrl,
+        {
+          method: 'PUT',
+          headers: {
+            'Content-Type': 'video/mp4',
+            'Content-Length': String(length),
+            'Content-Range': `bytes ${range.start}-${range.end}/${post.size}`,
+          },
+          body: Readable.toWeb(stream) as ReadableStream,
+          duplex: 'half',
         },
-        body: Readable.toWeb(stream) as ReadableStream,
-        duplex: 'half',
-      }, TRANSFER_TIMEOUT_MS, this.gate).finally(() => stream.destroy());
+        TRANSFER_TIMEOUT_MS,
+        this.gate,
+      ).finally(() => stream.destroy());
       if (res.status !== 201 && res.status !== 206 && res.status !== 200) {
         const body = await readJson(res);
         throw upstreamError('tiktok', cleanCode(body?.error?.code, `http_${res.status}`), 'video transfer');
@@ -103,11 +110,17 @@ export class TikTokClient {
   }
 
   private async postApi(accessToken: string, path: string, step: string, payload: unknown): Promise<Record<string, any>> {
-    const res = await callPlatform('tiktok', step, this.api(path), {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json; charset=UTF-8' },
-      body: JSON.stringify(payload),
-    }, API_TIMEOUT_MS);
+    const res = await callPlatform(
+      'tiktok',
+      step,
+      this.api(path),
+      {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json; charset=UTF-8' },
+        body: JSON.stringify(payload),
+      },
+      API_TIMEOUT_MS,
+    );
     const body = await readJson(res);
     const code = body?.error?.code;
     if (!res.ok || !body || (code !== undefined && code !== 'ok')) {

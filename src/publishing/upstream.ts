@@ -10,7 +10,10 @@ export const TRANSFER_TIMEOUT_MS = 30 * 60_000;
 
 /** The platform refused a grant (bad/used code, revoked refresh token): not a platform outage. */
 export class GrantRejectedError extends Error {
-  constructor(readonly platform: Platform, readonly platformCode: string) {
+  constructor(
+    readonly platform: Platform,
+    readonly platformCode: string,
+  ) {
     super(`${PLATFORM_NAMES[platform]} rejected the grant: ${platformCode}`);
   }
 }

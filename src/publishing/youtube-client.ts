@@ -58,12 +58,19 @@ export class YouTubeClient {
     await init.body?.cancel().catch(() => undefined);
 
     const stream = await upload.read();
-    const res = await callPlatform('youtube', 'video transfer', sessionUri, {
-      method: 'PUT',
-      headers: { Authorization: `Bearer ${upload.accessToken}`, 'Content-Type': 'video/mp4', 'Content-Length': String(upload.size) },
-      body: Readable.toWeb(stream) as ReadableStream,
-      duplex: 'half',
-    }, TRANSFER_TIMEOUT_MS, this.gate).finally(() => stream.destroy());
+    const res = await callPlatform(
+      'youtube',
+      'video transfer',
+      sessionUri,
+      {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${upload.accessToken}`, 'Content-Type': 'video/mp4', 'Content-Length': String(upload.size) },
+        body: Readable.toWeb(stream) as ReadableStream,
+        duplex: 'half',
+      },
+      TRANSFER_TIMEOUT_MS,
+      this.gate,
+    ).finally(() => stream.destroy());
     const body = await readJson(res);
     if ((res.status !== 200 && res.status !== 201) || typeof body?.id !== 'string') {
       throw upstreamError('youtube', res.ok ? 'invalid_upload_response' : googleErrorCode(body, res.status), 'video transfer');

@@ -134,22 +134,21 @@ export class PushService {
       // A host that stopped resolving may come back (retried); one that now names a non-public
       // address is never contacted, and its subscription is dropped.
       if (checked.refusal === 'unresolvable') return this.failed(delivery, 'send failed: host not resolved');
-      this.app.log.warn({ subscriptionId: delivery.subscription_id, refusal: checked.refusal }, 'push endpoint refused by the outbound gate; subscription removed');
+      this.app.log.warn(
+        { subscriptionId: delivery.subscription_id, refusal: checked.refusal },
+        'push endpoint refused by the outbound gate; subscription removed',
+      );
       await this.repository.finish(delivery.id, `refused: ${checked.refusal}`);
       return this.repository.deleteSubscriptionById(delivery.subscription_id);
     }
     const agent = this.gate.httpsAgent(checked.target, this.caOptions);
     try {
-      await webpush.sendNotification(
-        { endpoint: delivery.endpoint, keys: { p256dh: delivery.p256dh, auth: delivery.auth } },
-        payloadOf(delivery),
-        {
-          vapidDetails: { subject: vapidSubject(this.app.config), publicKey: keys.publicKey, privateKey: keys.privateKey },
-          TTL: PUSH_TTL_SECONDS,
-          timeout: SEND_TIMEOUT_MS,
-          agent,
-        },
-      );
+      await webpush.sendNotification({ endpoint: delivery.endpoint, keys: { p256dh: delivery.p256dh, auth: delivery.auth } }, payloadOf(delivery), {
+        vapidDetails: { subject: vapidSubject(this.app.config), publicKey: keys.publicKey, privateKey: keys.privateKey },
+        TTL: PUSH_TTL_SECONDS,
+        timeout: SEND_TIMEOUT_MS,
+        agent,
+      });
       await this.repository.finish(delivery.id, 'sent');
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
@@ -183,7 +182,13 @@ export class PushService {
 
 /** What the service worker receives: the notification, without `data` when that would not fit. */
 function payloadOf(d: DueDelivery): string {
-  const full = { id: d.notification_id, type: d.type, subject: { type: d.subject_type, id: d.subject_id }, data: d.data, created_at: d.created_at.toISOString() };
+  const full = {
+    id: d.notification_id,
+    type: d.type,
+    subject: { type: d.subject_type, id: d.subject_id },
+    data: d.data,
+    created_at: d.created_at.toISOString(),
+  };
   const text = JSON.stringify(full);
   return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : JSON.stringify({ ...full, data: {} });
 }

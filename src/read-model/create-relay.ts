@@ -13,13 +13,7 @@ import { PostgresRelay, READ_MODEL_CHANNEL } from './postgres-relay.js';
 import { RedisRelay } from './redis-relay.js';
 import { SingleNodeRelay, UnlinkedRelay, type InvalidationRelay } from './relay.js';
 
-export function createRelay(
-  config: Config,
-  database: DatabaseHandle,
-  notices: ReadModelNoticeRepository,
-  redis: Redis | null,
-  log: Logger,
-): InvalidationRelay {
+export function createRelay(config: Config, database: DatabaseHandle, notices: ReadModelNoticeRepository, redis: Redis | null, log: Logger): InvalidationRelay {
   if (config.embeddedDatabase) return new SingleNodeRelay();
   if (!redis) return new UnlinkedRelay();
   const postgres = new PostgresRelay(

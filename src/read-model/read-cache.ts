@@ -26,7 +26,8 @@ export class ReadCache<K extends string, V extends object> {
     private readonly usable: () => boolean,
   ) {
     // Entries whose size varies (serialised answers) are also bounded by their total size.
-    const sized = bound.maxBytes && bound.bytesOf ? { maxSize: bound.maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, bound.bytesOf!(value, key)) } : {};
+    const sized =
+      bound.maxBytes && bound.bytesOf ? { maxSize: bound.maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, bound.bytesOf!(value, key)) } : {};
     this.entries = new LRUCache<K, V>({ max: bound.max, ttl: bound.ttlMs, ttlAutopurge: false, ...sized });
   }
 

@@ -137,16 +137,40 @@ export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
     // ones (a feed page of 10 items is a few KB) and the bytes are the bound that matters.
     this.sessions = new ReadCache('sessions', { max: 100_000, ttlMs: 60 * SECOND }, usable);
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
-    this.publicProfiles = new ReadCache('public_profiles', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length }, usable);
+    this.publicProfiles = new ReadCache(
+      'public_profiles',
+      { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length },
+      usable,
+    );
     // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
-    this.followings = new ReadCache('followings', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size }, usable);
-    this.items = new ReadCache<string, CachedItem<ItemRow>>('items', { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes }, usable);
+    this.followings = new ReadCache(
+      'followings',
+      { max: 50_000, ttlMs: 60 * SECOND, maxBytes: FOLLOWINGS_MAX_BYTES, bytesOf: (f) => 64 + 40 * f.ids.size },
+      usable,
+    );
+    this.items = new ReadCache<string, CachedItem<ItemRow>>(
+      'items',
+      { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes },
+      usable,
+    );
     // Listed items' texts: 1-2 KB each (a string of two-byte characters when the text is not Latin-1).
-    this.itemTexts = new ReadCache('item_texts', { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => 2 * t.text.text.length + key.length + 64 }, usable);
-    this.pages = new ReadCache('pages', { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length }, usable);
+    this.itemTexts = new ReadCache(
+      'item_texts',
+      { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => 2 * t.text.text.length + key.length + 64 },
+      usable,
+    );
+    this.pages = new ReadCache(
+      'pages',
+      { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length },
+      usable,
+    );
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
     // weighs more, so the cache is bounded by its size too.
-    this.blocks = new ReadCache('blocks', { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) }, usable);
+    this.blocks = new ReadCache(
+      'blocks',
+      { max: 50_000, ttlMs: 60 * SECOND, maxBytes: BLOCKS_MAX_BYTES, bytesOf: (r) => 64 + 40 * (r.blocked.length + r.blockedBy.length) },
+      usable,
+    );
     relay.listen((invalidation) => {
       void this.apply(invalidation);
       if (invalidation.kind === 'session') for (const listener of this.endedElsewhereListeners) listener(invalidation);
@@ -168,7 +192,12 @@ export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
     on('video.completed', (e) => ({ kind: 'content', contentId: e.contentId }));
     on('video.failed', (e) => ({ kind: 'content', contentId: e.contentId }));
     // view_count (CONTRACT §26 lets it lag 10 s): the views' own cadence, a few seconds, not each report.
-    events.handle('views.counted', 'read-model', (e) => Promise.all(e.contentIds.map((contentId) => this.changed({ kind: 'content', contentId }))).then(() => undefined), { awaited: true });
+    events.handle(
+      'views.counted',
+      'read-model',
+      (e) => Promise.all(e.contentIds.map((contentId) => this.changed({ kind: 'content', contentId }))).then(() => undefined),
+      { awaited: true },
+    );
   }
 
   /** `listener` runs whenever role permissions may have changed (on any node). */
@@ -231,7 +260,16 @@ export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
   }
 
   stats(): ReadCacheStats[] {
-    return [this.sessions.stats(), this.profiles.stats(), this.publicProfiles.stats(), this.followings.stats(), this.items.stats(), this.pages.stats(), this.itemTexts.stats(), this.blocks.stats()];
+    return [
+      this.sessions.stats(),
+      this.profiles.stats(),
+      this.publicProfiles.stats(),
+      this.followings.stats(),
+      this.items.stats(),
+      this.pages.stats(),
+      this.itemTexts.stats(),
+      this.blocks.stats(),
+    ];
   }
 
   close(): Promise<void> {

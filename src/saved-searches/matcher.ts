@@ -32,8 +32,18 @@ export class SavedSearchMatcher {
       if (!(await matches.dequeue(contentId))) return 0;
       const hits = await matches.searchesMatching(contentId);
       const instant = hits.filter((h) => h.notify === 'instant');
-      const fresh = new Set(await matches.record(instant.map((h) => h.id), contentId, true));
-      await matches.record(hits.filter((h) => h.notify === 'daily').map((h) => h.id), contentId, false);
+      const fresh = new Set(
+        await matches.record(
+          instant.map((h) => h.id),
+          contentId,
+          true,
+        ),
+      );
+      await matches.record(
+        hits.filter((h) => h.notify === 'daily').map((h) => h.id),
+        contentId,
+        false,
+      );
       await this.notifications.notifyMany(
         tx,
         instant

@@ -27,8 +27,7 @@ export interface NewSavedSearch {
 
 const COLUMNS = sql`id, user_id, name, filters, notify, created_at`;
 
-const cube = (box: [number[], number[]]): SQL =>
-  sql`cube(${`{${box[0].join(',')}}`}::float8[], ${`{${box[1].join(',')}}`}::float8[])`;
+const cube = (box: [number[], number[]]): SQL => sql`cube(${`{${box[0].join(',')}}`}::float8[], ${`{${box[1].join(',')}}`}::float8[])`;
 
 export class SavedSearchRepository extends Repository {
   /** Holds, until the transaction ends, the lock that serialises one user's creations (the per-user cap). */

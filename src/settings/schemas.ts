@@ -89,7 +89,9 @@ export const settingsTreeSchema = z.object({
     two_factor_enabled: z.boolean(),
     login_notifications: z.boolean(),
     session_timeout: z.number().int(),
-    show_presence: z.boolean().describe('Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null'),
+    show_presence: z
+      .boolean()
+      .describe('Online state and last_seen_at shown to the people one chats with (default true); off: everyone reads online false, last_seen_at null'),
   }),
   notifications: z.object({
     browser_notifications: z.boolean(),

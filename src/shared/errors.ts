@@ -21,18 +21,13 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(400, code, message, details);
+export const badRequest = (code: string, message: string, details?: ErrorDetails) => new AppError(400, code, message, details);
 export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
-export const notFound = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(404, code, message, details);
-export const conflict = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(409, code, message, details);
-export const unprocessable = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(422, code, message, details);
-export const tooManyRequests = (code: string, message: string, headers?: Record<string, string>) =>
-  new AppError(429, code, message, undefined, headers);
+export const notFound = (code: string, message: string, details?: ErrorDetails) => new AppError(404, code, message, details);
+export const conflict = (code: string, message: string, details?: ErrorDetails) => new AppError(409, code, message, details);
+export const unprocessable = (code: string, message: string, details?: ErrorDetails) => new AppError(422, code, message, details);
+export const tooManyRequests = (code: string, message: string, headers?: Record<string, string>) => new AppError(429, code, message, undefined, headers);
 
 const hasSqlState = (error: unknown, code: string): boolean => (error as { code?: unknown } | undefined)?.code === code;
 

@@ -30,11 +30,7 @@ export class EventBus<Events extends object> {
     await Promise.all(this.run(name, payload));
   }
 
-  subscribe<K extends keyof Events & string>(
-    name: K,
-    listener: (payload: Events[K]) => unknown,
-    options: { awaited?: boolean } = {},
-  ): () => void {
+  subscribe<K extends keyof Events & string>(name: K, listener: (payload: Events[K]) => unknown, options: { awaited?: boolean } = {}): () => void {
     if (options.awaited) this.awaited.add(listener);
     this.emitter.on(name, listener);
     return () => this.emitter.off(name, listener);

@@ -12,7 +12,8 @@ const PLAIN_PATH = /^[\w.~-]+(?:\/[\w.~-]+)*$/;
 export const isPrivateMedia = (key: string): boolean => path.extname(key).toLowerCase() === '.pdf';
 
 export function mediaUrl(config: Config, relativePath: string): string {
-  const base = config.MEDIA_PUBLIC_BASE_URL && !isPrivateMedia(relativePath) ? config.MEDIA_PUBLIC_BASE_URL.replace(/\/+$/, '') : `${config.publicBaseUrl}/media`;
+  const base =
+    config.MEDIA_PUBLIC_BASE_URL && !isPrivateMedia(relativePath) ? config.MEDIA_PUBLIC_BASE_URL.replace(/\/+$/, '') : `${config.publicBaseUrl}/media`;
   // Most paths need no escaping: a test instead of splitting, encoding and joining each (every listed item has several).
   if (PLAIN_PATH.test(relativePath)) return `${base}/${relativePath}`;
   const clean = relativePath.split(path.sep).join('/').replace(/^\/+/, '');

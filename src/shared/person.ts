@@ -15,7 +15,10 @@ export const fullName = (given: string, family: string): string => [given, famil
 
 /** "Given Family", or the username when both are empty. */
 export function displayName(p: PersonColumns): string {
-  const full = [p.given_name, p.family_name].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');
+  const full = [p.given_name, p.family_name]
+    .map((s) => (s ?? '').trim())
+    .filter(Boolean)
+    .join(' ');
   return full || p.username;
 }
 

@@ -26,7 +26,6 @@ export interface RateLimitState {
 /** Where a counted action came from: a REST request or a socket event. */
 export type RateLimitDoor = 'http' | 'socket';
 
-
 /** Counts one action against each named limit for its key; throws 429 `rate_limit.error.exceeded` past one. */
 export interface RateLimitCounter {
   consume(checks: { name: RateLimitName; key: string }[], door?: RateLimitDoor): Promise<RateLimitState>;

@@ -9,7 +9,10 @@ const calendarDate = z.string().refine(isCalendarDate, 'a date YYYY-MM-DD');
 export const statsByDayQuery = z.object({
   start_date: calendarDate,
   end_date: calendarDate,
-  user_id: z.uuid('must be a user id').transform((s) => s.toLowerCase()).optional(),
+  user_id: z
+    .uuid('must be a user id')
+    .transform((s) => s.toLowerCase())
+    .optional(),
 });
 
 const entry = z.object({

@@ -29,7 +29,9 @@ function loadGeometry(): Map<string, Circle> {
     circles.set(id, { latitude, longitude, radiusKm: Math.sqrt(areaKm2 / Math.PI) });
   }
   // A place without geometry could never be matched: refuse to start rather than silently never deliver.
-  const missing = allLocations().filter((l) => !circles.has(l.id)).map((l) => l.id);
+  const missing = allLocations()
+    .filter((l) => !circles.has(l.id))
+    .map((l) => l.id);
   if (missing.length) throw new Error(`targeting geometry missing for: ${missing.join(', ')}`);
   return circles;
 }

@@ -62,9 +62,7 @@ function loadDataset() {
 const dataset = loadDataset();
 const byId = new Map(dataset.locations.map((l) => [l.id, l]));
 // Every spelling a location answers to, folded once.
-const searchKeys = new Map(
-  dataset.locations.map((l) => [l.id, [l.name, ...l.aliases].map(foldForSearch)]),
-);
+const searchKeys = new Map(dataset.locations.map((l) => [l.id, [l.name, ...l.aliases].map(foldForSearch)]));
 
 export const SUPPORTED_COUNTRIES = [dataset.country] as const;
 /** Everyone in the country: the provinces and centrally-run cities cover it once. */

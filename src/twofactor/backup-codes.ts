@@ -20,5 +20,4 @@ export function generateBackupCodes(count = BACKUP_CODE_COUNT): string[] {
 /** Case, spaces and dashes do not matter when a code is typed back. */
 export const normaliseBackupCode = (input: string): string => input.toLowerCase().replace(/[\s-]/g, '');
 
-export const looksLikeBackupCode = (normalised: string): boolean =>
-  normalised.length === LENGTH && [...normalised].every((c) => ALPHABET.includes(c));
+export const looksLikeBackupCode = (normalised: string): boolean => normalised.length === LENGTH && [...normalised].every((c) => ALPHABET.includes(c));

@@ -38,7 +38,14 @@ class Buffer {
     const dayKey = `${r.contentId}|${r.day}`;
     let day = this.days.get(dayKey);
     if (!day) {
-      day = { contentId: r.contentId, day: r.day, views: 0, watchMs: 0, reached: new Array<number>(10).fill(0), bySource: new Array<number>(VIEW_SOURCES.length).fill(0) };
+      day = {
+        contentId: r.contentId,
+        day: r.day,
+        views: 0,
+        watchMs: 0,
+        reached: new Array<number>(10).fill(0),
+        bySource: new Array<number>(VIEW_SOURCES.length).fill(0),
+      };
       this.days.set(dayKey, day);
     }
     day.watchMs += r.addedSeconds * 1000;
@@ -85,7 +92,12 @@ class Buffer {
   }
 
   batch(): ViewBatch {
-    return { days: [...this.days.values()], viewers: [...this.viewers.values()], campaigns: [...this.campaigns.values()], campaignViewers: [...this.campaignViewers.values()] };
+    return {
+      days: [...this.days.values()],
+      viewers: [...this.viewers.values()],
+      campaigns: [...this.campaigns.values()],
+      campaignViewers: [...this.campaignViewers.values()],
+    };
   }
 }
 

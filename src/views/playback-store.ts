@@ -137,7 +137,14 @@ export class RedisPlaybackStore implements PlaybackStore {
       const [added, newly, counted, before, after] = await redis.viewStep(
         `${this.prefix}views:pb:${s.playbackKey}`,
         `${this.prefix}views:hour:${s.hourKey}`,
-        s.nowMs, s.watched, s.threshold, s.duration, s.owner ? 1 : 0, PLAYBACK_TTL_MS, HOUR_KEY_TTL_S, CAP_SLACK_SECONDS,
+        s.nowMs,
+        s.watched,
+        s.threshold,
+        s.duration,
+        s.owner ? 1 : 0,
+        PLAYBACK_TTL_MS,
+        HOUR_KEY_TTL_S,
+        CAP_SLACK_SECONDS,
       );
       return { added: Number(added), newlyCounted: newly === 1, counted: counted === 1, decileBefore: before, decileAfter: after };
     } catch (err) {

@@ -16,7 +16,10 @@ export const playbackReportBody = z.strictObject({
   position: z.number().min(0).max(MAX_POSITION_SECONDS).describe('Seconds into the video'),
   watched: z.number().min(0).max(MAX_WATCHED_SECONDS).describe('Seconds watched since the previous report of this playback'),
   source: z.enum(VIEW_SOURCES),
-  campaign_id: z.uuid('must be a campaign id').transform((s) => s.toLowerCase()).optional(),
+  campaign_id: z
+    .uuid('must be a campaign id')
+    .transform((s) => s.toLowerCase())
+    .optional(),
 });
 export type PlaybackReport = z.infer<typeof playbackReportBody>;
 

@@ -205,7 +205,11 @@ export class ViewService {
    * among the members (or is the caller); 400 on `contentId` otherwise.
    */
   async checkLeadItem(caller: Caller, contentId: string, memberIds: string[]): Promise<{ ownerId: string }> {
-    const refused = () => badRequest('chat.error.invalid_content', 'contentId must name an item you may see, whose owner is a member', { field: 'contentId', constraint: 'a visible item whose owner is in memberIds' });
+    const refused = () =>
+      badRequest('chat.error.invalid_content', 'contentId must name an item you may see, whose owner is a member', {
+        field: 'contentId',
+        constraint: 'a visible item whose owner is in memberIds',
+      });
     if (!isUuid(contentId)) throw refused();
     let row;
     try {

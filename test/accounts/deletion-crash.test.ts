@@ -59,16 +59,27 @@ describe('account erasure across a crash', () => {
     const port = await freePort();
     const child = startChild(['--import', 'tsx', 'main.ts'], { ...env, PORT: String(port), LOG_LEVEL: 'info', ERASURE_STEP_PAUSE_MS: '1500' });
     const api = new ApiClient(`http://127.0.0.1:${port}`);
-    await until('the child to be ready', async () => {
-      if (child.child.exitCode !== null) throw new Error(`child exited: ${child.stderr()}`);
-      return (await api.get('/readyz').catch(() => null))?.status === 200 ? true : undefined;
-    }, 90_000);
+    await until(
+      'the child to be ready',
+      async () => {
+        if (child.child.exitCode !== null) throw new Error(`child exited: ${child.stderr()}`);
+        return (await api.get('/readyz').catch(() => null))?.status === 200 ? true : undefined;
+      },
+      90_000,
+    );
 
     // A user with an item and a media file of it.
     const phone = uniquePhone();
     const password = 'password-123';
-    expect((await api.post('/auth/api/v1/register', { username: uniqueUsername('crash'), password, phone_number: phone, given_name: 'Crash', family_name: 'Test' })).status).toBe(201);
-    const outbox = fs.readFileSync(path.join(env.DATA_DIR, 'sms-outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(
+      (await api.post('/auth/api/v1/register', { username: uniqueUsername('crash'), password, phone_number: phone, given_name: 'Crash', family_name: 'Test' }))
+        .status,
+    ).toBe(201);
+    const outbox = fs
+      .readFileSync(path.join(env.DATA_DIR, 'sms-outbox.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const code = outbox.reverse().find((e) => e.to === phone && e.purpose === 'register').code;
     expect((await api.post('/auth/api/v1/verify-otp', { phone_number: phone, otp: code })).status).toBe(200);
     const login = await api.post('/auth/api/v1/login', { phone_number: phone, password });
@@ -86,19 +97,25 @@ describe('account erasure across a crash', () => {
     await until('two erasure steps', () => (logLines(child, 'erasure step done').filter((e) => e.userId === userId).length >= 2 ? true : undefined), 60_000);
     child.child.kill('SIGKILL');
     await child.exited;
-    const doneBefore = logLines(child, 'erasure step done').filter((e) => e.userId === userId).map((e) => e.step);
+    const doneBefore = logLines(child, 'erasure step done')
+      .filter((e) => e.userId === userId)
+      .map((e) => e.step);
     expect(logLines(child, 'account erased')).toEqual([]);
     expect(doneBefore.length).toBeGreaterThanOrEqual(2);
 
     // A node started again on the same storage takes the job up after its lease and finishes it.
     node = await startNode({ ...env, PORT: '0' });
     const db = node.app.database;
-    const job = await until('the erasure to finish', async () => {
-      const [row] = await db.rows<{ finished_at: Date | null; attempts: number; steps_done: string[] }>(
-        sql`select finished_at, attempts, steps_done from account_erasures where user_id = ${userId}`,
-      );
-      return row?.finished_at ? row : undefined;
-    }, 60_000);
+    const job = await until(
+      'the erasure to finish',
+      async () => {
+        const [row] = await db.rows<{ finished_at: Date | null; attempts: number; steps_done: string[] }>(
+          sql`select finished_at, attempts, steps_done from account_erasures where user_id = ${userId}`,
+        );
+        return row?.finished_at ? row : undefined;
+      },
+      60_000,
+    );
     expect(job.attempts).toBeGreaterThanOrEqual(2);
     expect(job.steps_done).toEqual(expect.arrayContaining([...doneBefore, 'content', 'user']));
     const [left] = await db.rows<{ contents: number; phone: string; given_name: string }>(sql`

@@ -51,7 +51,15 @@ describe('DELETE /auth/api/v1/user/me: refusals', () => {
 
   it('should answer 400 to bad bodies and keep the account', async () => {
     const user = await registerAndLogin(server);
-    for (const body of [undefined, {}, { password: 12345678 }, { password: '' }, { password: 'x'.repeat(10_000) }, { password: user.password, extra: 1 }, { password: user.password, two_factor_code: 5 }]) {
+    for (const body of [
+      undefined,
+      {},
+      { password: 12345678 },
+      { password: '' },
+      { password: 'x'.repeat(10_000) },
+      { password: user.password, extra: 1 },
+      { password: user.password, two_factor_code: 5 },
+    ]) {
       expectErrorEnvelope(await deleteAccount(user, body), 400);
     }
     expect((await user.api.get(ME)).status).toBe(200);
@@ -130,7 +138,10 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
     await dropped;
     expectErrorEnvelope(await alice.api.get(ME), 401);
     const login = expectErrorEnvelope(await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: alice.phone, password: alice.password }), 400);
-    const unknown = expectErrorEnvelope(await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: '+84901111119', password: alice.password }), 400);
+    const unknown = expectErrorEnvelope(
+      await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: '+84901111119', password: alice.password }),
+      400,
+    );
     expect([login.error_code, login.message]).toEqual([unknown.error_code, unknown.message]);
     // Profile and content 404 to others; gone from listings; the comment is not listed; the message reads as deleted.
     expectErrorEnvelope(await bob.api.get(`${ME}?user_id=${alice.userId}`), 404);
@@ -149,11 +160,17 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
 
     // The number registers again, as a new account.
     const again = await new ApiClient(server.url).post('/auth/api/v1/register', {
-      username: alice.username, password: 'another-password', phone_number: alice.phone, given_name: 'New', family_name: 'Owner',
+      username: alice.username,
+      password: 'another-password',
+      phone_number: alice.phone,
+      given_name: 'New',
+      family_name: 'Owner',
     });
     expect(again.status, again.text).toBe(201);
     expect(again.body.data.UserSub).not.toBe(alice.userId);
-    expect((await new ApiClient(server.url).post('/auth/api/v1/verify-otp', { phone_number: alice.phone, otp: lastCode(server, alice.phone, 'register') })).status).toBe(200);
+    expect(
+      (await new ApiClient(server.url).post('/auth/api/v1/verify-otp', { phone_number: alice.phone, otp: lastCode(server, alice.phone, 'register') })).status,
+    ).toBe(200);
 
     // The erasure job runs (durable, at once here).
     await untilErased(alice.userId);
@@ -173,7 +190,18 @@ describe('DELETE /auth/api/v1/user/me: at once, and after the erasure', () => {
              (select count(*)::int from chat_messages where sender_id = ${alice.userId} and msg <> '') as message_texts,
              (select count(*)::int from payments where user_id = ${alice.userId}) as payments,
              (select count(*)::int from balance_ledger where user_id = ${alice.userId}) as ledger`);
-    expect(counts).toEqual({ sessions: 0, contents: 0, follows: 0, reactions: 0, saved_searches: 0, notifications: 0, comment_texts: 0, message_texts: 0, payments: 1, ledger: 1 });
+    expect(counts).toEqual({
+      sessions: 0,
+      contents: 0,
+      follows: 0,
+      reactions: 0,
+      saved_searches: 0,
+      notifications: 0,
+      comment_texts: 0,
+      message_texts: 0,
+      payments: 1,
+      ledger: 1,
+    });
     expect(await stored.exists(itemFile)).toBe(false);
     expect(await stored.exists(avatarFile)).toBe(false);
     expect((await fetch(`${server.url}/media/content/${aliceItem}/original.mp4`)).status).toBe(404);

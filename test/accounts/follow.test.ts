@@ -71,7 +71,10 @@ describe('POST /users/:userId/follow', () => {
   });
 
   it('should succeed with the follow record and publish follow.created with the follower name and avatar', async () => {
-    const upload = await putAvatar(alice.api, avatarForm(await makeImage('png', 20, 20), 'a.png'), { 'x-user-id': alice.userId, 'x-user-username': alice.username });
+    const upload = await putAvatar(alice.api, avatarForm(await makeImage('png', 20, 20), 'a.png'), {
+      'x-user-id': alice.userId,
+      'x-user-username': alice.username,
+    });
     expect(upload.status).toBe(200);
     const events: DomainEvents['follow.created'][] = [];
     const stop = server.current.service.app.events.subscribe('follow.created', (e) => void events.push(e));

@@ -29,7 +29,11 @@ async function withTimeout(server: TestServer, minutes = 1): Promise<TestUser> {
 }
 
 const refresh = (url: string, user: TestUser) =>
-  new ApiClient(url).post('/auth/api/v1/refresh-token', { refresh_token: user.refreshToken }, { headers: { 'x-session-id': user.sessionId, 'x-user-username': user.username } });
+  new ApiClient(url).post(
+    '/auth/api/v1/refresh-token',
+    { refresh_token: user.refreshToken },
+    { headers: { 'x-session-id': user.sessionId, 'x-user-username': user.username } },
+  );
 
 describe('idle timeout on one node', () => {
   const booted = useTestServer(ENV);

@@ -35,7 +35,9 @@ describe('POST /forgot-password', () => {
     const user = await newUser();
     const res = await api().post(`${AUTH}/forgot-password`, { phone_number: national(user.phone) });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ CodeDeliveryDetails: { Destination: `+84*****${user.phone.slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' } });
+    expect(res.body.data).toEqual({
+      CodeDeliveryDetails: { Destination: `+84*****${user.phone.slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' },
+    });
     const sms = readOutbox(server.current).filter((e) => e.to === user.phone && e.purpose === 'forgot-password');
     expect(sms).toHaveLength(1);
     expect(res.text).not.toContain(sms[0].code);
@@ -69,7 +71,11 @@ describe('POST /confirm-forgot-password', () => {
   });
 
   it('should fail with 404 user_not_found for an unknown number', async () => {
-    expectErrorEnvelope(await confirmReset({ phone_number: uniquePhone(), confirmation_code: '123456', new_password: 'brand-new-pass' }), 404, 'auth.error.user_not_found');
+    expectErrorEnvelope(
+      await confirmReset({ phone_number: uniquePhone(), confirmation_code: '123456', new_password: 'brand-new-pass' }),
+      404,
+      'auth.error.user_not_found',
+    );
   });
 
   it('should fail with 400 invalid_code for the code of another purpose (registration)', async () => {
@@ -87,10 +93,18 @@ describe('POST /confirm-forgot-password', () => {
     const code = lastCode(server.current, user.phone, 'forgot-password');
     const wrong = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) {
-      const err = expectErrorEnvelope(await confirmReset({ phone_number: user.phone, confirmation_code: wrong, new_password: 'brand-new-pass' }), 400, 'auth.error.invalid_code');
+      const err = expectErrorEnvelope(
+        await confirmReset({ phone_number: user.phone, confirmation_code: wrong, new_password: 'brand-new-pass' }),
+        400,
+        'auth.error.invalid_code',
+      );
       expect(err.details?.field).toBe('confirmation_code');
     }
-    expectErrorEnvelope(await confirmReset({ phone_number: user.phone, confirmation_code: code, new_password: 'brand-new-pass' }), 400, 'auth.error.code_locked');
+    expectErrorEnvelope(
+      await confirmReset({ phone_number: user.phone, confirmation_code: code, new_password: 'brand-new-pass' }),
+      400,
+      'auth.error.code_locked',
+    );
     // The password is unchanged and the session alive.
     expect(await loginStatus(user.phone, user.password)).toBe(200);
     expect((await user.api.get(`${AUTH}/user/me`)).status).toBe(200);
@@ -101,7 +115,11 @@ describe('POST /confirm-forgot-password', () => {
     await api().post(`${AUTH}/forgot-password`, { phone_number: user.phone });
     const code = lastCode(server.current, user.phone, 'forgot-password');
     expect((await confirmReset({ phone_number: user.phone, confirmation_code: code, new_password: 'brand-new-pass' })).status).toBe(200);
-    expectErrorEnvelope(await confirmReset({ phone_number: user.phone, confirmation_code: code, new_password: 'another-pass-1' }), 400, 'auth.error.invalid_code');
+    expectErrorEnvelope(
+      await confirmReset({ phone_number: user.phone, confirmation_code: code, new_password: 'another-pass-1' }),
+      400,
+      'auth.error.invalid_code',
+    );
   });
 
   it('should succeed setting the new password and end every session (their tokens answer 401)', async () => {
@@ -131,19 +149,31 @@ describe('POST /user/change_password', () => {
     expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { old_password: user.password, new_password: 'short' }), 400, 'validation.error');
     expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { old_password: user.password }), 400, 'validation.error');
     expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { new_password: 'changed-pass-1' }), 400, 'validation.error');
-    expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { old_password: 12345678, new_password: 'changed-pass-1' }), 400, 'validation.error');
+    expectErrorEnvelope(
+      await user.api.post(`${AUTH}/user/change_password`, { old_password: 12345678, new_password: 'changed-pass-1' }),
+      400,
+      'validation.error',
+    );
     expect(await loginStatus(user.phone, user.password)).toBe(200);
   });
 
   it('should fail with 400 when the new password equals the old one', async () => {
     const user = await newUser();
-    const same = expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { old_password: user.password, new_password: user.password }), 400, 'validation.error');
+    const same = expectErrorEnvelope(
+      await user.api.post(`${AUTH}/user/change_password`, { old_password: user.password, new_password: user.password }),
+      400,
+      'validation.error',
+    );
     expect(same.details?.field).toBe('new_password');
   });
 
   it('should fail with 400 invalid_password for a wrong old password', async () => {
     const user = await newUser();
-    const err = expectErrorEnvelope(await user.api.post(`${AUTH}/user/change_password`, { old_password: 'not-my-password', new_password: 'changed-pass-1' }), 400, 'auth.error.invalid_password');
+    const err = expectErrorEnvelope(
+      await user.api.post(`${AUTH}/user/change_password`, { old_password: 'not-my-password', new_password: 'changed-pass-1' }),
+      400,
+      'auth.error.invalid_password',
+    );
     expect(err.details?.field).toBe('old_password');
     expect(await loginStatus(user.phone, user.password)).toBe(200);
   });

@@ -253,7 +253,9 @@ describe('PUT /user/avatar', () => {
     const user = await newUser();
     const bmpRes = await putAvatar(user.api, avatarForm(makeBmp(30, 20), 'a.bmp', 'image/bmp'), identity(user));
     expect(bmpRes.status).toBe(200);
-    const { data, info } = await sharp(fs.readFileSync(storedFile(bmpRes.body.data.picture))).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(fs.readFileSync(storedFile(bmpRes.body.data.picture)))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([info.width, info.height]).toEqual([30, 20]);
     // Blue, opaque: the channel order and alpha survived the raw hand-over.
     expect(data[2]).toBeGreaterThan(200);

@@ -26,7 +26,9 @@ async function newUser() {
   const headers = { 'x-forwarded-for': ip };
   const phone = uniquePhone();
   const username = uniqueUsername();
-  expect((await api().post(`${AUTH}/register`, { username, password: 'password-123', phone_number: phone, given_name: 'R', family_name: 'L' }, { headers })).status).toBe(201);
+  expect(
+    (await api().post(`${AUTH}/register`, { username, password: 'password-123', phone_number: phone, given_name: 'R', family_name: 'L' }, { headers })).status,
+  ).toBe(201);
   expect((await api().post(`${AUTH}/verify-otp`, { phone_number: phone, otp: lastCode(server.current, phone, 'register') }, { headers })).status).toBe(200);
   const res = await api().post(`${AUTH}/login`, { phone_number: phone, password: 'password-123' }, { headers });
   expect(res.status).toBe(200);
@@ -46,23 +48,40 @@ describe('auth limit: 5 requests per minute per IP', () => {
     expectRateHeaders(limited, 5, 0);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // The limit is shared by the public account endpoints of that address...
-    expectErrorEnvelope(await api().post(`${AUTH}/register`, { username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' }, { headers }), 429);
+    expectErrorEnvelope(
+      await api().post(
+        `${AUTH}/register`,
+        { username: uniqueUsername(), password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B' },
+        { headers },
+      ),
+      429,
+    );
     expectErrorEnvelope(await api().post(`${AUTH}/send-otp`, { phone_number: uniquePhone() }, { headers }), 429);
     expectErrorEnvelope(await api().post(`${AUTH}/forgot-password`, { phone_number: uniquePhone() }, { headers }), 429);
     // ...and does not touch another address.
-    expect((await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': freshIp() } })).status).toBe(400);
+    expect(
+      (await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': freshIp() } })).status,
+    ).toBe(400);
   });
 
   it('should count every address of one IPv6 /64 as one client', async () => {
     const inSubnet = (host: string) => ({ 'x-forwarded-for': `2001:db8:77:${ipCounter++}::${host}` });
     const subnet = inSubnet('1')['x-forwarded-for'].replace(/::1$/, '');
     for (let i = 1; i <= 5; i++) {
-      const res = await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': `${subnet}::${i.toString(16)}` } });
+      const res = await api().post(
+        `${AUTH}/login`,
+        { phone_number: uniquePhone(), password: 'password-123' },
+        { headers: { 'x-forwarded-for': `${subnet}::${i.toString(16)}` } },
+      );
       expect(res.status).toBe(400);
     }
     // Another address of the same /64, however it is written, shares the spent budget...
     const sameSubnet = `${subnet.replace('2001:db8', '2001:0db8')}:ffff:0:0:9`;
-    expectErrorEnvelope(await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': sameSubnet } }), 429, 'rate_limit.error.exceeded');
+    expectErrorEnvelope(
+      await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: { 'x-forwarded-for': sameSubnet } }),
+      429,
+      'rate_limit.error.exceeded',
+    );
     // ...and the next /64 has its own.
     expect((await api().post(`${AUTH}/login`, { phone_number: uniquePhone(), password: 'password-123' }, { headers: inSubnet('1') })).status).toBe(400);
   });
@@ -84,10 +103,18 @@ describe('per-user limits', () => {
   it('should fail with 429 on the sixth change_password of a user within a minute, whatever the address', async () => {
     const user = await newUser();
     for (let i = 0; i < 5; i++) {
-      const res = await user.api.post(`${AUTH}/user/change_password`, { old_password: 'wrong-password', new_password: 'changed-pass-1' }, { headers: { 'x-forwarded-for': freshIp() } });
+      const res = await user.api.post(
+        `${AUTH}/user/change_password`,
+        { old_password: 'wrong-password', new_password: 'changed-pass-1' },
+        { headers: { 'x-forwarded-for': freshIp() } },
+      );
       expectErrorEnvelope(res, 400, 'auth.error.invalid_password');
     }
-    const limited = await user.api.post(`${AUTH}/user/change_password`, { old_password: 'password-123', new_password: 'changed-pass-1' }, { headers: { 'x-forwarded-for': freshIp() } });
+    const limited = await user.api.post(
+      `${AUTH}/user/change_password`,
+      { old_password: 'password-123', new_password: 'changed-pass-1' },
+      { headers: { 'x-forwarded-for': freshIp() } },
+    );
     expectErrorEnvelope(limited, 429);
     expectRateHeaders(limited, 5, 0);
   });

@@ -60,11 +60,18 @@ describe('POST /register', () => {
   });
 
   it('should fail with 400 malformed_json for malformed JSON', async () => {
-    expectErrorEnvelope(await api().request('POST', `${AUTH}/register`, { rawBody: '{"username":', headers: { 'content-type': 'application/json' } }), 400, 'request.error.malformed_json');
+    expectErrorEnvelope(
+      await api().request('POST', `${AUTH}/register`, { rawBody: '{"username":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'request.error.malformed_json',
+    );
   });
 
   it('should fail with 415 for a wrong content type', async () => {
-    expectErrorEnvelope(await api().request('POST', `${AUTH}/register`, { rawBody: 'username=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+    expectErrorEnvelope(
+      await api().request('POST', `${AUTH}/register`, { rawBody: 'username=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+    );
   });
 
   it('should fail with 413 for a 20 MB body', async () => {
@@ -91,7 +98,11 @@ describe('POST /register', () => {
     expect((await api().post(`${AUTH}/register`, first)).status).toBe(201);
     expectErrorEnvelope(await api().post(`${AUTH}/register`, newUser({ phone_number: phone })), 400, 'auth.error.user_exists');
     expectErrorEnvelope(await api().post(`${AUTH}/register`, newUser({ phone_number: national(phone) })), 400, 'auth.error.user_exists');
-    expectErrorEnvelope(await api().post(`${AUTH}/register`, newUser({ phone_number: `+84 ${phone.slice(3, 5)} ${phone.slice(5)}` })), 400, 'auth.error.user_exists');
+    expectErrorEnvelope(
+      await api().post(`${AUTH}/register`, newUser({ phone_number: `+84 ${phone.slice(3, 5)} ${phone.slice(5)}` })),
+      400,
+      'auth.error.user_exists',
+    );
   });
 
   it('should succeed with 201, UserSub and masked CodeDeliveryDetails, and send a code by SMS', async () => {
@@ -148,7 +159,9 @@ describe('POST /send-otp', () => {
     await api().post(`${AUTH}/register`, body);
     const res = await api().post(`${AUTH}/send-otp`, { phone_number: national(body.phone_number) });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ CodeDeliveryDetails: { Destination: `+84*****${body.phone_number.slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' } });
+    expect(res.body.data).toEqual({
+      CodeDeliveryDetails: { Destination: `+84*****${body.phone_number.slice(-4)}`, DeliveryMedium: 'SMS', AttributeName: 'phone_number' },
+    });
     const code = lastCode(server.current, body.phone_number, 'send-otp');
     expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: code })).status).toBe(200);
   });
@@ -191,7 +204,9 @@ describe('POST /verify-otp', () => {
     // Still unverified; a new code unlocks.
     expectErrorEnvelope(await api().post(`${AUTH}/login`, { phone_number: body.phone_number, password: body.password }), 400, 'auth.error.phone_not_verified');
     await api().post(`${AUTH}/send-otp`, { phone_number: body.phone_number });
-    expect((await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number, 'send-otp') })).status).toBe(200);
+    expect(
+      (await api().post(`${AUTH}/verify-otp`, { phone_number: body.phone_number, otp: lastCode(server.current, body.phone_number, 'send-otp') })).status,
+    ).toBe(200);
   });
 
   it('should succeed with {message}, after which login works', async () => {
@@ -235,7 +250,11 @@ describe('POST /login', () => {
     const res = await api().post(`${AUTH}/login`, { phone_number: national(body.phone_number), password: body.password });
     expect(res.status).toBe(200);
     const d = res.body.data;
-    expect(d).toMatchObject({ TokenType: 'Bearer', ExpiresIn: 900, user: { username: body.username, phone_number: body.phone_number, name: 'Minh Hoang', role: 'end_user' } });
+    expect(d).toMatchObject({
+      TokenType: 'Bearer',
+      ExpiresIn: 900,
+      user: { username: body.username, phone_number: body.phone_number, name: 'Minh Hoang', role: 'end_user' },
+    });
     expect(d.AccessToken.split('.')).toHaveLength(3);
     expect(typeof d.RefreshToken).toBe('string');
     expect(d.SessionId).toMatch(/^[0-9a-f-]{36}$/);

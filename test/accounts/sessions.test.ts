@@ -41,7 +41,11 @@ describe('POST /refresh-token', () => {
 
   it('should fail with 401 invalid_refresh_token for a wrong refresh token', async () => {
     const user = await newUser();
-    expectErrorEnvelope(await api().post(`${AUTH}/refresh-token`, { refresh_token: 'x'.repeat(64) }, { headers: sessionHeaders(user) }), 401, 'auth.error.invalid_refresh_token');
+    expectErrorEnvelope(
+      await api().post(`${AUTH}/refresh-token`, { refresh_token: 'x'.repeat(64) }, { headers: sessionHeaders(user) }),
+      401,
+      'auth.error.invalid_refresh_token',
+    );
   });
 
   it("should fail with 401 for another user's session or username", async () => {
@@ -94,7 +98,11 @@ describe('POST /refresh-token', () => {
     const user = await newUser();
     const answers = await Promise.all([refresh(user), refresh(user)]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
-    expectErrorEnvelope(answers.find((r) => r.status === 401)!, 401, 'auth.error.refresh_token_reused');
+    expectErrorEnvelope(
+      answers.find((r) => r.status === 401)!,
+      401,
+      'auth.error.refresh_token_reused',
+    );
     expectErrorEnvelope(await me(user.token), 401, 'auth.error.session_revoked');
   });
 
@@ -150,7 +158,11 @@ describe('POST /logout', () => {
 describe('access tokens', () => {
   it('should fail with 401 invalid_token for a token signed with another key', async () => {
     const user = await newUser();
-    const forged = await signAccessToken('another-secret-that-is-long-enough-0123456789', { sub: user.userId, sid: user.sessionId, username: user.username }, inSeconds(600));
+    const forged = await signAccessToken(
+      'another-secret-that-is-long-enough-0123456789',
+      { sub: user.userId, sid: user.sessionId, username: user.username },
+      inSeconds(600),
+    );
     expectErrorEnvelope(await me(forged), 401, 'auth.error.invalid_token');
   });
 

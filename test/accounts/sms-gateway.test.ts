@@ -95,7 +95,10 @@ describe('HttpSmsProvider', () => {
 
   it('fails with an error naming the status only when the gateway answers non-2xx (the code is not in it)', async () => {
     gateway.nextStatus = 401;
-    const err = await new HttpSmsProvider(gateway.url, TOKEN).send(message).then(() => null, (e: Error) => e);
+    const err = await new HttpSmsProvider(gateway.url, TOKEN).send(message).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toBe('SMS gateway answered 401');
     expect(JSON.stringify(err)).not.toContain('424242');
   });
@@ -104,7 +107,10 @@ describe('HttpSmsProvider', () => {
     const closed = new GatewayStandIn();
     await closed.start();
     await closed.stop();
-    const err = await new HttpSmsProvider(closed.url, TOKEN).send(message).then(() => null, (e: Error) => e);
+    const err = await new HttpSmsProvider(closed.url, TOKEN).send(message).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toBe('SMS gateway could not be reached');
     expect(String(err)).not.toContain('424242');
     expect(closed.received).toEqual([]);
@@ -114,16 +120,22 @@ describe('HttpSmsProvider', () => {
 describe('SMS_PROVIDER configuration', () => {
   const base = { DATA_DIR: '/tmp/unused' };
   it('refuses http without SMS_HTTP_URL or SMS_HTTP_TOKEN, a URL that is not http(s), and plain http in production', () => {
-    expect(() => loadConfig({ ...base, SMS_PROVIDER: 'http', SMS_HTTP_TOKEN: TOKEN })).toThrow(new ConfigError('invalid environment variable SMS_HTTP_URL: required with SMS_PROVIDER=http'));
+    expect(() => loadConfig({ ...base, SMS_PROVIDER: 'http', SMS_HTTP_TOKEN: TOKEN })).toThrow(
+      new ConfigError('invalid environment variable SMS_HTTP_URL: required with SMS_PROVIDER=http'),
+    );
     expect(() => loadConfig({ ...base, SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.vn/send' })).toThrow(/SMS_HTTP_TOKEN: required/);
     expect(() => loadConfig({ ...base, SMS_PROVIDER: 'http', SMS_HTTP_URL: 'ftp://sms.example.vn/send', SMS_HTTP_TOKEN: TOKEN })).toThrow(/SMS_HTTP_URL/);
-    expect(() => loadConfig({ ...base, NODE_ENV: 'production', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.example.vn/send', SMS_HTTP_TOKEN: TOKEN })).toThrow(/must be https:\/\/ in production/);
+    expect(() =>
+      loadConfig({ ...base, NODE_ENV: 'production', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.example.vn/send', SMS_HTTP_TOKEN: TOKEN }),
+    ).toThrow(/must be https:\/\/ in production/);
     expect(() => loadConfig({ ...base, SMS_PROVIDER: 'carrier-pigeon' })).toThrow(/SMS_PROVIDER/);
   });
 
   it('keeps outbox as the default and accepts https in production', () => {
     expect(loadConfig(base).SMS_PROVIDER).toBe('outbox');
-    expect(loadConfig({ ...base, NODE_ENV: 'production', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.vn/send', SMS_HTTP_TOKEN: TOKEN }).SMS_PROVIDER).toBe('http');
+    expect(
+      loadConfig({ ...base, NODE_ENV: 'production', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.vn/send', SMS_HTTP_TOKEN: TOKEN }).SMS_PROVIDER,
+    ).toBe('http');
   });
 
   it('is frozen: the configuration cannot change under the services built from it', () => {

@@ -20,7 +20,15 @@ describe('BlockService', () => {
     // Fixture: the stored blocks of a user at the bound, written through the repositories.
     for (let i = 0; i < MAX_BLOCKS_PER_USER; i++) {
       const id = newId();
-      await domain.repositories.users.insert({ id, username: `b_${id.slice(0, 12)}`, passwordHash: 'x', phoneNumber: `+8491${String(i).padStart(7, '0')}`, givenName: 'B', familyName: 'B', role: 'end_user' });
+      await domain.repositories.users.insert({
+        id,
+        username: `b_${id.slice(0, 12)}`,
+        passwordHash: 'x',
+        phoneNumber: `+8491${String(i).padStart(7, '0')}`,
+        givenName: 'B',
+        familyName: 'B',
+        role: 'end_user',
+      });
       await domain.repositories.blocks.insert(carol.userId, id);
     }
     const one = await domain.createUser();

@@ -46,7 +46,11 @@ describe('between the two, from then on', () => {
   let dansEarlyMessage: string;
 
   beforeAll(async () => {
-    [carolsItem, dansItem, erinsItem] = [await createContent(server.current, carol), await createContent(server.current, dan), await createContent(server.current, erin)];
+    [carolsItem, dansItem, erinsItem] = [
+      await createContent(server.current, carol),
+      await createContent(server.current, dan),
+      await createContent(server.current, erin),
+    ];
     dansComment = (await comment(dan, { contentId: erinsItem, msg: 'Dan was here' })).body.data._id;
     carolsComment = (await comment(carol, { contentId: erinsItem, msg: 'Carol was here' })).body.data._id;
     const room = await newRoom(carol, [dan, erin]);
@@ -56,14 +60,14 @@ describe('between the two, from then on', () => {
     expect((await block(carol, dan.userId)).status).toBe(201);
   });
 
-  it('should refuse a comment on the other one\'s content, either way, with 403 comments.error.blocked', async () => {
+  it("should refuse a comment on the other one's content, either way, with 403 comments.error.blocked", async () => {
     expectErrorEnvelope(await comment(dan, { contentId: carolsItem, msg: 'hi' }), 403, 'comments.error.blocked');
     expectErrorEnvelope(await comment(carol, { contentId: dansItem, msg: 'hi' }), 403, 'comments.error.blocked');
     expect(await topLevel(erin, carolsItem)).toEqual([]);
     expect(await topLevel(erin, dansItem)).toEqual([]);
   });
 
-  it('should refuse a reply to the other one\'s comment, either way, with 403 comments.error.blocked', async () => {
+  it("should refuse a reply to the other one's comment, either way, with 403 comments.error.blocked", async () => {
     expectErrorEnvelope(await comment(carol, { contentId: erinsItem, msg: 'no', parentId: dansComment }), 403, 'comments.error.blocked');
     expectErrorEnvelope(await comment(dan, { contentId: erinsItem, msg: 'no', parentId: carolsComment }), 403, 'comments.error.blocked');
     // Both still comment on a third user's item.
@@ -130,7 +134,11 @@ describe('between the two, from then on', () => {
 
     beforeAll(async () => {
       [gina, hugo, ivy] = [await registerAndLogin(server.current), await registerAndLogin(server.current), await registerAndLogin(server.current)];
-      [at.ginasItem, at.hugosItem, at.ivysItem] = [await createContent(server.current, gina), await createContent(server.current, hugo), await createContent(server.current, ivy)];
+      [at.ginasItem, at.hugosItem, at.ivysItem] = [
+        await createContent(server.current, gina),
+        await createContent(server.current, hugo),
+        await createContent(server.current, ivy),
+      ];
       at.ginasComment = (await comment(gina, { contentId: at.ivysItem, msg: 'Gina' })).body.data._id;
       at.hugosComment = (await comment(hugo, { contentId: at.ivysItem, msg: 'Hugo' })).body.data._id;
       at.ivysCommentOnGinas = (await comment(ivy, { contentId: at.ginasItem, msg: 'Ivy on Gina' })).body.data._id;
@@ -145,7 +153,7 @@ describe('between the two, from then on', () => {
       expect((await block(gina, hugo.userId)).status).toBe(201);
     });
 
-    it('should refuse a reaction to the other one\'s item, comment or message, either way, with 403 reactions.error.blocked', async () => {
+    it("should refuse a reaction to the other one's item, comment or message, either way, with 403 reactions.error.blocked", async () => {
       expectErrorEnvelope(await likeItem(hugo, at.ginasItem), 403, 'reactions.error.blocked');
       expectErrorEnvelope(await likeItem(gina, at.hugosItem), 403, 'reactions.error.blocked');
       expectErrorEnvelope(await reactToComment(hugo, at.ginasComment), 403, 'reactions.error.blocked');
@@ -159,7 +167,7 @@ describe('between the two, from then on', () => {
       expect(ginasMessage.reactions).toEqual([expect.objectContaining({ emoji: '🎉', userIds: [hugo.userId] })]);
     });
 
-    it('should still let both react to a third user\'s item, comment and message', async () => {
+    it("should still let both react to a third user's item, comment and message", async () => {
       for (const user of [gina, hugo]) {
         expect((await likeItem(user, at.ivysItem)).status).toBe(200);
         expect((await reactToComment(user, at.ivysComment)).status).toBe(200);
@@ -178,7 +186,7 @@ describe('between the two, from then on', () => {
   });
 
   describe('what the blocker no longer sees', () => {
-    it('should leave the blocked user\'s comments and replies out of the blocker\'s comment lists only', async () => {
+    it("should leave the blocked user's comments and replies out of the blocker's comment lists only", async () => {
       const top = (await comment(erin, { contentId: erinsItem, msg: 'Erin asks' })).body.data._id;
       expect((await comment(dan, { contentId: erinsItem, msg: 'Dan answers', parentId: top })).status).toBe(201);
       expect((await comment(bob, { contentId: erinsItem, msg: 'Bob answers', parentId: top })).status).toBe(201);
@@ -196,7 +204,7 @@ describe('between the two, from then on', () => {
       expect(bobReplies.map((c) => c.msg)).toEqual(['Dan answers', 'Bob answers']);
     });
 
-    it('should leave the blocked user\'s messages out of the blocker\'s history and room list', async () => {
+    it("should leave the blocked user's messages out of the blocker's history and room list", async () => {
       expect((await history(carol, groupRoom)).map((m) => m._id)).not.toContain(dansEarlyMessage);
       expect((await history(erin, groupRoom)).map((m) => m._id)).toContain(dansEarlyMessage);
       const rooms = (await carol.api.get(`${CHAT}/rooms`)).body.data.rooms as any[];
@@ -206,7 +214,7 @@ describe('between the two, from then on', () => {
       expect(listed.unread_count).toBe(0);
     });
 
-    it('should leave the blocked user\'s items out of /all, /completed and /feeds for the blocker, and only for them', async () => {
+    it("should leave the blocked user's items out of /all, /completed and /feeds for the blocker, and only for them", async () => {
       // Newer items push Dan's past the cached pages when read one a page.
       for (let i = 0; i < 3; i++) await createContent(server.current, erin);
       // Read by a bystander first, so the shared first pages are cached with Dan's item in them.
@@ -253,7 +261,8 @@ describe('between the two, from then on', () => {
       const carolsSearch = await saved(carol);
       const bobsSearch = await saved(bob);
       expect(carolsSearch.status).toBe(201);
-      const matches = async (user: TestUser, id: string) => (await user.api.get(`${CONTENT}/saved-searches/${id}/matches?per_page=100`)).body.data.items as any[];
+      const matches = async (user: TestUser, id: string) =>
+        (await user.api.get(`${CONTENT}/saved-searches/${id}/matches?per_page=100`)).body.data.items as any[];
       expect(uploadersIn(await matches(bob, bobsSearch.body.data.id)).has(dan.userId)).toBe(true);
       const carolsMatches = await matches(carol, carolsSearch.body.data.id);
       expect(uploadersIn(carolsMatches).has(dan.userId)).toBe(false);

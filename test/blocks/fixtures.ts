@@ -8,8 +8,7 @@ export const blockPath = (userId: string) => `${AUTH}/users/${userId}/block`;
 export const block = (from: TestUser, userId: string) => from.api.post(blockPath(userId));
 export const unblock = (from: TestUser, userId: string) => from.api.delete(blockPath(userId));
 export const blockedList = (from: TestUser, query = '') => from.api.get(`${AUTH}/users/blocked${query}`);
-export const follow = (from: TestUser, userId: string) =>
-  from.api.post(`${AUTH}/users/${userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
+export const follow = (from: TestUser, userId: string) => from.api.post(`${AUTH}/users/${userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
 export const profileOf = (viewer: TestUser, userId?: string) => viewer.api.get(`${AUTH}/user/me${userId ? `?user_id=${userId}` : ''}`);
 
 // Reactions (CONTRACT §21: none to the other's items, comments or messages across a block).

@@ -27,11 +27,16 @@ function record(socket: Socket, event: string): any[] {
 }
 
 /** A blocker, the user they blocked and a third user, all three in one chat room made before the block. */
-async function trio(more: TestUser[] = []): Promise<{ carol: TestUser; dan: TestUser; erin: TestUser; roomId: string; dansMessage: string; carolsMessage: string }> {
+async function trio(
+  more: TestUser[] = [],
+): Promise<{ carol: TestUser; dan: TestUser; erin: TestUser; roomId: string; dansMessage: string; carolsMessage: string }> {
   const carol = await registerAndLogin(server.current);
   const dan = await registerAndLogin(server.current);
   const erin = await registerAndLogin(server.current);
-  const room = await carol.api.post(`${CHAT}/rooms`, { memberIds: [dan.userId, erin.userId, ...more.map((u) => u.userId)], name: `live-${randomUUID().slice(0, 8)}` });
+  const room = await carol.api.post(`${CHAT}/rooms`, {
+    memberIds: [dan.userId, erin.userId, ...more.map((u) => u.userId)],
+    name: `live-${randomUUID().slice(0, 8)}`,
+  });
   expect(room.status).toBe(201);
   const roomId: string = room.body.data.roomId;
   const sent = await dan.api.post(`${CHAT}/messages`, { roomId, msg: 'before the block' });
@@ -61,7 +66,7 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     bob = await registerAndLogin(server.current);
   });
 
-  it('should not push the blocked user\'s new comments to the blocker (comment:new)', async () => {
+  it("should not push the blocked user's new comments to the blocker (comment:new)", async () => {
     const { carol, dan, erin } = await trio();
     const item = await createContent(server.current, erin);
     const carolSocket = await connect(server.url, '/comments', carol.token, transport);
@@ -79,7 +84,7 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     expect(carolGot.map((c) => c.author.userId)).toEqual([erin.userId]);
   });
 
-  it('should not push the blocked user\'s message edits to the blocker (message:updated)', async () => {
+  it("should not push the blocked user's message edits to the blocker (message:updated)", async () => {
     const { carol, dan, erin, roomId, dansMessage } = await trio();
     const carolSocket = await connect(server.url, '/chat', carol.token, transport);
     const erinSocket = await connect(server.url, '/chat', erin.token, transport);
@@ -116,12 +121,18 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     await Promise.all(bothHear);
     // Each hears their own changes (their other devices) and Erin's, nothing of the other one's.
     const emojis = (got: any[]) => got.map((r) => r.reactions.map((x: any) => x.emoji));
-    expect(emojis(carolGot)).toEqual([['👀', '🔥'], ['🔥', '✅']]);
+    expect(emojis(carolGot)).toEqual([
+      ['👀', '🔥'],
+      ['🔥', '✅'],
+    ]);
     expect(emojis(danGot)).toEqual([['👀'], ['🔥'], ['🔥', '✅']]);
   });
 
   it('should not push a deletion between the two, either way (message:deleted)', async () => {
-    const { carol, dan, erin, dansMessage, carolsMessage, erinsMessage, carolSocket, danSocket, erinSocket, carolGot, danGot } = await onChat(transport, 'message:deleted');
+    const { carol, dan, erin, dansMessage, carolsMessage, erinsMessage, carolSocket, danSocket, erinSocket, carolGot, danGot } = await onChat(
+      transport,
+      'message:deleted',
+    );
 
     let erinHears = nextEvent(erinSocket, 'message:deleted', (d: any) => d._id === dansMessage);
     expect((await dan.api.delete(`${CHAT}/messages/${dansMessage}`)).status).toBe(200);
@@ -129,7 +140,10 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     erinHears = nextEvent(erinSocket, 'message:deleted', (d: any) => d._id === carolsMessage);
     expect((await carol.api.delete(`${CHAT}/messages/${carolsMessage}`)).status).toBe(200);
     await erinHears;
-    const bothHear = [nextEvent(carolSocket, 'message:deleted', (d: any) => d._id === erinsMessage), nextEvent(danSocket, 'message:deleted', (d: any) => d._id === erinsMessage)];
+    const bothHear = [
+      nextEvent(carolSocket, 'message:deleted', (d: any) => d._id === erinsMessage),
+      nextEvent(danSocket, 'message:deleted', (d: any) => d._id === erinsMessage),
+    ];
     expect((await erin.api.delete(`${CHAT}/messages/${erinsMessage}`)).status).toBe(200);
     await Promise.all(bothHear);
     // Each hears their own deletion (their other devices) and Erin's.
@@ -137,7 +151,7 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     expect(danGot.map((d) => d._id)).toEqual([dansMessage, erinsMessage]);
   });
 
-  it('should not push the blocker\'s edits, read positions and comments to the blocked user either', async () => {
+  it("should not push the blocker's edits, read positions and comments to the blocked user either", async () => {
     const { carol, dan, erin, roomId, carolsMessage } = await trio();
     const item = await createContent(server.current, erin);
     const erinsMessage = (await erin.api.post(`${CHAT}/messages`, { roomId, msg: 'from Erin' })).body.data._id;
@@ -224,7 +238,7 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
     expect(danGot.map((p) => p.userId)).toEqual([]);
   });
 
-  it('should not send the blocked user\'s new listings to the blocker watching the area (listing:new)', async () => {
+  it("should not send the blocked user's new listings to the blocker watching the area (listing:new)", async () => {
     const [carol, dan, erin] = [await registerAndLogin(server.current), await registerAndLogin(server.current), await registerAndLogin(server.current)];
     expect((await block(carol, dan.userId)).status).toBe(201);
     const area = { latitude: 10.73, longitude: 106.72, zoom_level: 14 };

@@ -18,7 +18,8 @@ describe.skipIf(!enabled)('blocks on two nodes', () => {
   afterEach(() => closeAll());
   const onA = (user: TestUser) => new ApiClient(nodes.a!.url, user.token);
   const onB = (user: TestUser) => new ApiClient(nodes.b!.url, user.token);
-  const uploaders = async (api: ApiClient) => new Set(((await api.get(`${CONTENT}/completed?per_page=100`)).body.data.items as any[]).map((i) => i.uploader.user_id));
+  const uploaders = async (api: ApiClient) =>
+    new Set(((await api.get(`${CONTENT}/completed?per_page=100`)).body.data.items as any[]).map((i) => i.uploader.user_id));
   const commenters = async (api: ApiClient, contentId: string) =>
     new Set(((await api.get(`${SNS}/comments/${contentId}?limit=100`)).body.data.comments as any[]).map((c) => c.author.userId));
 
@@ -39,7 +40,11 @@ describe.skipIf(!enabled)('blocks on two nodes', () => {
     expect((await uploaders(onB(carol))).has(dan.userId)).toBe(false);
     expect((await uploaders(onB(erin))).has(dan.userId)).toBe(true);
     expect((await commenters(onB(carol), erinsItem)).has(dan.userId)).toBe(false);
-    expectErrorEnvelope(await onB(dan).post(`${AUTH}/users/${carol.userId}/follow`, undefined, { headers: { 'x-user-id': dan.userId } }), 400, 'follows.error.blocked');
+    expectErrorEnvelope(
+      await onB(dan).post(`${AUTH}/users/${carol.userId}/follow`, undefined, { headers: { 'x-user-id': dan.userId } }),
+      400,
+      'follows.error.blocked',
+    );
     const listed = await onB(carol).get(`${AUTH}/users/blocked`);
     expect(listed.body.data.items.map((i: { user_id: string }) => i.user_id)).toEqual([dan.userId]);
 
@@ -48,9 +53,14 @@ describe.skipIf(!enabled)('blocks on two nodes', () => {
     expect((await commenters(onB(carol), erinsItem)).has(dan.userId)).toBe(true);
   });
 
-  it('should keep the blocked user\'s comments from the blocker\'s socket on node B after a block on node A', async () => {
+  it("should keep the blocked user's comments from the blocker's socket on node B after a block on node A", async () => {
     const server = nodes.server!;
-    const [carol, dan, erin, bob] = [await registerAndLogin(server), await registerAndLogin(server), await registerAndLogin(server), await registerAndLogin(server)];
+    const [carol, dan, erin, bob] = [
+      await registerAndLogin(server),
+      await registerAndLogin(server),
+      await registerAndLogin(server),
+      await registerAndLogin(server),
+    ];
     const item = await createContent(server, erin);
     const carolSocket = await connect(nodes.b!.url, '/comments', carol.token, 'websocket');
     const bobSocket = await connect(nodes.b!.url, '/comments', bob.token, 'websocket');
@@ -113,8 +123,14 @@ describe.skipIf(!enabled)('blocks on two nodes', () => {
     expect((await reactToMessage(erin, erinsMessage, '✅')).status).toBe(200);
     await Promise.all(bothHear);
     const emojis = (got: any[]) => got.map((r) => r.reactions.map((x: any) => x.emoji));
-    expect(emojis(carolGot.reactions)).toEqual([['👋', '👀', '🔥'], ['👋', '👀', '🔥', '✅']]);
-    expect(emojis(danGot)).toEqual([['👋', '👀'], ['👋', '👀', '🔥', '✅']]);
+    expect(emojis(carolGot.reactions)).toEqual([
+      ['👋', '👀', '🔥'],
+      ['👋', '👀', '🔥', '✅'],
+    ]);
+    expect(emojis(danGot)).toEqual([
+      ['👋', '👀'],
+      ['👋', '👀', '🔥', '✅'],
+    ]);
     expect(carolGot.deleted).toEqual([]);
   });
 });

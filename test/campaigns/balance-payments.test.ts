@@ -69,7 +69,11 @@ describe('GET /api/v1/users/balance and POST /api/v1/users/balance/top-up', () =
     const empty = await user.api.get('/api/v1/users/balance');
     expect(empty.status).toBe(200);
     expect(empty.body.data).toEqual({
-      current_balance: 0, currency: 'VND', pending_amount: 0, last_updated: null, transactions_count: 0,
+      current_balance: 0,
+      currency: 'VND',
+      pending_amount: 0,
+      last_updated: null,
+      transactions_count: 0,
       top_up_methods: ['card', 'paypal', 'crypto'],
     });
     const res = await user.api.post('/api/v1/users/balance/top-up', { amount: 300_000, payment_token: 'tok_visa', method: 'card' }, idem());
@@ -129,14 +133,18 @@ describe('POST /api/v1/posts/:postId/boost', () => {
     });
 
     it('should fail with 400 unknown_location with a place we do not know', async () => {
-      expectErrorEnvelope(await boost({ boostType: 'basic', duration: 3, targetAudience: { location: ['Atlantis'] } }), 400, 'targeting.error.unknown_location');
+      expectErrorEnvelope(
+        await boost({ boostType: 'basic', duration: 3, targetAudience: { location: ['Atlantis'] } }),
+        400,
+        'targeting.error.unknown_location',
+      );
     });
 
     it('should fail with 400 raw_card_data with a card number', async () => {
       expectErrorEnvelope(await boost({ boostType: 'basic', duration: 3, card_number: '4111 1111 1111 1111' }), 400, 'payment.error.raw_card_data');
     });
 
-    it('should fail with 400 preset_mismatch with a budget other than the preset\'s', async () => {
+    it("should fail with 400 preset_mismatch with a budget other than the preset's", async () => {
       expectErrorEnvelope(await boost({ boostType: 'premium', duration: 1, budget: 1_000_000 }), 400, 'campaign.error.preset_mismatch');
     });
 
@@ -144,7 +152,7 @@ describe('POST /api/v1/posts/:postId/boost', () => {
       expectErrorEnvelope(await boost({ boostType: 'custom', duration: 1 }), 400, 'campaign.error.budget_required');
     });
 
-    it('should fail with 403 for another user\'s post', async () => {
+    it("should fail with 403 for another user's post", async () => {
       expectErrorEnvelope(await boost({ boostType: 'basic', duration: 3 }, otherVideo), 403, 'campaign.error.video_forbidden');
     });
 
@@ -173,13 +181,17 @@ describe('POST /api/v1/posts/:postId/boost', () => {
     const post = await createVideo(server, user);
     await topUp(user, 3_000_000);
     const res = await user.api.post(`/api/v1/posts/${post}/boost`, {
-      boostType: 'Standard', duration: 7,
+      boostType: 'Standard',
+      duration: 7,
       targetAudience: { location: ['Hà Nội', 'ho chi minh city', 'vn-da-nang'], ageRange: '25-45', interests: ['apartments'] },
     });
     expect(res.status).toBe(201);
     const d = res.body.data;
     expect(d).toMatchObject({
-      post_id: post, boost_type: 'standard', status: 'active', duration_days: 7,
+      post_id: post,
+      boost_type: 'standard',
+      status: 'active',
+      duration_days: 7,
       budget: { amount: 1_000_000, platform_fee: 50_000, total_amount: 1_050_000, currency: 'VND' },
       payment: { status: 'completed', amount_charged: 1_050_000, payment_method: 'balance' },
       balance: { current_balance: 1_950_000, currency: 'VND' },
@@ -198,7 +210,9 @@ describe('POST /api/v1/posts/:postId/boost', () => {
     const boost = (body: Record<string, unknown>) => user.api.post(`/api/v1/posts/${post}/boost`, { duration: 1, ...body });
     expect((await boost({ boostType: 'basic' })).body.data.payment.amount_charged).toBe(525_000);
     expect((await boost({ boostType: 'premium', budget: 2_000_000 })).body.data.payment.amount_charged).toBe(2_100_000);
-    expect((await boost({ boostType: 'custom', budget: 700_000, targetAudience: { ageRange: { min: 18, max: 30 } } })).body.data.payment.amount_charged).toBe(735_000);
+    expect((await boost({ boostType: 'custom', budget: 700_000, targetAudience: { ageRange: { min: 18, max: 30 } } })).body.data.payment.amount_charged).toBe(
+      735_000,
+    );
     expect((await balance(user)).current_balance).toBe(10_000_000 - 525_000 - 2_100_000 - 735_000);
   });
 
@@ -215,7 +229,9 @@ describe('POST /api/v1/posts/:postId/boost', () => {
     const user = await registerAndLogin(server);
     const post = await createVideo(server, user);
     await topUp(user, 5_000_000);
-    const results = await Promise.all([1, 2, 3].map(() => user.api.post(`/api/v1/posts/${post}/boost`, { boostType: 'basic', duration: 1 }, idem('same-time'))));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => user.api.post(`/api/v1/posts/${post}/boost`, { boostType: 'basic', duration: 1 }, idem('same-time'))),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(new Set(results.map((r) => r.body.data.campaign_id)).size).toBe(1);
     expect((await balance(user)).current_balance).toBe(5_000_000 - 525_000);
@@ -242,8 +258,12 @@ describe('POST /api/v1/payments/process', () => {
     return res.body.data.campaign_id;
   }
   const body = (campaignId: string, extra: Record<string, unknown> = {}) => ({
-    campaign_id: campaignId, payment_method: 'card', amount: 525_000, currency: 'VND',
-    payment_details: { card_token: 'tok_visa', billing_address: { country: 'VN', city: 'Hà Nội' } }, ...extra,
+    campaign_id: campaignId,
+    payment_method: 'card',
+    amount: 525_000,
+    currency: 'VND',
+    payment_details: { card_token: 'tok_visa', billing_address: { country: 'VN', city: 'Hà Nội' } },
+    ...extra,
   });
 
   describe('refused payments', () => {
@@ -277,7 +297,11 @@ describe('POST /api/v1/payments/process', () => {
     });
 
     it('should fail with 400 raw_card_data with a card number field', async () => {
-      expectErrorEnvelope(await pay(body(id, { payment_details: { card_token: 'tok_x', card_number: '4111111111111111' } })), 400, 'payment.error.raw_card_data');
+      expectErrorEnvelope(
+        await pay(body(id, { payment_details: { card_token: 'tok_x', card_number: '4111111111111111' } })),
+        400,
+        'payment.error.raw_card_data',
+      );
     });
 
     it('should fail with 400 raw_card_data with a card number as the token', async () => {
@@ -288,7 +312,7 @@ describe('POST /api/v1/payments/process', () => {
       expectErrorEnvelope(await pay(body(id, { payment_details: { card_token: 'tok_decline' } })), 402, 'payment.error.declined');
     });
 
-    it('should fail with 403 for another user\'s campaign', async () => {
+    it("should fail with 403 for another user's campaign", async () => {
       expectErrorEnvelope(await pay(body(theirs)), 403, 'campaign.error.forbidden');
     });
 
@@ -313,7 +337,13 @@ describe('POST /api/v1/payments/process', () => {
     const res = await user.api.post('/api/v1/payments/process', body(id));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['data']);
-    expect(res.body.data).toMatchObject({ status: 'completed', amount_charged: 525_000, payment_method: 'card', campaign_status: 'active', receipt: { email_sent: false } });
+    expect(res.body.data).toMatchObject({
+      status: 'completed',
+      amount_charged: 525_000,
+      payment_method: 'card',
+      campaign_status: 'active',
+      receipt: { email_sent: false },
+    });
     expect(typeof res.body.data.transaction_id).toBe('string');
     expect(typeof res.body.data.receipt.id).toBe('string');
     expect(res.body.data.receipt.url).toContain(res.body.data.transaction_id);

@@ -35,7 +35,9 @@ describe.skipIf(!enabled)('campaign spending on two nodes', () => {
     const buys = Math.floor((400 * 1000) / promoted.cpm);
     const viewers = await Promise.all(Array.from({ length: 12 }, () => registerAndLogin(nodes.serverA)));
     // Every viewer asks both nodes at once, twice: 48 pages for 10 impressions.
-    const answers = await Promise.all(viewers.flatMap((v) => [servedOn(nodes.nodeA, v), servedOn(nodes.nodeB, v), servedOn(nodes.nodeA, v), servedOn(nodes.nodeB, v)]));
+    const answers = await Promise.all(
+      viewers.flatMap((v) => [servedOn(nodes.nodeA, v), servedOn(nodes.nodeB, v), servedOn(nodes.nodeA, v), servedOn(nodes.nodeB, v)]),
+    );
     const served = answers.reduce((a, b) => a + b, 0);
     expect(served).toBe(buys);
     const c = await campaignUntil(owner, promoted.campaignId, (x) => x.status === 'completed');
@@ -50,7 +52,10 @@ describe.skipIf(!enabled)('campaign spending on two nodes', () => {
     const promoted = await promote(nodes.serverA, owner, { locationId: 'vn-da-nang' });
     const viewers = await Promise.all(Array.from({ length: 4 }, () => registerAndLogin(nodes.serverA)));
     // Node B reads its roster once a second: it knows the campaign (made on A) within one.
-    let served = await until(() => servedOn(nodes.nodeB, viewers[0]), (n) => n === 1);
+    let served = await until(
+      () => servedOn(nodes.nodeB, viewers[0]),
+      (n) => n === 1,
+    );
     for (const v of viewers.slice(1)) served += await servedOn(nodes.nodeB, v);
     expect(served).toBe(4);
     // Node B stops gracefully: what it served is recorded, its block given back.

@@ -63,7 +63,10 @@ describe('a campaign and the views its playbacks bring', () => {
     expect(room.body.data).toMatchObject({ contentId: promoted.videoId });
     const led = await campaignUntil(owner, campaignId, (x) => x.delivery.leads >= 1);
     expect(led.delivery).toMatchObject({ views: 1, watch_seconds: 4, leads: 1 });
-    const withLead = await eventually(() => analytics(owner), (res) => res.body.data?.totals.leads >= 1);
+    const withLead = await eventually(
+      () => analytics(owner),
+      (res) => res.body.data?.totals.leads >= 1,
+    );
     expect(withLead.body.data.totals.leads).toBe(1);
   });
 

@@ -68,7 +68,10 @@ describe('the sponsored slot', () => {
     const socket = await connect(server.url, '/feed', viewer.token, 'websocket');
     try {
       socket.emit('area:watch', { latitude: 10.7725, longitude: 106.698, zoom_level: 13 });
-      await until(() => feedItems(viewer), (items) => sponsoredOf(items).length === 1);
+      await until(
+        () => feedItems(viewer),
+        (items) => sponsoredOf(items).length === 1,
+      );
     } finally {
       socket.disconnect();
     }
@@ -121,7 +124,10 @@ describe('what stops a campaign from being shown', () => {
     expect(sponsoredOf(await feedItems(viewer, 'haiPhong'))).toHaveLength(1);
     await server.service.app.database.rows(sql`update contents set moderation_status = 'under_review' where id = ${promoted.videoId}`);
     // The roster is read again within a second.
-    await until(() => feedItems(viewer, 'haiPhong'), (items) => sponsoredOf(items).length === 0);
+    await until(
+      () => feedItems(viewer, 'haiPhong'),
+      (items) => sponsoredOf(items).length === 0,
+    );
     expect(sponsoredOf(await allItems(viewer, 'haiPhong'))).toEqual([]);
   });
 });
@@ -139,8 +145,15 @@ describe('spending and delivery', () => {
     const c = await campaignUntil(owner, promoted.campaignId, (x) => x.delivery.impressions === 6);
     const spent = Math.floor((6 * promoted.cpm) / 1000);
     expect(c.delivery).toEqual({
-      impressions: 6, reach: 3, views: 0, watch_seconds: 0, engagement: 0, leads: 0,
-      spent, remaining: promoted.budget - spent, refunded: 0,
+      impressions: 6,
+      reach: 3,
+      views: 0,
+      watch_seconds: 0,
+      engagement: 0,
+      leads: 0,
+      spent,
+      remaining: promoted.budget - spent,
+      refunded: 0,
     });
     // Engagement: a reaction from a viewer after they were shown it.
     expect((await viewers[0].api.post(`/api/v1/content/${promoted.videoId}/reactions`)).status).toBe(200);
@@ -206,7 +219,10 @@ describe('spending and delivery', () => {
       const viewer = await registerAndLogin(server);
       // Untargeted: shown to a viewer whose area is unknown.
       expect(sponsoredOf(await feedItems(viewer))).toHaveLength(1);
-      await until(async () => progress, (p) => p.some((x) => x.campaign_id === promoted.campaignId));
+      await until(
+        async () => progress,
+        (p) => p.some((x) => x.campaign_id === promoted.campaignId),
+      );
       expect(progress.find((x) => x.campaign_id === promoted.campaignId).delivery).toMatchObject({ impressions: 1, reach: 1 });
       // Everywhere: paused so the other tests' viewers do not get it.
       await owner.api.post(`/api/v1/campaigns/${promoted.campaignId}/pause`);

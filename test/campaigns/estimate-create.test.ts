@@ -40,7 +40,10 @@ describe('POST /api/v1/campaigns/estimate', () => {
     ['targeting.audience.age_range.max', () => estimateBody(video, { targeting: { locations: [], audience: { age_range: { min: 40, max: 20 } } } })],
     ['targeting.locations.0.type', () => estimateBody(video, { targeting: { locations: [{ id: 'vn-ha-noi', type: 'planet' }] } })],
     ['targeting.locations', () => estimateBody(video, { targeting: { locations: Array.from({ length: 51 }, () => ({ id: 'vn-ha-noi', type: 'city' })) } })],
-    ['targeting.audience.interests', () => estimateBody(video, { targeting: { locations: [], audience: { interests: Array.from({ length: 31 }, (_, i) => `i${i}`) } } })],
+    [
+      'targeting.audience.interests',
+      () => estimateBody(video, { targeting: { locations: [], audience: { interests: Array.from({ length: 31 }, (_, i) => `i${i}`) } } }),
+    ],
     ['budget.amount', () => estimateBody(video, { budget: { amount: 10_000_000_001, currency: 'VND' } })],
   ])('should fail with 400 validation.error naming %s', async (field, body) => {
     const err = expectErrorEnvelope(await postEstimate(owner, body()), 400, 'validation.error');
@@ -48,17 +51,29 @@ describe('POST /api/v1/campaigns/estimate', () => {
   });
 
   it('should fail with 400 unsupported_currency naming budget.currency', async () => {
-    const currency = expectErrorEnvelope(await postEstimate(owner, estimateBody(video, { budget: { amount: 1_000_000, currency: 'USD' } })), 400, 'payment.error.unsupported_currency');
+    const currency = expectErrorEnvelope(
+      await postEstimate(owner, estimateBody(video, { budget: { amount: 1_000_000, currency: 'USD' } })),
+      400,
+      'payment.error.unsupported_currency',
+    );
     expect(currency.details?.field).toBe('budget.currency');
   });
 
   it('should fail with 400 unknown_location naming the location id', async () => {
-    const unknown = expectErrorEnvelope(await postEstimate(owner, estimateBody(video, { targeting: { locations: [{ id: 'vn-atlantis', type: 'city' }] } })), 400, 'targeting.error.unknown_location');
+    const unknown = expectErrorEnvelope(
+      await postEstimate(owner, estimateBody(video, { targeting: { locations: [{ id: 'vn-atlantis', type: 'city' }] } })),
+      400,
+      'targeting.error.unknown_location',
+    );
     expect(unknown.details?.field).toBe('targeting.locations.0.id');
   });
 
   it('should fail with 400 location_type_mismatch for a city sent as a district', async () => {
-    expectErrorEnvelope(await postEstimate(owner, estimateBody(video, { targeting: { locations: [{ id: 'vn-ha-noi', type: 'district' }] } })), 400, 'targeting.error.location_type_mismatch');
+    expectErrorEnvelope(
+      await postEstimate(owner, estimateBody(video, { targeting: { locations: [{ id: 'vn-ha-noi', type: 'district' }] } })),
+      400,
+      'targeting.error.location_type_mismatch',
+    );
   });
 
   it('should fail with 404 for an unknown video', async () => {
@@ -69,7 +84,7 @@ describe('POST /api/v1/campaigns/estimate', () => {
     expectErrorEnvelope(await postEstimate(owner, estimateBody('not-a-uuid')), 404, 'campaign.error.video_not_found');
   });
 
-  it('should fail with 403 for another user\'s video', async () => {
+  it("should fail with 403 for another user's video", async () => {
     expectErrorEnvelope(await postEstimate(owner, estimateBody(otherVideo)), 403, 'campaign.error.video_forbidden');
   });
 
@@ -120,7 +135,12 @@ describe('POST /api/v1/campaigns/estimate', () => {
     expect(small.performance.reach.max).toBeLessThanOrEqual(71_526);
     const wider = await estimate(owner, video, {
       budget: { amount: 2_000_000_000, currency: 'VND' },
-      targeting: { locations: [{ id: 'vn-ho-chi-minh', type: 'city' }, { id: 'vn-ha-noi', type: 'city' }] },
+      targeting: {
+        locations: [
+          { id: 'vn-ho-chi-minh', type: 'city' },
+          { id: 'vn-ha-noi', type: 'city' },
+        ],
+      },
     });
     expect(wider.performance.reach.max).toBeGreaterThan(small.performance.reach.max);
   });
@@ -145,10 +165,22 @@ describe('POST /api/v1/campaigns/create', () => {
 
     it.each([
       ['campaign_config.duration_days', () => ({ ...good, campaign_config: { ...good.campaign_config, duration_days: 2 } }), 'validation.error'],
-      ['campaign_config.budget.amount', () => ({ ...good, campaign_config: { ...good.campaign_config, budget: { amount: -1, currency: 'VND' } } }), 'validation.error'],
+      [
+        'campaign_config.budget.amount',
+        () => ({ ...good, campaign_config: { ...good.campaign_config, budget: { amount: -1, currency: 'VND' } } }),
+        'validation.error',
+      ],
       ['payment.method', () => ({ ...good, payment: { ...good.payment, method: 'cash' } }), 'validation.error'],
-      ['campaign_config.budget.currency', () => ({ ...good, campaign_config: { ...good.campaign_config, budget: { amount: 1_000_000, currency: 'EUR' } } }), 'payment.error.unsupported_currency'],
-      ['campaign_config.targeting.locations.0', () => ({ ...good, campaign_config: { ...good.campaign_config, targeting: { locations: ['vn-nowhere'] } } }), 'targeting.error.unknown_location'],
+      [
+        'campaign_config.budget.currency',
+        () => ({ ...good, campaign_config: { ...good.campaign_config, budget: { amount: 1_000_000, currency: 'EUR' } } }),
+        'payment.error.unsupported_currency',
+      ],
+      [
+        'campaign_config.targeting.locations.0',
+        () => ({ ...good, campaign_config: { ...good.campaign_config, targeting: { locations: ['vn-nowhere'] } } }),
+        'targeting.error.unknown_location',
+      ],
       ['payment_token', () => ({ ...good, payment: { ...good.payment, payment_token: 'visa' } }), 'payment.error.invalid_token'],
       ['payment_token', () => ({ ...good, payment: { method: 'card', amount: 1_050_000 } }), 'payment.error.missing_token'],
       ['campaign_config.name', () => ({ ...good, campaign_config: { ...good.campaign_config, name: 'n'.repeat(121) } }), 'validation.error'],
@@ -215,22 +247,26 @@ describe('POST /api/v1/campaigns/create', () => {
       expectErrorEnvelope(await postCreate(owner, createBody('00000000-0000-4000-8000-000000000000', video)), 404, 'campaign.error.estimation_not_found');
     });
 
-    it('should fail with 403 for another user\'s estimation', async () => {
+    it("should fail with 403 for another user's estimation", async () => {
       const theirs = await estimate(other, otherVideo);
       expectErrorEnvelope(await postCreate(owner, createBody(theirs.estimation_id, otherVideo)), 403, 'campaign.error.estimation_forbidden');
     });
 
-    it('should fail with 422 for another video than the estimation\'s', async () => {
+    it("should fail with 422 for another video than the estimation's", async () => {
       const second = await createVideo(server, owner);
       expectErrorEnvelope(await postCreate(owner, createBody(mine.estimation_id, second)), 422, 'campaign.error.estimation_mismatch');
     });
 
-    it('should fail with 422 for another duration than the estimation\'s', async () => {
+    it("should fail with 422 for another duration than the estimation's", async () => {
       expectErrorEnvelope(await postCreate(owner, createBody(mine.estimation_id, video, {}, 1_000_000, 14)), 422, 'campaign.error.estimation_mismatch');
     });
 
-    it('should fail with 422 for another budget than the estimation\'s', async () => {
-      expectErrorEnvelope(await postCreate(owner, createBody(mine.estimation_id, video, { amount: 2_100_000 }, 2_000_000)), 422, 'campaign.error.estimation_mismatch');
+    it("should fail with 422 for another budget than the estimation's", async () => {
+      expectErrorEnvelope(
+        await postCreate(owner, createBody(mine.estimation_id, video, { amount: 2_100_000 }, 2_000_000)),
+        422,
+        'campaign.error.estimation_mismatch',
+      );
     });
 
     it('should fail with 422 for an expired estimation', async () => {
@@ -278,16 +314,29 @@ describe('POST /api/v1/campaigns/create', () => {
     expect(typeof d.payment.transaction_id).toBe('string');
     // The tracking and receipt addresses answer.
     const tracked = await owner.api.get(new URL(d.tracking_url).pathname);
-    expect(tracked.body.data).toMatchObject({ campaign_id: d.campaign_id, status: 'active', budget: { amount: 1_000_000, currency: 'VND' }, platform_fee: 50_000 });
+    expect(tracked.body.data).toMatchObject({
+      campaign_id: d.campaign_id,
+      status: 'active',
+      budget: { amount: 1_000_000, currency: 'VND' },
+      platform_fee: 50_000,
+    });
     const receipt = await owner.api.get(new URL(d.payment.receipt_url).pathname);
     expect(receipt.status).toBe(200);
-    expect(receipt.body.data).toMatchObject({ transaction_id: d.payment.transaction_id, amount_charged: 1_050_000, campaign_budget: 1_000_000, platform_fee: 50_000 });
+    expect(receipt.body.data).toMatchObject({
+      transaction_id: d.payment.transaction_id,
+      amount_charged: 1_050_000,
+      campaign_budget: 1_000_000,
+      platform_fee: 50_000,
+    });
     expectErrorEnvelope(await other.api.get(new URL(d.payment.receipt_url).pathname), 403);
     // A card payment does not touch the balance.
     expect((await owner.api.get('/api/v1/users/balance')).body.data.transactions_count).toBe(0);
   });
   it('should charge the preset budgets plus 5%', async () => {
-    for (const [budget, total] of [[500_000, 525_000], [2_000_000, 2_100_000]]) {
+    for (const [budget, total] of [
+      [500_000, 525_000],
+      [2_000_000, 2_100_000],
+    ]) {
       const est = await estimate(owner, video, { budget: { amount: budget, currency: 'VND' } });
       const res = await postCreate(owner, createBody(est.estimation_id, video, {}, budget));
       expect(res.status).toBe(201);

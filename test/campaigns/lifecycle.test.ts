@@ -61,16 +61,23 @@ describe('campaign listing', () => {
     expectErrorEnvelope(await user.api.get('/api/v1/campaigns?per_page=51'), 400);
   });
 
-  it('should list only the caller\'s campaigns, newest first', async () => {
+  it("should list only the caller's campaigns, newest first", async () => {
     const res = await user.api.get('/api/v1/campaigns');
     expect(res.status).toBe(200);
     expect(res.body.data.campaigns.map((c: any) => c.campaign_id)).toEqual([second, first]);
     expect(res.body.data.pagination).toEqual({ page: 1, per_page: 10, total: 2, total_pages: 1 });
   });
 
-  it('should show a campaign\'s budget, fee and duration', async () => {
+  it("should show a campaign's budget, fee and duration", async () => {
     const c = (await user.api.get('/api/v1/campaigns')).body.data.campaigns[0];
-    expect(c).toMatchObject({ status: 'active', video_id: own, budget: { amount: 1_000_000, currency: 'VND' }, platform_fee: 50_000, total_amount: 1_050_000, duration_days: 7 });
+    expect(c).toMatchObject({
+      status: 'active',
+      video_id: own,
+      budget: { amount: 1_000_000, currency: 'VND' },
+      platform_fee: 50_000,
+      total_amount: 1_050_000,
+      duration_days: 7,
+    });
     expect(Date.parse(c.end_time) - Date.parse(c.launch_time)).toBe(7 * 86_400_000);
   });
 

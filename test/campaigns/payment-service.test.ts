@@ -21,21 +21,42 @@ let campaigns: CampaignService;
 beforeAll(() => {
   domain = opened.current;
   const { app, repositories } = domain;
-  payments = new PaymentService(app.database, app.config, repositories.payments, repositories.ledger, repositories.idempotencyKeys, createPaymentProvider(app.config));
+  payments = new PaymentService(
+    app.database,
+    app.config,
+    repositories.payments,
+    repositories.ledger,
+    repositories.idempotencyKeys,
+    createPaymentProvider(app.config),
+  );
   const delivery = new CampaignDelivery(repositories.campaignDelivery, repositories.contents, app.events, app.log, () => new Date());
   campaigns = new CampaignService(
-    app.database, app.config, repositories.campaigns, repositories.estimations, repositories.contents, payments, domain.notifications(),
-    delivery, repositories.campaignDelivery, repositories.ledger,
+    app.database,
+    app.config,
+    repositories.campaigns,
+    repositories.estimations,
+    repositories.contents,
+    payments,
+    domain.notifications(),
+    delivery,
+    repositories.campaignDelivery,
+    repositories.ledger,
   );
 });
 
-const topUp = (userId: string, amount: number, token = 'tok_visa', key?: string) => payments.topUp(userId, { amount, payment_token: token, method: 'card' }, key);
+const topUp = (userId: string, amount: number, token = 'tok_visa', key?: string) =>
+  payments.topUp(userId, { amount, payment_token: token, method: 'card' }, key);
 
 const BUDGET = 1_000_000;
 
 /** An estimation for a campaign on `videoId`, and the create body that buys it paid from the balance. */
 async function campaignOrder(userId: string, videoId: string): Promise<CreateCampaignBody> {
-  const estimation = await campaigns.estimate(userId, { video_id: videoId, budget: { amount: BUDGET, currency: 'VND' }, duration_days: 7, targeting: { locations: [] } });
+  const estimation = await campaigns.estimate(userId, {
+    video_id: videoId,
+    budget: { amount: BUDGET, currency: 'VND' },
+    duration_days: 7,
+    targeting: { locations: [] },
+  });
   return {
     estimation_id: estimation.estimation_id,
     video_id: videoId,
@@ -55,7 +76,11 @@ describe('PaymentService.receipt refusals', () => {
     const [owner, other] = [await domain.createUser(), await domain.createUser()];
     const { data } = await topUp(owner.userId, 50_000);
     await expect(payments.receipt(other.userId, data.transaction_id)).rejects.toMatchObject({ status: 403, code: 'payment.error.forbidden' });
-    expect(await payments.receipt(owner.userId, data.transaction_id)).toMatchObject({ transaction_id: data.transaction_id, amount_charged: 50_000, purpose: 'top_up' });
+    expect(await payments.receipt(owner.userId, data.transaction_id)).toMatchObject({
+      transaction_id: data.transaction_id,
+      amount_charged: 50_000,
+      purpose: 'top_up',
+    });
   });
 });
 

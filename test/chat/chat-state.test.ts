@@ -383,6 +383,9 @@ describe.each(['websocket', 'polling'] as Transport[])('pushes on /chat over %s'
     const carolSocket = await connect(server.url, '/chat', carol.token, transport);
     expect(await emitAck(carolSocket, 'room:read', { roomId, messageId: m._id })).toMatchObject({ ok: false, error_code: 'chat.error.not_member' });
     expect(await emitAck(carolSocket, 'room:read', { roomId })).toMatchObject({ ok: false, error_code: expect.stringMatching(/^validation\.error\./) });
-    expect(await emitAck(carolSocket, 'room:read', { roomId: randomUUID(), messageId: m._id })).toMatchObject({ ok: false, error_code: 'chat.error.room_not_found' });
+    expect(await emitAck(carolSocket, 'room:read', { roomId: randomUUID(), messageId: m._id })).toMatchObject({
+      ok: false,
+      error_code: 'chat.error.room_not_found',
+    });
   });
 });

@@ -18,7 +18,6 @@ const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_
 const SNS = '/sns/api/v1';
 const TTL_SECONDS = 3;
 
-
 /** Starts node B as its own process and waits until it is ready. */
 async function startProcessNode(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -33,7 +32,10 @@ async function startProcessNode(env: Record<string, string>): Promise<{ url: str
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`node B exited: ${stderr}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return { url, child };
     await new Promise((r) => setTimeout(r, 250));
   }

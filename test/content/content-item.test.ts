@@ -34,7 +34,15 @@ describe('POST /content/api/v1/content', () => {
       ['unit_area', fullBody({ unit_area: 'hectare' })],
       ['content_info', fullBody({ content_info: [] })],
       ['content_info.0.lang', fullBody({ content_info: [{ lang: 'fr', project_name: 'x' }] })],
-      ['content_info', fullBody({ content_info: [{ lang: 'en', project_name: 'a' }, { lang: 'en', project_name: 'b' }] })],
+      [
+        'content_info',
+        fullBody({
+          content_info: [
+            { lang: 'en', project_name: 'a' },
+            { lang: 'en', project_name: 'b' },
+          ],
+        }),
+      ],
       ['hash_tags.0', fullBody({ hash_tags: ['nohash'] })],
       ['geo', fullBody({ geo: { lat: 91, long: 10 } })],
       ['geo', fullBody({ geo: { type: 'Point', coordinates: [200, 10] } })],
@@ -60,7 +68,8 @@ describe('POST /content/api/v1/content', () => {
     expect(d).toMatchObject({ price: 3_500_000_000, unit_price: 'VND', area: 70, unit_area: 'm2', status: 'processing' });
     expect(new Date(d.created_at).toISOString()).toBe(d.created_at);
     const [row] = await server.service.app.database.rows<{ video: { status: string; original_name: string; size: number } }>(
-      sql`select video from contents where id = ${d.id}`);
+      sql`select video from contents where id = ${d.id}`,
+    );
     expect(row.video).toMatchObject({ status: 'pending', original_name: 'tour.mp4', size: 10_485_760 });
   });
 
@@ -274,7 +283,9 @@ describe('reactions', () => {
   it('should like idempotently, unlike, and count', async () => {
     const id = await publish(server, owner);
     const events: boolean[] = [];
-    const stop = server.service.app.events.subscribe('reaction.changed', (e) => { if (e.contentId === id) events.push(e.reacted); });
+    const stop = server.service.app.events.subscribe('reaction.changed', (e) => {
+      if (e.contentId === id) events.push(e.reacted);
+    });
     expect((await other.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 1 });
     expect((await other.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 1 });
     expect((await admin.api.post(`/api/v1/content/${id}/reactions`)).body.data).toEqual({ reacted: true, reaction_count: 2 });

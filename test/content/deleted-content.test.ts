@@ -90,7 +90,9 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
   beforeAll(async () => {
     const clip = await makeVideo(path.join(scratch, 'tour.mp4'), { seconds: 2, size: '320x240' });
     contentId = await createContent(owner);
-    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]) });
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+      rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]),
+    });
     expect(res.status).toBe(200);
     expect((await waitForJobEnd(server.service, contentId)).status).toBe('completed');
     const image = await uploadImage(contentId);
@@ -98,8 +100,20 @@ describe('DELETE /api/v1/content/:id withdraws the media', () => {
     expect(detail.status).toBe(200);
     const { video } = detail.body.data;
     const master = onServer(server.url, video.url);
-    const variant = new URL((await (await fetch(master)).text()).split('\n').find((l) => l.trim().endsWith('.m3u8'))!.trim(), master).toString();
-    const segment = new URL((await (await fetch(variant)).text()).split('\n').find((l) => l.trim().endsWith('.ts'))!.trim(), variant).toString();
+    const variant = new URL(
+      (await (await fetch(master)).text())
+        .split('\n')
+        .find((l) => l.trim().endsWith('.m3u8'))!
+        .trim(),
+      master,
+    ).toString();
+    const segment = new URL(
+      (await (await fetch(variant)).text())
+        .split('\n')
+        .find((l) => l.trim().endsWith('.ts'))!
+        .trim(),
+      variant,
+    ).toString();
     const { video: stored } = await contentVideo(server.service, contentId);
     const original = `${server.url}/media/${stored.original_path}`;
     urls = [master, variant, segment, original, onServer(server.url, video.thumbnail_url), onServer(server.url, image)];
@@ -259,7 +273,9 @@ describe('recovery and racing work', () => {
     // The worker is free again: the next job of another item completes.
     const next = await createContent(owner);
     const small = await makeVideo(path.join(scratch, 'small.mp4'), { seconds: 1, size: '320x240' });
-    expect((await owner.api.request('POST', `${UPLOAD}?id=${next}`, { rawBody: form([{ name: 'files', value: small, filename: 'small.mp4' }]) })).status).toBe(200);
+    expect((await owner.api.request('POST', `${UPLOAD}?id=${next}`, { rawBody: form([{ name: 'files', value: small, filename: 'small.mp4' }]) })).status).toBe(
+      200,
+    );
     expect((await waitForJobEnd(server.service, next)).status).toBe('completed');
   });
 });

@@ -36,7 +36,12 @@ beforeAll(async () => {
   await follow(viewer, followedB);
   // The two followed uploaders' items interleave in time: the page must merge them.
   for (const [key, who, hours] of [
-    ['a1', followedA, 1], ['b1', followedB, 3], ['a2', followedA, 5], ['b2', followedB, 7], ['a3', followedA, 9], ['b3', followedB, 11],
+    ['a1', followedA, 1],
+    ['b1', followedB, 3],
+    ['a2', followedA, 5],
+    ['b2', followedB, 7],
+    ['a3', followedA, 9],
+    ['b3', followedB, 11],
   ] as const) {
     ids[key] = await publish(server, who, fullBody(), { createdAt: ago(hours) });
   }
@@ -79,9 +84,17 @@ async function walk(perPage: number, between: () => Promise<void> = async () => 
 
 describe('GET /content/api/v1/feeds pages read from the database', () => {
   const atSnapshot = () => [
-    ids.a1, ids.b1, ids.a2, ids.b2, ids.a3, ids.b3, // followed, merged newest first
+    ids.a1,
+    ids.b1,
+    ids.a2,
+    ids.b2,
+    ids.a3,
+    ids.b3, // followed, merged newest first
     ids.popular, // fresh with 4 reactions
-    ids.laterFollowed, ids.oneLike, ids.quiet, ids.oldPopular, // the rest
+    ids.laterFollowed,
+    ids.oneLike,
+    ids.quiet,
+    ids.oldPopular, // the rest
   ];
 
   it('should merge the followed uploaders newest first across pages of every size, without a held item', async () => {
@@ -104,8 +117,17 @@ describe('GET /content/api/v1/feeds pages read from the database', () => {
 
     // A new first page sees them all.
     expect(await walk(3)).toEqual([
-      arrived, ids.laterFollowed, ids.a1, ids.b1, ids.a2, ids.b2, ids.a3, ids.b3,
-      ids.oneLike, ids.popular, ids.quiet,
+      arrived,
+      ids.laterFollowed,
+      ids.a1,
+      ids.b1,
+      ids.a2,
+      ids.b2,
+      ids.a3,
+      ids.b3,
+      ids.oneLike,
+      ids.popular,
+      ids.quiet,
       ids.oldPopular,
     ]);
   });

@@ -45,8 +45,13 @@ describe('GET /content/api/v1/feeds', () => {
 
   it('should fail with a malformed cursor', async () => {
     const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-    for (const cursor of ['garbage!!', 'e30', forged({ v: 1, t: 'x', b: 0, c: 'y', i: 'z' }),
-      forged({ v: 1, t: '2024-01-01T00:00:00.000000', b: 7, c: '2024-01-01T00:00:00.000000', i: ids.own }), "' or 1=1 --"]) {
+    for (const cursor of [
+      'garbage!!',
+      'e30',
+      forged({ v: 1, t: 'x', b: 0, c: 'y', i: 'z' }),
+      forged({ v: 1, t: '2024-01-01T00:00:00.000000', b: 7, c: '2024-01-01T00:00:00.000000', i: ids.own }),
+      "' or 1=1 --",
+    ]) {
       expectErrorEnvelope(await feed(viewer.api, `?cursor=${encodeURIComponent(cursor)}`), 400, 'content.error.invalid_cursor');
     }
   });
@@ -67,7 +72,19 @@ describe('GET /content/api/v1/feeds', () => {
   it('should answer abridged items in the requested language', async () => {
     const res = await feed(viewer.api, '?per_page=1', { 'x-language': 'vi' });
     const item = res.body.data.items[0];
-    expect(Object.keys(item).sort()).toEqual(['area', 'comment_count', 'content_info', 'created_at', 'id', 'price', 'reaction_count', 'unit_area', 'unit_price', 'uploader', 'video']);
+    expect(Object.keys(item).sort()).toEqual([
+      'area',
+      'comment_count',
+      'content_info',
+      'created_at',
+      'id',
+      'price',
+      'reaction_count',
+      'unit_area',
+      'unit_price',
+      'uploader',
+      'video',
+    ]);
     expect(Object.keys(item.video).sort()).toEqual(['thumbnail_url', 'url']);
     expect(item.video.url).toMatch(/\.m3u8$/);
     expect(item.uploader).toEqual({ name: 'Test User', avatar: null });

@@ -36,10 +36,26 @@ export function uploadFlowBody(overrides: Record<string, unknown> = {}) {
     isMultiLanguage: true,
     geo: { type: 'Point', coordinates: [126.978, 37.5665] },
     content_info: [
-      { lang: 'ko', project_name: '서울 강남 아파트', description: '역세권 신축 아파트', address: '서울특별시 강남구',
-        legal_certificates: '등기부등본', apartment_type: '아파트', project_status: '완공', extra_description: '주차 2대' },
-      { lang: 'en', project_name: 'Gangnam apartment', description: 'New build near the subway', address: 'Gangnam-gu, Seoul',
-        legal_certificates: 'registered', apartment_type: 'apartment', project_status: 'completed', extra_description: 'Two parking spaces' },
+      {
+        lang: 'ko',
+        project_name: '서울 강남 아파트',
+        description: '역세권 신축 아파트',
+        address: '서울특별시 강남구',
+        legal_certificates: '등기부등본',
+        apartment_type: '아파트',
+        project_status: '완공',
+        extra_description: '주차 2대',
+      },
+      {
+        lang: 'en',
+        project_name: 'Gangnam apartment',
+        description: 'New build near the subway',
+        address: 'Gangnam-gu, Seoul',
+        legal_certificates: 'registered',
+        apartment_type: 'apartment',
+        project_status: 'completed',
+        extra_description: 'Two parking spaces',
+      },
     ],
     ...overrides,
   };
@@ -59,8 +75,12 @@ export async function createContent(user: TestUser, body: Record<string, unknown
  */
 export async function markCompleted(server: TestServer, id: string, extra: { createdAt?: string } = {}): Promise<void> {
   const video = {
-    status: 'completed', resolution: '1080x1920', duration: 31.5,
-    original_path: `videos/${id}/original.mp4`, playlist_path: `videos/${id}/hls/index.m3u8`, thumbnail_path: `videos/${id}/thumb.jpg`,
+    status: 'completed',
+    resolution: '1080x1920',
+    duration: 31.5,
+    original_path: `videos/${id}/original.mp4`,
+    playlist_path: `videos/${id}/hls/index.m3u8`,
+    thumbnail_path: `videos/${id}/thumb.jpg`,
   };
   await server.service.app.database.rows(sql`
     update contents set status = 'completed', video = video || ${JSON.stringify(video)}::jsonb,
@@ -76,7 +96,12 @@ export async function attachImages(server: TestServer, id: string, names: string
   await announceContentChanged(server, id);
 }
 
-export async function publish(server: TestServer, user: TestUser, body: Record<string, unknown> = fullBody(), extra: { createdAt?: string } = {}): Promise<string> {
+export async function publish(
+  server: TestServer,
+  user: TestUser,
+  body: Record<string, unknown> = fullBody(),
+  extra: { createdAt?: string } = {},
+): Promise<string> {
   const id = await createContent(user, body);
   await markCompleted(server, id, extra);
   return id;

@@ -22,7 +22,10 @@ function random(seed: number): () => number {
 class Column {
   readonly values = new Float64Array(CAPACITY).fill(NaN);
   readonly ids: (string | undefined)[] = [];
-  readonly order = new SlotOrder((slot) => this.values[slot], () => this.ids);
+  readonly order = new SlotOrder(
+    (slot) => this.values[slot],
+    () => this.ids,
+  );
   readonly ranges = new RangeBits(this.order);
   readonly held = new Set<number>();
 

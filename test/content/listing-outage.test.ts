@@ -46,12 +46,18 @@ describe.skipIf(!enabled)('listings on a node cut from Redis', () => {
     const before = `amaryllis${randomBytes(3).toString('hex')}`;
     const after = `begonia${randomBytes(3).toString('hex')}`;
     const owner = await registerAndLogin(asTestServer(nodeB));
-    const id = await publish(asTestServer(nodeB), owner, fullBody({ content_info: [{ lang: 'en', project_name: `${before} tower`, description: 'x', address: 'x' }] }));
+    const id = await publish(
+      asTestServer(nodeB),
+      owner,
+      fullBody({ content_info: [{ lang: 'en', project_name: `${before} tower`, description: 'x', address: 'x' }] }),
+    );
     expect(await listedOnA(before, [id])).toEqual([id]);
 
     proxy.hold();
     const edit = await owner.api.put(`/api/v1/content/${id}`, {
-      price: 1_000_000_000, area: 80, location: { latitude: 10.8, longitude: 106.7 },
+      price: 1_000_000_000,
+      area: 80,
+      location: { latitude: 10.8, longitude: 106.7 },
       languages: { en: { projectName: `${after} tower`, description: 'x', address: 'x' } },
     });
     expect(edit.status, edit.text).toBe(200);

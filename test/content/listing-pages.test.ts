@@ -39,7 +39,16 @@ async function finishVideo(id: string, uploader: TestUser, createdAt?: string): 
   server.service.app.events.publish('video.completed', {
     uploaderId: uploader.userId,
     contentId: id,
-    video: { original_name: 'tour.mp4', size: 1, resolution: '1080x1920', duration: 31.5, status: 'completed', thumbnail_url: null, content_url: null, url: null },
+    video: {
+      original_name: 'tour.mp4',
+      size: 1,
+      resolution: '1080x1920',
+      duration: 31.5,
+      status: 'completed',
+      thumbnail_url: null,
+      content_url: null,
+      url: null,
+    },
   });
 }
 
@@ -66,7 +75,12 @@ beforeAll(async () => {
   // One of the owner's items is never published: only the owner sees it in /all.
   await createContent(owner, fullBody({ hash_tags: [tag], price: 1_000_000_000, area: 70 }));
   // Reactions: 3, 2, 2, 1 on four items (reaction_count ties too).
-  for (const [index, count] of [[0, 3], [5, 2], [6, 2], [11, 1]] as const) {
+  for (const [index, count] of [
+    [0, 3],
+    [5, 2],
+    [6, 2],
+    [11, 1],
+  ] as const) {
     for (const fan of fans.slice(0, count)) expect((await fan.api.post(`/api/v1/content/${published[index].id}/reactions`)).status).toBe(200);
   }
 });
@@ -106,10 +120,17 @@ async function freshPages(read: Reader, client: ApiClient, query: string, count:
 }
 
 const ALL_ORDERS = [
-  'column=created_at&sort=desc', 'column=created_at&sort=asc', 'column=updated_at&sort=desc', 'column=updated_at&sort=asc',
+  'column=created_at&sort=desc',
+  'column=created_at&sort=asc',
+  'column=updated_at&sort=desc',
+  'column=updated_at&sort=asc',
   'column=price&sort=asc',
-  'column=price&sort=desc', 'column=area&sort=asc', 'column=price_per_area&sort=desc', 'column=price_per_area&sort=asc',
-  'column=reaction_count&sort=desc', 'column=reaction_count&sort=asc',
+  'column=price&sort=desc',
+  'column=area&sort=asc',
+  'column=price_per_area&sort=desc',
+  'column=price_per_area&sort=asc',
+  'column=reaction_count&sort=desc',
+  'column=reaction_count&sort=asc',
 ];
 
 /** Walks every order (per_page 4, and 3 for one) as `client` and compares with fresh reads and the one-page listing. */
@@ -120,7 +141,10 @@ async function expectWalksExact(client: ApiClient, expectedCount: number): Promi
     expect(walked, order).toEqual(fresh.slice(0, walked.length));
     expect(fresh[walked.length], order).toEqual({ ids: [], hasMore: false, total: expectedCount });
     const whole = await readAll(client, order.replace(/per_page=\d+/, 'per_page=100'), 1);
-    expect(walked.flatMap((p) => p.ids), order).toEqual(whole.ids);
+    expect(
+      walked.flatMap((p) => p.ids),
+      order,
+    ).toEqual(whole.ids);
     expect(whole.ids).toHaveLength(expectedCount);
     for (const page of walked) expect(page.total, order).toBe(expectedCount);
     // Walking again changes nothing.
@@ -133,7 +157,10 @@ async function expectCompletedWalksExact(query: string, expectedCount: number): 
   const fresh = await freshPages(readCompleted, anonymous, query, walked.length);
   expect(walked, query).toEqual(fresh);
   const whole = await readCompleted(anonymous, `${query.replace(/per_page=\d+/, '')}&per_page=100`, 1);
-  expect(walked.flatMap((p) => p.ids), query).toEqual(whole.ids);
+  expect(
+    walked.flatMap((p) => p.ids),
+    query,
+  ).toEqual(whole.ids);
   expect(whole.ids).toHaveLength(expectedCount);
   for (const page of walked) expect(page.total, query).toBe(expectedCount);
 }
@@ -161,7 +188,9 @@ describe('page numbers', () => {
     await walk(readAll, anonymous, 'column=price&sort=asc&per_page=4');
     const moved = published[7];
     const edit = await moved.by.api.put(`/api/v1/content/${moved.id}`, {
-      price: 1, area: 1000, location: { latitude: 10.73, longitude: 106.72 },
+      price: 1,
+      area: 1000,
+      location: { latitude: 10.73, longitude: 106.72 },
       languages: { en: { projectName: 'Cheapest now', description: 'Moved to the front', address: 'District 7' } },
     });
     expect(edit.status, edit.text).toBe(200);
@@ -200,7 +229,8 @@ describe('total', () => {
     // A bulk write behind the service, announced: every node forgets its pages and reads its index again.
     await server.service.services.readModel.listingsRewritten();
     const [{ n: live }] = await server.service.app.database.rows<{ n: number }>(
-      sql`select count(*)::int as n from contents where deleted_at is null and status = 'completed'`);
+      sql`select count(*)::int as n from contents where deleted_at is null and status = 'completed'`,
+    );
     expect(live).toBeGreaterThan(BROAD);
     const plausible = (total: number, seen: number) => {
       expect(total).toBeGreaterThan(BROAD);

@@ -21,24 +21,67 @@ const tag = `#t${randomBytes(4).toString('hex')}`;
 const ids: Record<string, string> = {};
 
 const at = (lat: number, long: number) => ({ geo: { lat, long } });
-const block = (lang: string, project_name: string, address = 'somewhere', extra: Record<string, string> = {}) => ({ lang, project_name, description: 'desc', address, ...extra });
+const block = (lang: string, project_name: string, address = 'somewhere', extra: Record<string, string> = {}) => ({
+  lang,
+  project_name,
+  description: 'desc',
+  address,
+  ...extra,
+});
 
 beforeAll(async () => {
   server = booted.current;
   [owner, other] = await Promise.all([registerAndLogin(server), registerAndLogin(server)]);
   anonymous = new ApiClient(server.url);
   const tags = { hash_tags: [tag] };
-  ids.saigon = await publish(server, owner, fullBody({ ...tags, ...at(10.7296, 106.7218), price: 3_000_000_000, area: 60 }), { createdAt: '2024-03-10T08:00:00Z' });
-  ids.hanoi = await publish(server, owner, fullBody({
-    ...tags, ...at(21.0285, 105.8542), price: 5_000_000_000, area: 100, amenities: ['pool'],
-    real_estate_info: { legal_certificates: 'pink_book', apartment_type: 'villa', project_status: 'under_construction' },
-    content_info: [block('vi', 'Biệt thự Đống Đa', 'Đống Đa, Hà Nội'), block('en', 'Dong Da villa', 'Dong Da, Hanoi')],
-  }), { createdAt: '2024-05-20T08:00:00Z' });
-  ids.seoul = await publish(server, other, uploadFlowBody({ ...tags, geo: { type: 'Point', coordinates: [126.978, 37.5665] } }), { createdAt: '2024-07-01T08:00:00Z' });
-  ids.fijiEast = await publish(server, other, fullBody({ ...tags, ...at(-17.7, 178.0), unit_price: 'USD', price: 100_000, area: 1000, unit_area: 'sqft',
-    content_info: [block('en', 'Fiji beach house')] }), { createdAt: '2024-08-01T08:00:00Z' });
-  ids.fijiWest = await publish(server, other, fullBody({ ...tags, ...at(-17.7, -179.5), unit_price: 'USD', price: 120_000, area: 1100, unit_area: 'ft²',
-    content_info: [block('en', 'Taveuni bungalow')] }), { createdAt: '2024-08-02T08:00:00Z' });
+  ids.saigon = await publish(server, owner, fullBody({ ...tags, ...at(10.7296, 106.7218), price: 3_000_000_000, area: 60 }), {
+    createdAt: '2024-03-10T08:00:00Z',
+  });
+  ids.hanoi = await publish(
+    server,
+    owner,
+    fullBody({
+      ...tags,
+      ...at(21.0285, 105.8542),
+      price: 5_000_000_000,
+      area: 100,
+      amenities: ['pool'],
+      real_estate_info: { legal_certificates: 'pink_book', apartment_type: 'villa', project_status: 'under_construction' },
+      content_info: [block('vi', 'Biệt thự Đống Đa', 'Đống Đa, Hà Nội'), block('en', 'Dong Da villa', 'Dong Da, Hanoi')],
+    }),
+    { createdAt: '2024-05-20T08:00:00Z' },
+  );
+  ids.seoul = await publish(server, other, uploadFlowBody({ ...tags, geo: { type: 'Point', coordinates: [126.978, 37.5665] } }), {
+    createdAt: '2024-07-01T08:00:00Z',
+  });
+  ids.fijiEast = await publish(
+    server,
+    other,
+    fullBody({
+      ...tags,
+      ...at(-17.7, 178.0),
+      unit_price: 'USD',
+      price: 100_000,
+      area: 1000,
+      unit_area: 'sqft',
+      content_info: [block('en', 'Fiji beach house')],
+    }),
+    { createdAt: '2024-08-01T08:00:00Z' },
+  );
+  ids.fijiWest = await publish(
+    server,
+    other,
+    fullBody({
+      ...tags,
+      ...at(-17.7, -179.5),
+      unit_price: 'USD',
+      price: 120_000,
+      area: 1100,
+      unit_area: 'ft²',
+      content_info: [block('en', 'Taveuni bungalow')],
+    }),
+    { createdAt: '2024-08-02T08:00:00Z' },
+  );
   ids.draft = await createContent(owner, fullBody({ ...tags, ...at(10.7296, 106.7218) }));
 });
 
@@ -47,8 +90,21 @@ const all = (query: string, client: ApiClient = anonymous) => client.get(`${CONT
 
 describe('GET /content/api/v1/all', () => {
   it('should fail with bad query values', async () => {
-    for (const q of ['per_page=1000', 'per_page=0', 'page=0', 'page=abc', 'column=password_hash', 'column=id;drop', 'sort=sideways',
-      'price_from=-1', 'price_to=cheap', 'unit_price=XYZ', 'unit_area=acre', 'lang=fr', 'created_at_start_date=yesterday']) {
+    for (const q of [
+      'per_page=1000',
+      'per_page=0',
+      'page=0',
+      'page=abc',
+      'column=password_hash',
+      'column=id;drop',
+      'sort=sideways',
+      'price_from=-1',
+      'price_to=cheap',
+      'unit_price=XYZ',
+      'unit_area=acre',
+      'lang=fr',
+      'created_at_start_date=yesterday',
+    ]) {
       expectErrorEnvelope(await anonymous.get(`${CONTENT}/all?${q}`), 400, 'validation.error');
     }
   });
@@ -92,8 +148,7 @@ describe('GET /content/api/v1/all', () => {
   });
 
   it('should search accent- and case-insensitively across languages', async () => {
-    const search = async (text: string) =>
-      idsOf((await anonymous.get(`${CONTENT}/all?per_page=100&search=${encodeURIComponent(text)}`)).body.data.item);
+    const search = async (text: string) => idsOf((await anonymous.get(`${CONTENT}/all?per_page=100&search=${encodeURIComponent(text)}`)).body.data.item);
     expect(await search('can ho')).toContain(ids.saigon);
     expect(await search('CĂN HỘ sài gòn')).toContain(ids.saigon);
     expect(await search('gon sai')).toContain(ids.saigon); // every term, any order
@@ -151,8 +206,17 @@ describe('GET /content/api/v1/completed', () => {
     anonymous.get(`${CONTENT}/completed?search=${encodeURIComponent(tag)}&${query}`, { headers });
 
   it('should fail with bad coordinates or pages', async () => {
-    for (const q of ['latitude=91&longitude=0', 'latitude=abc&longitude=1', 'latitude=10', 'longitude=10', 'latitude=1&longitude=181',
-      'latitude=1&longitude=1&zoom_level=30', 'zoom_level=5', 'per_page=1000', 'page=-1']) {
+    for (const q of [
+      'latitude=91&longitude=0',
+      'latitude=abc&longitude=1',
+      'latitude=10',
+      'longitude=10',
+      'latitude=1&longitude=181',
+      'latitude=1&longitude=1&zoom_level=30',
+      'zoom_level=5',
+      'per_page=1000',
+      'page=-1',
+    ]) {
       expectErrorEnvelope(await anonymous.get(`${CONTENT}/completed?${q}`), 400, 'validation.error');
     }
   });
@@ -245,7 +309,8 @@ describe('indexes', () => {
     // Half the 5,000 filler rows have the amenity. As a sub-select the list was estimated at the
     // default 0.5 % of rows whatever it held, which sent a common amenity through its GIN bitmap.
     const [plan] = await db.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-      sql`explain (format json) select 1 from contents c where c.amenities @> ${textArray(['filler-pool'])}`);
+      sql`explain (format json) select 1 from contents c where c.amenities @> ${textArray(['filler-pool'])}`,
+    );
     const estimate = plan['QUERY PLAN'][0].Plan['Plan Rows'];
     expect(estimate).toBeGreaterThan(1000);
   });

@@ -34,11 +34,17 @@ describe.skipIf(!enabled)('the listing index on two nodes', () => {
   });
 
   it('should show a publish, an edit and a delete in the next search on the other node', async () => {
-    const id = await publish(cluster.primary, owner, fullBody({ content_info: [{ lang: 'en', project_name: `Amberly ${word}`, description: 'x', address: 'y' }] }));
+    const id = await publish(
+      cluster.primary,
+      owner,
+      fullBody({ content_info: [{ lang: 'en', project_name: `Amberly ${word}`, description: 'x', address: 'y' }] }),
+    );
     for (const node of cluster.readers) expect(await searchFor(on(node, null), `${word} amberly`), node.name).toEqual([id]);
 
     const edit = await owner.api.put(`/api/v1/content/${id}`, {
-      price: 1_000_000, area: 40, location: { latitude: 10.8, longitude: 106.7 },
+      price: 1_000_000,
+      area: 40,
+      location: { latitude: 10.8, longitude: 106.7 },
       languages: { en: { projectName: `Bluebell ${word}`, description: 'x', address: 'y' } },
     });
     expect(edit.status, edit.text).toBe(200);
@@ -53,7 +59,11 @@ describe.skipIf(!enabled)('the listing index on two nodes', () => {
   });
 
   it('should drop an item held after reports (CONTRACT §21) from the next search on the other node', async () => {
-    const id = await publish(cluster.primary, owner, fullBody({ content_info: [{ lang: 'en', project_name: `Cornflower ${word}`, description: 'x', address: 'y' }] }));
+    const id = await publish(
+      cluster.primary,
+      owner,
+      fullBody({ content_info: [{ lang: 'en', project_name: `Cornflower ${word}`, description: 'x', address: 'y' }] }),
+    );
     for (const node of cluster.readers) expect(await searchFor(on(node, null), `${word} cornflower`), node.name).toEqual([id]);
     // The default hold threshold: five reporters with verified phones.
     const reporters = await Promise.all(Array.from({ length: 5 }, () => registerAndLogin(cluster.primary)));

@@ -11,8 +11,16 @@ import { indexReady } from './search.fixtures.js';
 
 const booted = useTestServer();
 const VIDEO = JSON.stringify({
-  original_name: 'v.mp4', size: 1_000_000, resolution: '1080x1920', duration: 30, status: 'completed', error: null, error_message: null,
-  original_path: 'videos/x/original.mp4', playlist_path: 'videos/x/hls/index.m3u8', thumbnail_path: 'videos/x/thumb.jpg',
+  original_name: 'v.mp4',
+  size: 1_000_000,
+  resolution: '1080x1920',
+  duration: 30,
+  status: 'completed',
+  error: null,
+  error_message: null,
+  original_path: 'videos/x/original.mp4',
+  playlist_path: 'videos/x/hls/index.m3u8',
+  thumbnail_path: 'videos/x/thumb.jpg',
 });
 let owner: TestUser;
 
@@ -81,7 +89,9 @@ describe('totals over more than 10,000 items', () => {
     expect(moved).toHaveLength(20);
     for (const [i, { id }] of moved.entries()) {
       const res = await owner.api.put(`/api/v1/content/${id}`, {
-        price: i % 2 ? 1_011_000 : 1_002_000, area: i % 2 ? 45 : 95, location: { latitude: 10.05, longitude: 106.05 },
+        price: i % 2 ? 1_011_000 : 1_002_000,
+        area: i % 2 ? 45 : 95,
+        location: { latitude: 10.05, longitude: 106.05 },
         languages: { en: { projectName: 'moved', description: 'moved', address: 'x' } },
       });
       expect(res.status, res.text).toBe(200);

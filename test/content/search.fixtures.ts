@@ -13,32 +13,67 @@ export type World = Record<'central' | 'garden' | 'parkview' | 'seoul' | 'dongda
 export async function publishWorld(server: TestServer, owner: TestUser, tag: string): Promise<World> {
   const tags = { hash_tags: [tag] };
   return {
-    central: await publish(server, owner, fullBody({
-      ...tags, price: 3_000_000_000, amenities: ['pool', 'gym'], geo: { lat: 10.79, long: 106.72 },
-      real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
-      content_info: [block('en', 'Vinhomes Central Park', 'River view, two bedrooms')],
-    })),
-    garden: await publish(server, owner, fullBody({
-      ...tags, price: 5_000_000_000, amenities: ['pool'], geo: { lat: 21.03, long: 105.85 },
-      real_estate_info: { apartment_type: 'villa', project_status: 'under_construction' },
-      content_info: [block('en', 'Garden villa', 'Quiet street near the Vinhomes park')],
-    })),
-    parkview: await publish(server, owner, fullBody({
-      ...tags, price: 1_200_000_000, amenities: ['gym'], geo: { lat: 10.8, long: 106.7 },
-      real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
-      content_info: [block('en', 'Parkview tower', 'Studio with a balcony')],
-    })),
+    central: await publish(
+      server,
+      owner,
+      fullBody({
+        ...tags,
+        price: 3_000_000_000,
+        amenities: ['pool', 'gym'],
+        geo: { lat: 10.79, long: 106.72 },
+        real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
+        content_info: [block('en', 'Vinhomes Central Park', 'River view, two bedrooms')],
+      }),
+    ),
+    garden: await publish(
+      server,
+      owner,
+      fullBody({
+        ...tags,
+        price: 5_000_000_000,
+        amenities: ['pool'],
+        geo: { lat: 21.03, long: 105.85 },
+        real_estate_info: { apartment_type: 'villa', project_status: 'under_construction' },
+        content_info: [block('en', 'Garden villa', 'Quiet street near the Vinhomes park')],
+      }),
+    ),
+    parkview: await publish(
+      server,
+      owner,
+      fullBody({
+        ...tags,
+        price: 1_200_000_000,
+        amenities: ['gym'],
+        geo: { lat: 10.8, long: 106.7 },
+        real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
+        content_info: [block('en', 'Parkview tower', 'Studio with a balcony')],
+      }),
+    ),
     seoul: await publish(server, owner, uploadFlowBody({ ...tags })),
-    dongda: await publish(server, owner, fullBody({
-      ...tags, price: 2_000_000_000, amenities: [], geo: { lat: 21.02, long: 105.83 },
-      real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
-      content_info: [block('vi', 'Căn hộ Đống Đa', 'Gần hồ, yên tĩnh', 'Đống Đa, Hà Nội')],
-    })),
-    cheap: await publish(server, owner, fullBody({
-      ...tags, price: 900_000_000, amenities: ['pool'], geo: { lat: 10.81, long: 106.71 },
-      real_estate_info: { apartment_type: 'studio', project_status: 'handed_over' },
-      content_info: [block('en', 'Budget studio', 'Small and bright')],
-    })),
+    dongda: await publish(
+      server,
+      owner,
+      fullBody({
+        ...tags,
+        price: 2_000_000_000,
+        amenities: [],
+        geo: { lat: 21.02, long: 105.83 },
+        real_estate_info: { apartment_type: 'apartment', project_status: 'handed_over' },
+        content_info: [block('vi', 'Căn hộ Đống Đa', 'Gần hồ, yên tĩnh', 'Đống Đa, Hà Nội')],
+      }),
+    ),
+    cheap: await publish(
+      server,
+      owner,
+      fullBody({
+        ...tags,
+        price: 900_000_000,
+        amenities: ['pool'],
+        geo: { lat: 10.81, long: 106.71 },
+        real_estate_info: { apartment_type: 'studio', project_status: 'handed_over' },
+        content_info: [block('en', 'Budget studio', 'Small and bright')],
+      }),
+    ),
   };
 }
 

@@ -24,7 +24,10 @@ beforeAll(async () => {
   owner = await registerAndLogin(server);
   anonymous = new ApiClient(server.url);
   world = await publishWorld(server, owner, tag);
-  await createContent(owner, fullBody({ hash_tags: [tag], content_info: [{ lang: 'en', project_name: 'Vinhomes draft', description: 'not yet', address: 'x' }] }));
+  await createContent(
+    owner,
+    fullBody({ hash_tags: [tag], content_info: [{ lang: 'en', project_name: 'Vinhomes draft', description: 'not yet', address: 'x' }] }),
+  );
   await indexReady(server);
 });
 
@@ -127,7 +130,11 @@ describe('facets (CONTRACT §23)', () => {
     const others = 'amenities=pool&price_from=1000000000&project_status=handed_over';
     const { facets } = await facetsOf(server, `facets=amenities,apartment_type,project_status,price&${others}`);
     const totalOf = async (query: string) => (await facetsOf(server, query)).total;
-    const without = (name: string) => others.split('&').filter((p) => !p.startsWith(`${name}=`) && !(name === 'price' && p.startsWith('price_'))).join('&');
+    const without = (name: string) =>
+      others
+        .split('&')
+        .filter((p) => !p.startsWith(`${name}=`) && !(name === 'price' && p.startsWith('price_')))
+        .join('&');
     for (const name of ['amenities', 'apartment_type', 'project_status'] as const) {
       for (const [value, count] of Object.entries(facets[name] as Record<string, number>)) {
         expect(await totalOf(`${without(name)}&${name}=${encodeURIComponent(value)}`), `${name}=${value}`).toBe(count);
@@ -146,13 +153,21 @@ describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
 
   it('should refuse bad boxes', async () => {
     for (const q of [
-      'min_lat=-91&max_lat=10&min_lng=0&max_lng=10&zoom=3', 'min_lat=0&max_lat=91&min_lng=0&max_lng=10&zoom=3',
-      'min_lat=0&max_lat=10&min_lng=-181&max_lng=10&zoom=3', 'min_lat=0&max_lat=10&min_lng=0&max_lng=181&zoom=3',
-      'min_lat=20&max_lat=10&min_lng=0&max_lng=10&zoom=3', 'min_lat=0&max_lat=10&min_lng=20&max_lng=10&zoom=3',
-      'min_lat=0&max_lat=10&min_lng=-100&max_lng=100&zoom=3', 'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=21',
-      'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=-1', 'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=2.5',
-      'min_lat=0&max_lat=10&min_lng=0&max_lng=10', 'max_lat=10&min_lng=0&max_lng=10&zoom=3', 'min_lat=a&max_lat=10&min_lng=0&max_lng=10&zoom=3',
-      `${box}&zoom=3&price_from=-1`, `${box}&zoom=3&unit_price=XYZ`,
+      'min_lat=-91&max_lat=10&min_lng=0&max_lng=10&zoom=3',
+      'min_lat=0&max_lat=91&min_lng=0&max_lng=10&zoom=3',
+      'min_lat=0&max_lat=10&min_lng=-181&max_lng=10&zoom=3',
+      'min_lat=0&max_lat=10&min_lng=0&max_lng=181&zoom=3',
+      'min_lat=20&max_lat=10&min_lng=0&max_lng=10&zoom=3',
+      'min_lat=0&max_lat=10&min_lng=20&max_lng=10&zoom=3',
+      'min_lat=0&max_lat=10&min_lng=-100&max_lng=100&zoom=3',
+      'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=21',
+      'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=-1',
+      'min_lat=0&max_lat=10&min_lng=0&max_lng=10&zoom=2.5',
+      'min_lat=0&max_lat=10&min_lng=0&max_lng=10',
+      'max_lat=10&min_lng=0&max_lng=10&zoom=3',
+      'min_lat=a&max_lat=10&min_lng=0&max_lng=10&zoom=3',
+      `${box}&zoom=3&price_from=-1`,
+      `${box}&zoom=3&unit_price=XYZ`,
     ]) {
       expectErrorEnvelope(await clusters(q), 400, 'validation.error');
     }
@@ -165,7 +180,10 @@ describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
       expect(res.status, res.text).toBe(200);
       const { clusters: found, total } = res.body.data;
       expect(total).toBe(5); // every published item but Seoul (outside the box)
-      expect(found.reduce((n: number, c: { count: number }) => n + c.count, 0), `zoom ${zoom}`).toBe(total);
+      expect(
+        found.reduce((n: number, c: { count: number }) => n + c.count, 0),
+        `zoom ${zoom}`,
+      ).toBe(total);
       expect(found.length).toBeLessThanOrEqual(300);
       for (const c of found) expect(c.id !== undefined).toBe(c.count === 1);
       if (previous) {
@@ -239,7 +257,9 @@ describe('GET /content/api/v1/completed/clusters (CONTRACT §23)', () => {
 describe('changes show in the next search', () => {
   it('should show an edit, a delete and a publish', async () => {
     const edit = await owner.api.put(`/api/v1/content/${world.cheap}`, {
-      price: 800_000_000, area: 30, location: { latitude: 10.81, longitude: 106.71 },
+      price: 800_000_000,
+      area: 30,
+      location: { latitude: 10.81, longitude: 106.71 },
       languages: { en: { projectName: 'Saffron loft', description: 'Small and bright', address: 'District 1' } },
     });
     expect(edit.status, edit.text).toBe(200);
@@ -249,21 +269,36 @@ describe('changes show in the next search', () => {
     expect((await owner.api.delete(`/api/v1/content/${world.garden}`)).status).toBe(200);
     expect(await searchFor(anonymous, 'vinhomes')).toEqual([world.central]);
 
-    const fresh = await publish(server, owner, fullBody({ hash_tags: [tag], content_info: [{ lang: 'en', project_name: 'Marigold residence', description: 'New', address: 'x' }] }));
+    const fresh = await publish(
+      server,
+      owner,
+      fullBody({ hash_tags: [tag], content_info: [{ lang: 'en', project_name: 'Marigold residence', description: 'New', address: 'x' }] }),
+    );
     expect(await searchFor(anonymous, 'marigold')).toEqual([fresh]);
     expect(server.service.services.listingIndex.ready()).toBe(true);
   });
 
   it('should move an edited price or area in and out of range filters at once', async () => {
     const word = `zinnia${randomBytes(3).toString('hex')}`;
-    const id = await publish(server, owner, fullBody({ hash_tags: [tag], price: 1_500_000_000, area: 70, content_info: [{ lang: 'en', project_name: `${word} house`, description: 'x', address: 'x' }] }));
+    const id = await publish(
+      server,
+      owner,
+      fullBody({
+        hash_tags: [tag],
+        price: 1_500_000_000,
+        area: 70,
+        content_info: [{ lang: 'en', project_name: `${word} house`, description: 'x', address: 'x' }],
+      }),
+    );
     const within = (range: string) => searchFor(anonymous, word, `&${range}`);
     expect(await within('price_from=1000000000&price_to=2000000000')).toEqual([id]);
     expect(await within('area_from=60&area_to=80')).toEqual([id]);
     expect(await within('price_from=1500000000&price_to=1500000000&area_from=70&area_to=70')).toEqual([id]); // bounds are inclusive
 
     const edit = await owner.api.put(`/api/v1/content/${id}`, {
-      price: 3_000_000_000, area: 120, location: { latitude: 10.81, longitude: 106.71 },
+      price: 3_000_000_000,
+      area: 120,
+      location: { latitude: 10.81, longitude: 106.71 },
       languages: { en: { projectName: `${word} house`, description: 'x', address: 'x' } },
     });
     expect(edit.status, edit.text).toBe(200);

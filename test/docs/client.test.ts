@@ -25,7 +25,9 @@ beforeAll(async () => {
 
 /** tsc's diagnostics for a project (empty when it typechecks). */
 async function typecheck(project: string): Promise<string[]> {
-  const { stdout } = await run(TSC, ['-p', project, '--pretty', 'false'], { maxBuffer: 16 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const { stdout } = await run(TSC, ['-p', project, '--pretty', 'false'], { maxBuffer: 16 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({
+    stdout: err.stdout ?? '',
+  }));
   return stdout.split('\n').filter((line) => /error TS\d+/.test(line));
 }
 

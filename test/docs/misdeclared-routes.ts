@@ -12,23 +12,39 @@ const countData = z.object({ count: z.number().int(), at: z.string().describe('I
 
 export const misdeclaredRoutes = routeModule([], () => [
   defineRoute({
-    method: 'GET', path: DECLARED_PATH, tag: 'test-only', auth: 'public', summary: 'Answers what it declares',
+    method: 'GET',
+    path: DECLARED_PATH,
+    tag: 'test-only',
+    auth: 'public',
+    summary: 'Answers what it declares',
     responseData: countData,
     // A Date is sent as its ISO text, which is what the declaration (and the client) describe.
     handler: async () => ({ data: { count: 3, at: new Date() } }),
   }),
   defineRoute({
-    method: 'GET', path: MISDECLARED_PATH, tag: 'test-only', auth: 'public', summary: 'Answers what it does not declare',
+    method: 'GET',
+    path: MISDECLARED_PATH,
+    tag: 'test-only',
+    auth: 'public',
+    summary: 'Answers what it does not declare',
     responseData: countData,
     handler: async () => ({ data: { count: 'three', at: new Date() } }),
   }),
   defineRoute({
-    method: 'GET', path: MISDECLARED_RAW_PATH, tag: 'test-only', auth: 'public', summary: 'Answers a raw body it does not declare',
+    method: 'GET',
+    path: MISDECLARED_RAW_PATH,
+    tag: 'test-only',
+    auth: 'public',
+    summary: 'Answers a raw body it does not declare',
     responseBody: z.object({ data: z.object({ total: z.number() }) }),
     handler: async () => ({ raw: { data: { total: '12' } } }),
   }),
   defineRoute({
-    method: 'GET', path: UNDECLARED_PATH, tag: 'test-only', auth: 'public', summary: 'Declares no data',
+    method: 'GET',
+    path: UNDECLARED_PATH,
+    tag: 'test-only',
+    auth: 'public',
+    summary: 'Declares no data',
     handler: async () => ({ data: { anything: true } }),
   }),
 ]);

@@ -58,7 +58,10 @@ describe('OpenAPI document under Redocly lint (recommended)', () => {
         continue;
       }
       const parsed = route.body.safeParse(media.example);
-      if (!parsed.success) failures.push(`${route.method} ${route.path}: ${JSON.stringify(media.example)} → ${parsed.error.issues.map((i: any) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        failures.push(
+          `${route.method} ${route.path}: ${JSON.stringify(media.example)} → ${parsed.error.issues.map((i: any) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
     }
     expect(failures).toEqual([]);
   });

@@ -56,7 +56,9 @@ describe.skipIf(browserMissing)('GET /docs in headless Chromium', () => {
     const { page, problems } = await openPage(`${booted.url}/docs`);
     await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, expected.length, { timeout: RENDER_TIMEOUT_MS });
     const rendered = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+      blocks.map(
+        (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+      ),
     );
     await page.screenshot({ path: path.join(SCREENSHOTS, 'docs.png'), fullPage: true });
     expect(rendered.sort()).toEqual(expected);
@@ -84,7 +86,11 @@ describe.skipIf(browserMissing)('GET /docs/events in headless Chromium', () => {
     );
     const rendered = await page.$$eval(
       '[id^="operation-"]',
-      (els, re) => els.map((e) => new RegExp(re).exec(e.id)).filter((m): m is RegExpExecArray => m !== null).map((m) => [m[1], m[2]] as [string, string]),
+      (els, re) =>
+        els
+          .map((e) => new RegExp(re).exec(e.id))
+          .filter((m): m is RegExpExecArray => m !== null)
+          .map((m) => [m[1], m[2]] as [string, string]),
       pattern,
     );
     await page.screenshot({ path: path.join(SCREENSHOTS, 'docs-events.png'), fullPage: true });

@@ -35,7 +35,7 @@ describe('in a test run (NODE_ENV=test)', () => {
     expect(logged).toContain('count');
   });
 
-  it('checks a raw answer against the route\'s responseBody the same way', async () => {
+  it("checks a raw answer against the route's responseBody the same way", async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const res = await new ApiClient(booted.url).get(MISDECLARED_RAW_PATH);
     expect(res.status).toBe(500);

@@ -25,10 +25,24 @@ export function listing(overrides: { lat?: number; long?: number; price?: number
  * queues it for saved-search matching), then `video.completed` on `node`'s event bus (the node
  * that "processed" it). Returns the item id.
  */
-export async function publishLive(server: TestServer, user: TestUser, body: Record<string, unknown> = fullBody(), node: RunningService = server.service): Promise<string> {
+export async function publishLive(
+  server: TestServer,
+  user: TestUser,
+  body: Record<string, unknown> = fullBody(),
+  node: RunningService = server.service,
+): Promise<string> {
   const id = await createContent(user, body);
   await markCompleted(server, id);
-  const video = { original_name: 'tour.mp4', size: 10_485_760, resolution: '1080x1920', duration: 31.5, status: 'completed', thumbnail_url: null, content_url: null, url: null };
+  const video = {
+    original_name: 'tour.mp4',
+    size: 10_485_760,
+    resolution: '1080x1920',
+    duration: 31.5,
+    status: 'completed',
+    thumbnail_url: null,
+    content_url: null,
+    url: null,
+  };
   node.app.events.publish('video.completed', { uploaderId: user.userId, contentId: id, video });
   return id;
 }

@@ -158,7 +158,15 @@ describe.each(['websocket', 'polling'] as Transport[])('/feed over %s', (transpo
   describe('area:watch', () => {
     it('should refuse bad payloads', async () => {
       const socket = await connectFeed(server.url, watcher.token, transport);
-      for (const payload of [{}, { latitude: 10 }, { latitude: 100, longitude: 0 }, { latitude: '10', longitude: 106 }, { latitude: 10, longitude: 106, zoom_level: 30 }, { latitude: 10, longitude: 106, x: 1 }, null]) {
+      for (const payload of [
+        {},
+        { latitude: 10 },
+        { latitude: 100, longitude: 0 },
+        { latitude: '10', longitude: 106 },
+        { latitude: 10, longitude: 106, zoom_level: 30 },
+        { latitude: 10, longitude: 106, x: 1 },
+        null,
+      ]) {
         const ack = await emitAck(socket, 'area:watch', payload);
         expect(ack).toMatchObject({ ok: false, error_code: 'validation.error.invalid_payload' });
       }
@@ -170,7 +178,7 @@ describe.each(['websocket', 'polling'] as Transport[])('/feed over %s', (transpo
       // District 7 of Ho Chi Minh City at street zoom.
       expect(await emitAck(socket, 'area:watch', { latitude: 10.73, longitude: 106.72, zoom_level: 14 })).toEqual({ ok: true });
       const hanoi = await publishLive(server, uploader, listing({ lat: 21.0285, long: 105.8542 }));
-      const nextDistrict = await publishLive(server, uploader, listing({ lat: 10.73, long: 106.80 }));
+      const nextDistrict = await publishLive(server, uploader, listing({ lat: 10.73, long: 106.8 }));
       const inside = await publishLive(server, uploader, listing({ lat: 10.7296, long: 106.7218 }));
       const item = await arrived(listings, (i) => i.id === inside);
       expect(item.content_info[0].lang).toBe('en');
@@ -203,7 +211,9 @@ describe('feed:new from a real upload', () => {
     const feed = collect(socket, 'feed:new');
     const clip = await makeVideo(path.join(scratch, 'tour.mp4'), { seconds: 2, size: '320x240' });
     const contentId = await createContent(uploader);
-    const res = await uploader.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]) });
+    const res = await uploader.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+      rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]),
+    });
     expect(res.status).toBe(200);
     const item = await arrived(feed, (i) => i.id === contentId, 110_000);
     expect(item.video.url).toMatch(/\.m3u8$/);
@@ -230,7 +240,11 @@ describe('a /feed socket restored after a dropped connection', () => {
       const inside = await publishLive(server, uploader, listing({ lat: 10.7296, long: 106.7218 }));
       await until(() => client.keys('/feed', 'listing:new', (i) => i.id).includes(inside), 10_000, 'listing:new after the restore');
       expect((await comment(stranger, watchedItem, 'after the restore')).status).toBe(201);
-      await until(() => client.keys('/feed', 'content:stats', (s) => `${s.contentId}:${s.comment_count}`).includes(`${watchedItem}:1`), 10_000, 'content:stats after the restore');
+      await until(
+        () => client.keys('/feed', 'content:stats', (s) => `${s.contentId}:${s.comment_count}`).includes(`${watchedItem}:1`),
+        10_000,
+        'content:stats after the restore',
+      );
       expect(client.keys('/feed', 'feed:new', (i) => i.id).filter((id) => id === missed)).toHaveLength(1);
     } finally {
       client.close();

@@ -83,7 +83,9 @@ describe.skipIf(!enabled)('the live feed on two nodes', () => {
       const fan = await registerAndLogin(serverA);
       const socket = await connectFeed(nodeA.url, fan.token, transport);
       const feed = collect(socket, 'feed:new');
-      const res = await new ApiClient(nodeB.url, fan.token).post(`/auth/api/v1/users/${uploader.userId}/follow`, undefined, { headers: { 'x-user-id': fan.userId } });
+      const res = await new ApiClient(nodeB.url, fan.token).post(`/auth/api/v1/users/${uploader.userId}/follow`, undefined, {
+        headers: { 'x-user-id': fan.userId },
+      });
       expect(res.status).toBe(200);
       // The join travels through Redis like any broadcast: wait until A has applied it.
       const joined = () => nodeA.realtime.io.of('/feed').adapter.rooms.get(`author:${uploader.userId}`)?.has(socket.id!) ?? false;

@@ -17,8 +17,8 @@ beforeAll(async () => {
   server = booted.current;
   const original = globalThis.fetch;
   let n = 0;
-  globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) =>
-    original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `203.0.113.${n++}` } }));
+  globalThis.fetch = (input: RequestInfo | URL, init: RequestInit = {}) =>
+    original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `203.0.113.${n++}` } });
   try {
     user = await registerAndLogin(server);
   } finally {

@@ -66,14 +66,32 @@ describe('POST /content/api/v1/saved-searches', () => {
   it('should create a search with its filters normalised as /all parses them', async () => {
     const res = await create(owner, {
       name: '  Pool flats in District 7 ',
-      filters: { search: 'Căn hộ', price_from: '1000000000', price_to: 5e9, unit_price: 'vnd', unit_area: 'm²', amenities: 'pool, gym', apartment_type: ['Apartment'], area: { latitude: 10.73, longitude: 106.72, zoom_level: 13 } },
+      filters: {
+        search: 'Căn hộ',
+        price_from: '1000000000',
+        price_to: 5e9,
+        unit_price: 'vnd',
+        unit_area: 'm²',
+        amenities: 'pool, gym',
+        apartment_type: ['Apartment'],
+        area: { latitude: 10.73, longitude: 106.72, zoom_level: 13 },
+      },
       notify: 'daily',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
       id: expect.any(String),
       name: 'Pool flats in District 7',
-      filters: { search: 'Căn hộ', price_from: 1e9, price_to: 5e9, unit_price: 'VND', unit_area: 'm2', amenities: ['pool', 'gym'], apartment_type: ['Apartment'], area: { latitude: 10.73, longitude: 106.72, zoom_level: 13 } },
+      filters: {
+        search: 'Căn hộ',
+        price_from: 1e9,
+        price_to: 5e9,
+        unit_price: 'VND',
+        unit_area: 'm2',
+        amenities: ['pool', 'gym'],
+        apartment_type: ['Apartment'],
+        area: { latitude: 10.73, longitude: 106.72, zoom_level: 13 },
+      },
       notify: 'daily',
       created_at: expect.any(String),
     });
@@ -127,7 +145,12 @@ describe('GET /content/api/v1/saved-searches/:id/matches', () => {
     await publishSilently(server, uploader, listing({ project_name: 'Skyline Tower Hanoi', lat: 21.0285, long: 105.8542 }));
     await publishSilently(server, uploader, listing({ project_name: 'Skyline Tower no pool', amenities: ['gym'] }));
     await createContent(uploader, listing({ project_name: 'Skyline Tower draft' }));
-    searchId = (await create(owner, validSearch({ search: 'skyline', price_to: 5e9, amenities: 'pool', area: { latitude: 10.73, longitude: 106.72, zoom_level: 12 } }, 'off'))).body.data.id;
+    searchId = (
+      await create(
+        owner,
+        validSearch({ search: 'skyline', price_to: 5e9, amenities: 'pool', area: { latitude: 10.73, longitude: 106.72, zoom_level: 12 } }, 'off'),
+      )
+    ).body.data.id;
   });
 
   it('should page the matching published items newest first, without repeats', async () => {

@@ -42,7 +42,10 @@ describe('loadConfig', () => {
 
   it('reads the realtime fan-out settings, with their defaults', () => {
     expect(loadConfig({})).toMatchObject({ REALTIME_NATIVE_PUBLISH: 'on', REALTIME_OUTBOX_MAX_EVENTS: 10_000 });
-    expect(loadConfig({ REALTIME_NATIVE_PUBLISH: 'off', REALTIME_OUTBOX_MAX_EVENTS: '5' })).toMatchObject({ REALTIME_NATIVE_PUBLISH: 'off', REALTIME_OUTBOX_MAX_EVENTS: 5 });
+    expect(loadConfig({ REALTIME_NATIVE_PUBLISH: 'off', REALTIME_OUTBOX_MAX_EVENTS: '5' })).toMatchObject({
+      REALTIME_NATIVE_PUBLISH: 'off',
+      REALTIME_OUTBOX_MAX_EVENTS: 5,
+    });
   });
 
   it('treats empty values as unset', () => {

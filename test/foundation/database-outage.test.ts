@@ -16,7 +16,10 @@ import { freePort } from '../helpers/child-process.js';
 const pgBin = (() => {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return null;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? path.join(root, versions[0], 'bin') : null;
 })();
 const asRoot = process.getuid?.() === 0;
@@ -26,7 +29,6 @@ function pgCommand(binary: string, args: string[]): [string, string[]] {
   const full = path.join(pgBin!, binary);
   return asRoot ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
 }
-
 
 async function waitForPort(port: number, up: boolean): Promise<void> {
   for (let i = 0; i < 200; i++) {

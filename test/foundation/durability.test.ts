@@ -15,7 +15,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const AUTH = '/auth/api/v1';
 const WRITES = 30;
 
-
 interface Running {
   child: ChildProcess;
   output: () => string;
@@ -87,7 +86,11 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded durability', (
     for (let i = 0; i < WRITES; i++) {
       const user = { username: uniqueUsername('dur'), phone: uniquePhone() };
       const res = await api.post(`${AUTH}/register`, {
-        username: user.username, password: 'password-123', phone_number: user.phone, given_name: 'Du', family_name: 'Rable',
+        username: user.username,
+        password: 'password-123',
+        phone_number: user.phone,
+        given_name: 'Du',
+        family_name: 'Rable',
       });
       if (res.status === 201) acknowledged.push(user);
     }
@@ -105,7 +108,11 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded durability', (
 
     for (const user of acknowledged) {
       const again = await api.post(`${AUTH}/register`, {
-        username: uniqueUsername('dup'), password: 'password-123', phone_number: user.phone, given_name: 'Du', family_name: 'Plicate',
+        username: uniqueUsername('dup'),
+        password: 'password-123',
+        phone_number: user.phone,
+        given_name: 'Du',
+        family_name: 'Plicate',
       });
       expect(again.status, `phone of ${user.username}`).toBe(400);
       expect(again.body.error_code).toBe('auth.error.user_exists');
@@ -114,7 +121,11 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded durability', (
     }
     // The same usernames are taken too.
     const taken = await api.post(`${AUTH}/register`, {
-      username: acknowledged[0].username, password: 'password-123', phone_number: uniquePhone(), given_name: 'A', family_name: 'B',
+      username: acknowledged[0].username,
+      password: 'password-123',
+      phone_number: uniquePhone(),
+      given_name: 'A',
+      family_name: 'B',
     });
     expect(taken.body.error_code).toBe('auth.error.user_exists');
 

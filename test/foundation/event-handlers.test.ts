@@ -27,7 +27,8 @@ beforeAll(() => {
   bus = server.service.app.events;
 });
 
-const pairsOf = (subscriptions: { event: string; handler: string | null }[]) => subscriptions.map(({ event, handler }) => `${event} ← ${handler ?? '(not in the table)'}`);
+const pairsOf = (subscriptions: { event: string; handler: string | null }[]) =>
+  subscriptions.map(({ event, handler }) => `${event} ← ${handler ?? '(not in the table)'}`);
 
 describe('the event-handler table', () => {
   it('has every listed handler subscribed on a running node, once', () => {

@@ -141,7 +141,10 @@ describe('hostile HTTP input', () => {
 
     it('a NUL character in a JSON body, a query value or a path parameter (PostgreSQL cannot store it)', async () => {
       const api = new ApiClient(server.url, user.token);
-      const body = await api.request('PUT', '/auth/api/v1/user/me', { rawBody: '{"family_name":"b\\u00009"}', headers: { 'content-type': 'application/json' } });
+      const body = await api.request('PUT', '/auth/api/v1/user/me', {
+        rawBody: '{"family_name":"b\\u00009"}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(body.status).toBe(400);
       expect(body.body.error_code).toBe('validation.error.invalid_body');
       expect(body.body.details.field).toBe('family_name');
@@ -157,7 +160,10 @@ describe('hostile HTTP input', () => {
 
     it('a JSON body nested thousands of levels deep', async () => {
       const deep = '['.repeat(5000) + ']'.repeat(5000);
-      const res = await new ApiClient(server.url).request('POST', '/auth/api/v1/send-otp', { rawBody: `{"phone_number":${deep}}`, headers: { 'content-type': 'application/json' } });
+      const res = await new ApiClient(server.url).request('POST', '/auth/api/v1/send-otp', {
+        rawBody: `{"phone_number":${deep}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error_code).toBe('validation.error.invalid_body');
       await expectNodeServing();
@@ -232,7 +238,10 @@ describe('hostile HTTP input', () => {
 
     it('a lone UTF-16 surrogate is stored as U+FFFD, in both storage modes', async () => {
       const api = new ApiClient(server.url, user.token);
-      const res = await api.request('PUT', '/auth/api/v1/user/me', { rawBody: '{"family_name":"c\\udfe0\\ud55c"}', headers: { 'content-type': 'application/json' } });
+      const res = await api.request('PUT', '/auth/api/v1/user/me', {
+        rawBody: '{"family_name":"c\\udfe0\\ud55c"}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(200);
       const me = await api.get('/auth/api/v1/user/me');
       expect(me.body.data.family_name).toBe('c\ufffd\ud55c');

@@ -25,9 +25,7 @@ interface RawResponse {
 function parseRaw(text: string): RawResponse {
   const [head, ...rest] = text.split('\r\n\r\n');
   const [statusLine, ...headerLines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-  );
+  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
   const bodyText = rest.join('\r\n\r\n');
   let body: unknown = bodyText;
   try {

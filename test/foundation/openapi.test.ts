@@ -82,7 +82,12 @@ describe('OpenAPI document', () => {
   it('gives the header parameters a route declares (SPEC §5.6 identity headers, x-language)', () => {
     const refresh = doc.paths['/auth/api/v1/refresh-token'].post;
     const headerNames = refresh.parameters.filter((p: any) => p.in === 'header').map((p: any) => [p.name, p.required]);
-    expect(headerNames).toEqual(expect.arrayContaining([['x-user-username', true], ['x-session-id', true]]));
+    expect(headerNames).toEqual(
+      expect.arrayContaining([
+        ['x-user-username', true],
+        ['x-session-id', true],
+      ]),
+    );
     const feeds = doc.paths['/content/api/v1/feeds'].get;
     expect(feeds.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'x-language', in: 'header', required: false })]));
   });

@@ -7,7 +7,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, buildGraph, circles, moduleCircles, mutualPairs, productFiles as graphFiles, sourceFiles, violations, type ImportGraph } from '../../scripts/import-graph.js';
+import {
+  ROOT,
+  buildGraph,
+  circles,
+  moduleCircles,
+  mutualPairs,
+  productFiles as graphFiles,
+  sourceFiles,
+  violations,
+  type ImportGraph,
+} from '../../scripts/import-graph.js';
 
 const COMPOSITION_ROOT = 'src/services.ts';
 const DOORS = ['http', 'realtime', 'jobs'];

@@ -87,10 +87,7 @@ export const hostileShortString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
 );
 
-export const hostileString: fc.Arbitrary<string> = fc.oneof(
-  { weight: 9, arbitrary: hostileShortString },
-  { weight: 1, arbitrary: hugeString },
-);
+export const hostileString: fc.Arbitrary<string> = fc.oneof({ weight: 9, arbitrary: hostileShortString }, { weight: 1, arbitrary: hugeString });
 
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(0, -0, -1, 1, 0.5, -1e308, 1e308, 5e-324, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), Number.MAX_SAFE_INTEGER, 1e21),
@@ -106,13 +103,27 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>
     { weight: 2, arbitrary: hostileNumber },
     { weight: 1, arbitrary: fc.constantFrom(null, true, false) },
     { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 4 }) },
-    { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', ''), fc.string({ maxLength: 8 })), tie('value'), { maxKeys: 4 }) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', ''), fc.string({ maxLength: 8 })), tie('value'), { maxKeys: 4 }),
+    },
     // Deep nesting: a stack-hungry validator or serializer falls over here.
-    { weight: 1, arbitrary: fc.integer({ min: 50, max: 1000 }).map((d) => { let v: unknown = 1; for (let i = 0; i < d; i++) v = [v]; return v; }) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 50, max: 1000 }).map((d) => {
+        let v: unknown = 1;
+        for (let i = 0; i < d; i++) v = [v];
+        return v;
+      }),
+    },
   ),
 })).value;
 
-const uuidLike = fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.constantFrom('00000000-0000-0000-0000-000000000000'));
+const uuidLike = fc.oneof(
+  fc.uuid(),
+  fc.uuid().map((u) => u.toUpperCase()),
+  fc.constantFrom('00000000-0000-0000-0000-000000000000'),
+);
 
 function idValue(known: KnownValues): fc.Arbitrary<string> {
   return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known.ids) }, { weight: 1, arbitrary: uuidLike });
@@ -123,7 +134,8 @@ function stringFor(schema: JsonSchema, name: string, known: KnownValues): fc.Arb
   if (/phone/i.test(name)) return fc.oneof(fc.constantFrom(...known.phones), fc.stringMatching(/^\+84(9|3)\d{8}$/));
   if (/username/i.test(name)) return fc.constantFrom(...known.usernames);
   if (/currency|unit_price/.test(name)) return fc.constantFrom('VND', 'USD', 'KRW', 'vnd', 'XXX');
-  if (/date/.test(name)) return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  if (/date/.test(name))
+    return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
   if (/token/.test(name)) return fc.constantFrom('tok_visa', 'tok_decline', 'tok_insufficient', 'tok_', 'card_4242');
   if (schema.format === 'uri') return fc.webUrl();
   if (schema.format === 'email') return fc.emailAddress();
@@ -230,8 +242,16 @@ export function applyMutations(value: unknown, mutations: Mutation[]): unknown {
     const stack: unknown[] = [root];
     while (stack.length) {
       const v = stack.pop();
-      if (Array.isArray(v)) v.forEach((item, i) => { slots.push({ parent: v, key: i }); stack.push(item); });
-      else if (v && typeof v === 'object') for (const k of Object.keys(v)) { slots.push({ parent: v, key: k }); stack.push((v as any)[k]); }
+      if (Array.isArray(v))
+        v.forEach((item, i) => {
+          slots.push({ parent: v, key: i });
+          stack.push(item);
+        });
+      else if (v && typeof v === 'object')
+        for (const k of Object.keys(v)) {
+          slots.push({ parent: v, key: k });
+          stack.push((v as any)[k]);
+        }
     }
     const slot = slots[m.target % slots.length];
     const current = slot.parent === null ? root : slot.parent[slot.key!];
@@ -279,7 +299,34 @@ export function rawComponent(known: KnownValues): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 4, arbitrary: idValue(known) },
     { weight: 4, arbitrary: hostileShortString.map((s) => percentEncode(s)) },
-    { weight: 2, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', 'a%2Fb', '..%2F..%2Fetc%2Fpasswd', '%00', '%zz', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%FF%FE', '%', '%25', '%u0041', 'null', '-1', '0', '1e3', 'me', 'others', '*', '~') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '..',
+        '.',
+        '%2e%2e',
+        '%2F',
+        'a%2Fb',
+        '..%2F..%2Fetc%2Fpasswd',
+        '%00',
+        '%zz',
+        '%E0%A4%A',
+        '%ED%A0%80',
+        '%C0%AF',
+        '%FF%FE',
+        '%',
+        '%25',
+        '%u0041',
+        'null',
+        '-1',
+        '0',
+        '1e3',
+        'me',
+        'others',
+        '*',
+        '~',
+      ),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 100, max: 8000 }).map((n) => 'a'.repeat(n)) },
     // Raw bytes above 0x7f, not percent-encoded (uWS passes them through).
     { weight: 1, arbitrary: fc.constantFrom('\xff\xfe', '\xc3\xa9', '\xed\xa0\x80', '\xf0\x9f\x8f\xa0') },
@@ -288,10 +335,12 @@ export function rawComponent(known: KnownValues): fc.Arbitrary<string> {
 
 /** A header value: any string squeezed into what HTTP/1.1 lets a header carry (no CTLs). */
 export function headerSafe(s: string): string {
-  return Buffer.from(s, 'utf8')
-    .toString('latin1')
-    // eslint-disable-next-line no-control-regex -- control characters are what this takes out
-    .replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?')
-    .trim()
-    .slice(0, 6000);
+  return (
+    Buffer.from(s, 'utf8')
+      .toString('latin1')
+      // eslint-disable-next-line no-control-regex -- control characters are what this takes out
+      .replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?')
+      .trim()
+      .slice(0, 6000)
+  );
 }

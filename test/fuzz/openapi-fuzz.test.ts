@@ -79,7 +79,10 @@ beforeAll(async () => {
   // A few real records, so that generated ids sometimes hit something and reach deeper code.
   const ids = [user.userId, other.userId, admin.userId, user.sessionId, other.sessionId];
   const content = await user.api.post('/content/api/v1/content', {
-    price: 2_500_000_000, unit_price: 'VND', area: 72, unit_area: 'm2',
+    price: 2_500_000_000,
+    unit_price: 'VND',
+    area: 72,
+    unit_area: 'm2',
     video: { original_name: 'tour.mp4', size: 1_000_000 },
     real_estate_info: { apartment_type: 'apartment', project_status: 'completed' },
     content_info: [{ lang: 'en', project_name: 'River view tower', description: 'Two bedrooms' }],
@@ -212,9 +215,7 @@ describe('OpenAPI fuzz', () => {
         const e = result.errorInstance;
         // Our own failures carry the request; anything else (a bug in the generators) its stack.
         const cause = e instanceof Error ? (e.message.includes('\n') ? e.message : String(e.stack).split('\n').slice(0, 8).join('\n')) : String(e);
-        failures.push(
-          `${op.id}: ${cause}\n  replay: FUZZ_SEED=${result.seed} FUZZ_OP='${op.id}' FUZZ_PATH=${result.counterexamplePath}`,
-        );
+        failures.push(`${op.id}: ${cause}\n  replay: FUZZ_SEED=${result.seed} FUZZ_OP='${op.id}' FUZZ_PATH=${result.counterexamplePath}`);
       }
     }
     // A crash from the last request may surface a moment later.
@@ -227,7 +228,13 @@ describe('OpenAPI fuzz', () => {
         `seed ${SEED}, ${RUNS} runs per operation; ${failures.length} failure(s)`,
     );
     if (process.env.FUZZ_STATS === '1') {
-      for (const [id, seen] of statuses) console.log(`${id}: ${[...seen].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`);
+      for (const [id, seen] of statuses)
+        console.log(
+          `${id}: ${[...seen]
+            .sort()
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' ')}`,
+        );
     }
     if (failures.length) console.log(failures.join('\n\n'));
     expect(failures, failures.join('\n\n')).toEqual([]);

@@ -76,10 +76,7 @@ export class NoAnswer extends Error {}
  */
 export function sendRaw(base: string, req: RawRequest, timeoutMs = 15_000): Promise<RawResponse | null> {
   const { hostname, port } = new URL(base);
-  const head =
-    `${req.method} ${req.target} HTTP/1.1\r\n` +
-    req.headers.map(([k, v]) => `${k}: ${v}\r\n`).join('') +
-    '\r\n';
+  const head = `${req.method} ${req.target} HTTP/1.1\r\n` + req.headers.map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     let received = Buffer.alloc(0);
@@ -106,7 +103,10 @@ export function sendRaw(base: string, req: RawRequest, timeoutMs = 15_000): Prom
       const res = parseResponse(received, true);
       if (res) settle(() => resolve(res));
       else if (req.ending === 'hangup') settle(() => resolve(null));
-      else settle(() => reject(new NoAnswer(`connection closed without a complete answer (got ${received.length} bytes: ${received.subarray(0, 200).toString('latin1')})`)));
+      else
+        settle(() =>
+          reject(new NoAnswer(`connection closed without a complete answer (got ${received.length} bytes: ${received.subarray(0, 200).toString('latin1')})`)),
+        );
     });
     socket.write(Buffer.from(head, 'latin1'));
     if (req.body?.length) socket.write(req.body);

@@ -3,8 +3,15 @@
 // bytes to write on the socket.
 import fc from 'fast-check';
 import {
-  fuzzValue, headerSafe, hostileShortString, hostileString, percentEncode, rawComponent, valid,
-  type JsonSchema, type KnownValues,
+  fuzzValue,
+  headerSafe,
+  hostileShortString,
+  hostileString,
+  percentEncode,
+  rawComponent,
+  valid,
+  type JsonSchema,
+  type KnownValues,
 } from './arbitraries.js';
 import type { RawRequest } from './raw-http.js';
 
@@ -20,8 +27,16 @@ export type AuthMode = 'none' | 'user' | 'admin' | 'garbage';
 
 /** Ways to send a bearer header that must not authenticate. Resolved with real tokens at send time. */
 export const GARBAGE_AUTH = [
-  'bad-signature', 'no-signature', 'alg-none', 'two-tokens', 'refresh-as-access', 'hostile',
-  'very-long', 'wrong-scheme', 'empty-bearer', 'lowercase-scheme',
+  'bad-signature',
+  'no-signature',
+  'alg-none',
+  'two-tokens',
+  'refresh-as-access',
+  'hostile',
+  'very-long',
+  'wrong-scheme',
+  'empty-bearer',
+  'lowercase-scheme',
 ] as const;
 export type GarbageAuth = (typeof GARBAGE_AUTH)[number];
 
@@ -35,8 +50,17 @@ export interface MultipartPart {
 }
 
 export const MULTIPART_FRAMINGS = [
-  'complete', 'cut-mid-file', 'no-boundary-param', 'wrong-boundary', 'repeated-boundary', 'preamble-only',
-  'empty-body', 'chunked', 'chunked-cut', 'short-then-hangup', 'chunked-then-hangup',
+  'complete',
+  'cut-mid-file',
+  'no-boundary-param',
+  'wrong-boundary',
+  'repeated-boundary',
+  'preamble-only',
+  'empty-body',
+  'chunked',
+  'chunked-cut',
+  'short-then-hangup',
+  'chunked-then-hangup',
 ] as const;
 export type MultipartFraming = (typeof MULTIPART_FRAMINGS)[number];
 
@@ -64,15 +88,20 @@ export interface Tokens {
 }
 
 const JSON_CONTENT_TYPES = [
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=abc', 'application/jsonp',
-  'APPLICATION/JSON', '', 'application/json; charset=utf-16', 'application/json;;;', 'application/*', 'image/png',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=abc',
+  'application/jsonp',
+  'APPLICATION/JSON',
+  '',
+  'application/json; charset=utf-16',
+  'application/json;;;',
+  'application/*',
+  'image/png',
 ];
 
 /** A 1x1 PNG, so that image paths reach the decoder, not just the type check. */
-const PNG_1X1 = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 const FILE_BODIES: Uint8Array[] = [
   PNG_1X1,
@@ -83,7 +112,9 @@ const FILE_BODIES: Uint8Array[] = [
   Buffer.concat([Buffer.from('BM', 'latin1'), Buffer.alloc(60, 0xff)]),
   Buffer.concat([Buffer.from('0000001866747970697336', 'hex'), Buffer.alloc(300, 1)]),
   Buffer.from('#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n'),
-  Buffer.from('<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><Period><AdaptationSet><Representation><BaseURL>file:///etc/passwd</BaseURL></Representation></AdaptationSet></Period></MPD>'),
+  Buffer.from(
+    '<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><Period><AdaptationSet><Representation><BaseURL>file:///etc/passwd</BaseURL></Representation></AdaptationSet></Period></MPD>',
+  ),
   Buffer.from("ffconcat version 1.0\nfile '/etc/passwd'\n"),
   Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'),
   Buffer.alloc(0),
@@ -105,7 +136,10 @@ function queryArbitrary(spec: JsonSchema, known: KnownValues): fc.Arbitrary<stri
         { weight: 2, arbitrary: rawComponent(known).map((v) => `${percentEncode(p.name)}=${v}`) },
         { weight: 1, arbitrary: valid(p.schema, known, p.name).map((v) => `${percentEncode(p.name)}=${percentEncode(String(v))}%00`) },
         { weight: 1, arbitrary: fc.constant(percentEncode(p.name)) },
-        { weight: 1, arbitrary: fc.array(rawComponent(known), { minLength: 2, maxLength: 3 }).map((vs) => vs.map((v) => `${percentEncode(p.name)}=${v}`).join('&')) },
+        {
+          weight: 1,
+          arbitrary: fc.array(rawComponent(known), { minLength: 2, maxLength: 3 }).map((vs) => vs.map((v) => `${percentEncode(p.name)}=${v}`).join('&')),
+        },
       ),
       { freq: 2 },
     ),
@@ -124,13 +158,28 @@ function queryArbitrary(spec: JsonSchema, known: KnownValues): fc.Arbitrary<stri
 
 function headersArbitrary(known: KnownValues): fc.Arbitrary<[string, string][]> {
   const value = (names: string) =>
-    fc.oneof(
-      { weight: 2, arbitrary: fc.constantFrom(...known.ids, ...known.usernames, 'en', 'vi', 'ko', 'zz', 'en-US,vi;q=0.5', '*') },
-      { weight: 3, arbitrary: hostileShortString.map(headerSafe) },
-    ).map((v) => [names, v] as [string, string]);
+    fc
+      .oneof(
+        { weight: 2, arbitrary: fc.constantFrom(...known.ids, ...known.usernames, 'en', 'vi', 'ko', 'zz', 'en-US,vi;q=0.5', '*') },
+        { weight: 3, arbitrary: hostileShortString.map(headerSafe) },
+      )
+      .map((v) => [names, v] as [string, string]);
   const names = [
-    'X-User-Id', 'X-User-ID', 'X-User-Username', 'X-Session-Id', 'X-Language', 'Idempotency-Key', 'X-Request-Id',
-    'Accept-Language', 'Origin', 'X-Forwarded-For', 'Accept', 'Cookie', 'X-HTTP-Method-Override', 'If-None-Match', 'Range',
+    'X-User-Id',
+    'X-User-ID',
+    'X-User-Username',
+    'X-Session-Id',
+    'X-Language',
+    'Idempotency-Key',
+    'X-Request-Id',
+    'Accept-Language',
+    'Origin',
+    'X-Forwarded-For',
+    'Accept',
+    'Cookie',
+    'X-HTTP-Method-Override',
+    'If-None-Match',
+    'Range',
   ];
   return fc.array(fc.constantFrom(...names).chain(value), { maxLength: 6 });
 }
@@ -149,9 +198,26 @@ function jsonBodyArbitrary(schema: JsonSchema | undefined, known: KnownValues): 
   );
   const malformed = fc.oneof(
     fc.constantFrom(
-      '{', '{"a":', '[', 'nul', 'tru', '"unterminated', '{"a":1,}', "{'a':1}", '{"a":1e999}', '{"a":-}', '1e999',
-      '\ufeff{}', '{"__proto__":{"is_admin":true,"role":"admin"}}', '{"constructor":{"prototype":{"x":1}}}',
-      '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a":1}{"b":2}', '\u0000', '{"a":"\\x41"}', '{"a":01}',
+      '{',
+      '{"a":',
+      '[',
+      'nul',
+      'tru',
+      '"unterminated',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":1e999}',
+      '{"a":-}',
+      '1e999',
+      '\ufeff{}',
+      '{"__proto__":{"is_admin":true,"role":"admin"}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"a":"\\ud800"}',
+      '{"a":"\\u0000"}',
+      '{"a":1}{"b":2}',
+      '\u0000',
+      '{"a":"\\x41"}',
+      '{"a":01}',
     ),
     fc.integer({ min: 1000, max: 20000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
     fc.integer({ min: 1000, max: 20000 }).map((d) => '{"a":'.repeat(d) + '1' + '}'.repeat(d)),
@@ -186,8 +252,19 @@ function multipartBodyArbitrary(spec: JsonSchema): fc.Arbitrary<BodySpec> {
     hostileShortString.map(headerSafe),
   );
   const contentType = fc.constantFrom(
-    'image/png', 'image/jpeg', 'image/webp', 'image/bmp', 'image/gif', 'video/mp4', 'video/quicktime',
-    'application/vnd.apple.mpegurl', 'application/dash+xml', 'application/octet-stream', 'text/plain', '', 'image/svg+xml',
+    'image/png',
+    'image/jpeg',
+    'image/webp',
+    'image/bmp',
+    'image/gif',
+    'video/mp4',
+    'video/quicktime',
+    'application/vnd.apple.mpegurl',
+    'application/dash+xml',
+    'application/octet-stream',
+    'text/plain',
+    '',
+    'image/svg+xml',
   );
   const data = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...FILE_BODIES) },
@@ -210,10 +287,7 @@ function multipartBodyArbitrary(spec: JsonSchema): fc.Arbitrary<BodySpec> {
     kind: fc.constant('multipart' as const),
     parts: fc.array(part, { minLength: 0, maxLength: 4 }),
     boundary,
-    framing: fc.oneof(
-      { weight: 4, arbitrary: fc.constant('complete' as const) },
-      { weight: 6, arbitrary: fc.constantFrom(...MULTIPART_FRAMINGS) },
-    ),
+    framing: fc.oneof({ weight: 4, arbitrary: fc.constant('complete' as const) }, { weight: 6, arbitrary: fc.constantFrom(...MULTIPART_FRAMINGS) }),
     cutAt: fc.double({ min: 0, max: 1, noNaN: true }),
   });
 }
@@ -229,9 +303,16 @@ function cleanParts(op: Operation, known: KnownValues) {
     }),
   );
   const query = fc
-    .tuple(...params.filter((p) => p.in === 'query').map((p) =>
-      fc.option(valid(p.schema, known, p.name).map((v) => `${percentEncode(p.name)}=${percentEncode(String(v))}`), { freq: p.required ? 1000 : 2 }),
-    ))
+    .tuple(
+      ...params
+        .filter((p) => p.in === 'query')
+        .map((p) =>
+          fc.option(
+            valid(p.schema, known, p.name).map((v) => `${percentEncode(p.name)}=${percentEncode(String(v))}`),
+            { freq: p.required ? 1000 : 2 },
+          ),
+        ),
+    )
     .map((pairs) => pairs.filter((x): x is string => x !== null).join('&'));
   const jsonSchema: JsonSchema | undefined = spec.requestBody?.content?.['application/json']?.schema;
   let body: fc.Arbitrary<BodySpec> = fc.constant({ kind: 'none' });
@@ -239,22 +320,24 @@ function cleanParts(op: Operation, known: KnownValues) {
     const fileFields = Object.keys(spec.requestBody.content['multipart/form-data'].schema?.properties ?? {});
     body = fc.record({
       kind: fc.constant('multipart' as const),
-      parts: fc.tuple(
-        fc.record({
-          name: fc.constantFrom(...fileFields),
-          filename: fc.constantFrom('photo.png', 'photo.jpg', 'tour.mp4', 'doc.pdf'),
-          contentType: fc.constantFrom('image/png', 'image/jpeg', 'video/mp4', 'application/pdf'),
-          data: fc.constantFrom(...FILE_BODIES),
-          headerless: fc.constant(false),
-        }),
-        fc.record({
-          name: fc.constant('type'),
-          filename: fc.constant(null),
-          contentType: fc.constant(null),
-          data: fc.constantFrom('image', 'video', 'document').map((t) => Buffer.from(t)),
-          headerless: fc.constant(false),
-        }),
-      ).map((ps) => [...ps]),
+      parts: fc
+        .tuple(
+          fc.record({
+            name: fc.constantFrom(...fileFields),
+            filename: fc.constantFrom('photo.png', 'photo.jpg', 'tour.mp4', 'doc.pdf'),
+            contentType: fc.constantFrom('image/png', 'image/jpeg', 'video/mp4', 'application/pdf'),
+            data: fc.constantFrom(...FILE_BODIES),
+            headerless: fc.constant(false),
+          }),
+          fc.record({
+            name: fc.constant('type'),
+            filename: fc.constant(null),
+            contentType: fc.constant(null),
+            data: fc.constantFrom('image', 'video', 'document').map((t) => Buffer.from(t)),
+            headerless: fc.constant(false),
+          }),
+        )
+        .map((ps) => [...ps]),
       boundary: fc.constant('----fuzzBoundary7MA4YWxkTrZu0gW'),
       framing: fc.constant('complete' as const),
       cutAt: fc.constant(1),
@@ -331,16 +414,26 @@ const b64url = (s: string) => Buffer.from(s).toString('base64url');
 export function garbageAuthorization(kind: GarbageAuth, text: string, tokens: Tokens): string {
   const [h, p, s] = tokens.access.split('.');
   switch (kind) {
-    case 'bad-signature': return `Bearer ${h}.${p}.${(s ?? '').slice(0, -4)}AAAA`;
-    case 'no-signature': return `Bearer ${h}.${p}.`;
-    case 'alg-none': return `Bearer ${b64url('{"alg":"none","typ":"JWT"}')}.${p}.`;
-    case 'two-tokens': return `Bearer ${tokens.access} ${tokens.access}`;
-    case 'refresh-as-access': return `Bearer ${tokens.refresh}`;
-    case 'hostile': return `Bearer ${text}`;
-    case 'very-long': return `Bearer ${'a'.repeat(5000)}.${'b'.repeat(3000)}.c`;
-    case 'wrong-scheme': return `Basic ${b64url('user:pass')}`;
-    case 'empty-bearer': return 'Bearer';
-    case 'lowercase-scheme': return `bearer   ${tokens.access}x`;
+    case 'bad-signature':
+      return `Bearer ${h}.${p}.${(s ?? '').slice(0, -4)}AAAA`;
+    case 'no-signature':
+      return `Bearer ${h}.${p}.`;
+    case 'alg-none':
+      return `Bearer ${b64url('{"alg":"none","typ":"JWT"}')}.${p}.`;
+    case 'two-tokens':
+      return `Bearer ${tokens.access} ${tokens.access}`;
+    case 'refresh-as-access':
+      return `Bearer ${tokens.refresh}`;
+    case 'hostile':
+      return `Bearer ${text}`;
+    case 'very-long':
+      return `Bearer ${'a'.repeat(5000)}.${'b'.repeat(3000)}.c`;
+    case 'wrong-scheme':
+      return `Basic ${b64url('user:pass')}`;
+    case 'empty-bearer':
+      return 'Bearer';
+    case 'lowercase-scheme':
+      return `bearer   ${tokens.access}x`;
   }
 }
 
@@ -415,20 +508,53 @@ export function toRawRequest(op: Operation, c: FuzzCase, host: string, tokens: T
     // A cut inside the last part's data (or anywhere, when there are no parts).
     const cut = open.bytes.subarray(0, open.lastDataStart + Math.floor((open.bytes.length - open.lastDataStart) * b.cutAt));
     switch (b.framing) {
-      case 'complete': setType(type); framed(full, 'length'); break;
-      case 'cut-mid-file': setType(type); framed(cut, 'length'); break;
-      case 'no-boundary-param': setType('multipart/form-data'); framed(full, 'length'); break;
-      case 'wrong-boundary': setType('multipart/form-data; boundary=not-the-one-used'); framed(full, 'length'); break;
+      case 'complete':
+        setType(type);
+        framed(full, 'length');
+        break;
+      case 'cut-mid-file':
+        setType(type);
+        framed(cut, 'length');
+        break;
+      case 'no-boundary-param':
+        setType('multipart/form-data');
+        framed(full, 'length');
+        break;
+      case 'wrong-boundary':
+        setType('multipart/form-data; boundary=not-the-one-used');
+        framed(full, 'length');
+        break;
       case 'repeated-boundary':
         setType(type);
-        framed(Buffer.concat([Buffer.from(`--${b.boundary}\r\n--${b.boundary}\r\n\r\n--${b.boundary}\r\n`), full, Buffer.from(`--${b.boundary}--\r\n`)]), 'length');
+        framed(
+          Buffer.concat([Buffer.from(`--${b.boundary}\r\n--${b.boundary}\r\n\r\n--${b.boundary}\r\n`), full, Buffer.from(`--${b.boundary}--\r\n`)]),
+          'length',
+        );
         break;
-      case 'preamble-only': setType(type); framed(Buffer.from('this is a preamble with no boundary at all\r\n'), 'length'); break;
-      case 'empty-body': setType(type); headers.push(['Content-Length', '0']); break;
-      case 'chunked': setType(type); framed(full, 'chunked'); break;
-      case 'chunked-cut': setType(type); framed(cut, 'chunked'); break;
-      case 'short-then-hangup': setType(type); framed(cut, 'short'); break;
-      case 'chunked-then-hangup': setType(type); framed(cut, 'chunked-open'); break;
+      case 'preamble-only':
+        setType(type);
+        framed(Buffer.from('this is a preamble with no boundary at all\r\n'), 'length');
+        break;
+      case 'empty-body':
+        setType(type);
+        headers.push(['Content-Length', '0']);
+        break;
+      case 'chunked':
+        setType(type);
+        framed(full, 'chunked');
+        break;
+      case 'chunked-cut':
+        setType(type);
+        framed(cut, 'chunked');
+        break;
+      case 'short-then-hangup':
+        setType(type);
+        framed(cut, 'short');
+        break;
+      case 'chunked-then-hangup':
+        setType(type);
+        framed(cut, 'chunked-open');
+        break;
     }
   }
   return { method: op.method, target, headers, body, ending };
@@ -439,13 +565,25 @@ export function describeRequest(req: RawRequest, c: FuzzCase): string {
   const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…(${s.length} chars)` : s);
   const lines = [
     `${req.method} ${clip(req.target, 300)}  [auth: ${c.auth}${c.auth === 'garbage' ? ` ${c.garbage}` : ''}, ending: ${req.ending}]`,
-    ...req.headers.filter(([k]) => k !== 'Host').map(([k, v]) => `  ${k}: ${clip(k === 'Authorization' ? v.replace(/^(Bearer\s+)?(.{12}).*/s, '$1$2…') : v, 200)}`),
+    ...req.headers
+      .filter(([k]) => k !== 'Host')
+      .map(([k, v]) => `  ${k}: ${clip(k === 'Authorization' ? v.replace(/^(Bearer\s+)?(.{12}).*/s, '$1$2…') : v, 200)}`),
   ];
   if (c.body.kind === 'multipart') {
-    lines.push(`  multipart framing=${c.body.framing} boundary=${JSON.stringify(c.body.boundary)} cutAt=${c.body.cutAt.toFixed(3)} parts=` +
-      JSON.stringify(c.body.parts.map((p) => ({ name: clip(p.name, 60), filename: p.filename && clip(p.filename, 60), contentType: p.contentType, bytes: p.data.length, head: Buffer.from(p.data.subarray(0, 16)).toString('hex'), headerless: p.headerless }))));
+    lines.push(
+      `  multipart framing=${c.body.framing} boundary=${JSON.stringify(c.body.boundary)} cutAt=${c.body.cutAt.toFixed(3)} parts=` +
+        JSON.stringify(
+          c.body.parts.map((p) => ({
+            name: clip(p.name, 60),
+            filename: p.filename && clip(p.filename, 60),
+            contentType: p.contentType,
+            bytes: p.data.length,
+            head: Buffer.from(p.data.subarray(0, 16)).toString('hex'),
+            headerless: p.headerless,
+          })),
+        ),
+    );
   }
   if (req.body) lines.push(`  body (${req.body.length} bytes): ${clip(JSON.stringify(req.body.subarray(0, 1000).toString('utf8')), 600)}`);
   return lines.join('\n');
 }
-

@@ -103,12 +103,10 @@ function ackOrDrop(socket: Socket, event: string, args: unknown[]): Promise<{ ac
   return new Promise((resolve) => {
     const onDrop = (reason: string) => resolve({ dropped: reason });
     socket.once('disconnect', onDrop);
-    socket
-      .timeout(ACK_TIMEOUT_MS)
-      .emit(event, ...args, (err: Error | null, ack: unknown) => {
-        socket.off('disconnect', onDrop);
-        resolve(err ? { dropped: `no ack within ${ACK_TIMEOUT_MS} ms` } : { ack });
-      });
+    socket.timeout(ACK_TIMEOUT_MS).emit(event, ...args, (err: Error | null, ack: unknown) => {
+      socket.off('disconnect', onDrop);
+      resolve(err ? { dropped: `no ack within ${ACK_TIMEOUT_MS} ms` } : { ack });
+    });
   });
 }
 
@@ -199,7 +197,13 @@ async function runDrop(c: DropCase, emit: { event: string; args: unknown[] } | n
 
 /** The same steps with socket.io-client over long-polling: its transport closed at that step. */
 async function runPollingDrop(c: DropCase, emit: { event: string; args: unknown[] } | null, wait: () => Promise<void>): Promise<void> {
-  const socket = io(server.url + c.namespace, { transports: ['polling'], auth: { token: raider.token }, forceNew: true, reconnection: false, autoConnect: false });
+  const socket = io(server.url + c.namespace, {
+    transports: ['polling'],
+    auth: { token: raider.token },
+    forceNew: true,
+    reconnection: false,
+    autoConnect: false,
+  });
   const opened = new Promise<void>((resolve) => socket.io.once('open', () => resolve()));
   const connected = new Promise<void>((resolve) => (socket.once('connect', () => resolve()), socket.once('connect_error', () => resolve())));
   socket.connect();
@@ -230,17 +234,27 @@ describe('Socket.IO fuzz (AsyncAPI)', () => {
     // 2. Events the namespace does not have (the only ones /notifications and /processing can get).
     for (const namespace of namespaces) {
       const unknown = { namespace, event: 'fuzz:unknown', payload: {} };
-      await property(`${namespace} unknown events`, fc.tuple(fc.constantFrom('fuzz:unknown', 'message:send', 'content:subscribe', 'video:cancel', ''), emitCase({}, known)), async ([name, c]) => {
-        sent++;
-        await runEmit({ ...unknown, event: name }, c);
-      }, Math.ceil(RUNS / 3));
+      await property(
+        `${namespace} unknown events`,
+        fc.tuple(fc.constantFrom('fuzz:unknown', 'message:send', 'content:subscribe', 'video:cancel', ''), emitCase({}, known)),
+        async ([name, c]) => {
+          sent++;
+          await runEmit({ ...unknown, event: name }, c);
+        },
+        Math.ceil(RUNS / 3),
+      );
     }
     // 3. Packets no client library sends.
     for (const namespace of namespaces) {
-      await property(`${namespace} junk packets`, fc.array(junkPacket(namespaces), { minLength: 1, maxLength: 5 }), async (junk) => {
-        sent += junk.length;
-        await runJunk(namespace, junk);
-      }, Math.ceil(RUNS / 2));
+      await property(
+        `${namespace} junk packets`,
+        fc.array(junkPacket(namespaces), { minLength: 1, maxLength: 5 }),
+        async (junk) => {
+          sent += junk.length;
+          await runJunk(namespace, junk);
+        },
+        Math.ceil(RUNS / 2),
+      );
     }
     // 4. Floods: 200 events at once on one socket (each of a size the server takes), each answered validly.
     for (const namespace of namespaces) {
@@ -248,7 +262,10 @@ describe('Socket.IO fuzz (AsyncAPI)', () => {
       const socket = await pooled(namespace, 'websocket');
       const flood = Array.from({ length: 200 }, (_, i) => {
         const target = ofNamespace.length ? ofNamespace[i % ofNamespace.length] : { namespace, event: 'fuzz:unknown', payload: {} };
-        const [args] = fc.sample(emitCase(target.payload, known).filter((c) => wireSize(c.args) < PACKET_LIMIT / 8), { seed: SEED + i, numRuns: 1 });
+        const [args] = fc.sample(
+          emitCase(target.payload, known).filter((c) => wireSize(c.args) < PACKET_LIMIT / 8),
+          { seed: SEED + i, numRuns: 1 },
+        );
         return ackOrDrop(socket, target.event, args.args).then(({ ack, dropped }) => (dropped ? `${target.event}: ${dropped}` : checkAck(ack)));
       });
       sent += flood.length;
@@ -266,19 +283,32 @@ describe('Socket.IO fuzz (AsyncAPI)', () => {
       engine.drop();
     }
     // 5. Going away at every step, with and without an event in flight.
-    await property('drops', fc.tuple(dropCase(namespaces), fc.nat()), async ([c, pick]) => {
-      const ofNamespace = events.filter((e) => e.namespace === c.namespace);
-      const event = ofNamespace[pick % Math.max(1, ofNamespace.length)];
-      const args = event ? [fc.sample(emitCase(event.payload, known), { seed: pick, numRuns: 1 })[0].args[0]] : [];
-      sent++;
-      await runDrop(c, event ? { event: event.event, args } : null);
-    }, RUNS * 3);
+    await property(
+      'drops',
+      fc.tuple(dropCase(namespaces), fc.nat()),
+      async ([c, pick]) => {
+        const ofNamespace = events.filter((e) => e.namespace === c.namespace);
+        const event = ofNamespace[pick % Math.max(1, ofNamespace.length)];
+        const args = event ? [fc.sample(emitCase(event.payload, known), { seed: pick, numRuns: 1 })[0].args[0]] : [];
+        sent++;
+        await runDrop(c, event ? { event: event.event, args } : null);
+      },
+      RUNS * 3,
+    );
 
     await pause(500); // what the server still does for the last cases runs now
     problems.push(...crashes.take());
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`socket fuzz: ${sent} cases over ${events.length} client events and ${namespaces.length} namespaces in ${seconds} s; seed ${SEED}, ${RUNS} runs; ${problems.length} problem(s)`);
-    if (process.env.FUZZ_STATS === '1') console.log([...codes].sort().map(([c, n]) => `${c}×${n}`).join(' '));
+    console.log(
+      `socket fuzz: ${sent} cases over ${events.length} client events and ${namespaces.length} namespaces in ${seconds} s; seed ${SEED}, ${RUNS} runs; ${problems.length} problem(s)`,
+    );
+    if (process.env.FUZZ_STATS === '1')
+      console.log(
+        [...codes]
+          .sort()
+          .map(([c, n]) => `${c}×${n}`)
+          .join(' '),
+      );
     if (problems.length) console.log(problems.join('\n\n'));
     expect(problems, problems.join('\n\n')).toEqual([]);
   }, 300_000);

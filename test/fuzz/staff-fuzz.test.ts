@@ -50,28 +50,108 @@ interface StaffAction {
   undo?(target: Target): Promise<void>;
 }
 
-const edit = { price: 4_321_000, area: 61, location: { latitude: 10.2, longitude: 106.2 }, languages: { en: { projectName: 'edited by staff', description: 'edited', address: 'x' } } };
-const decide = (type: 'user' | 'content' | 'comment' | 'message', action: string, pick: (t: Target) => string) =>
-  (actor: TestUser, target: Target) => actor.api.post(resolvePath(type, pick(target)), { action, note: `fuzz ${action}` });
+const edit = {
+  price: 4_321_000,
+  area: 61,
+  location: { latitude: 10.2, longitude: 106.2 },
+  languages: { en: { projectName: 'edited by staff', description: 'edited', address: 'x' } },
+};
+const decide = (type: 'user' | 'content' | 'comment' | 'message', action: string, pick: (t: Target) => string) => (actor: TestUser, target: Target) =>
+  actor.api.post(resolvePath(type, pick(target)), { action, note: `fuzz ${action}` });
 
 const ACTIONS: StaffAction[] = [
   { name: 'suspend the user', permission: 'moderate:content', withoutPermission: 403, takes: true, send: decide('user', 'suspend_user', (t) => t.user.userId) },
   { name: 'warn the user', permission: 'moderate:content', withoutPermission: 403, takes: true, send: decide('user', 'warn', (t) => t.user.userId) },
-  { name: 'dismiss reports of the user', permission: 'moderate:content', withoutPermission: 403, takes: false, send: decide('user', 'dismiss', (t) => t.user.userId), undo: async () => {} },
-  { name: 'remove their item', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'item', send: decide('content', 'remove', (t) => t.item!) },
-  { name: 'suspend the author of their item', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'item', send: decide('content', 'suspend_user', (t) => t.item!) },
-  { name: 'warn about their item', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'item', send: decide('content', 'warn', (t) => t.item!) },
-  { name: 'remove their comment', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'comment', send: decide('comment', 'remove', (t) => t.comment!) },
-  { name: 'remove their message', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'message', send: decide('message', 'remove', (t) => t.message!) },
-  { name: 'suspend the sender of their message', permission: 'moderate:content', withoutPermission: 403, takes: true, needs: 'message', send: decide('message', 'suspend_user', (t) => t.message!) },
-  { name: 'restore the user', permission: 'moderate:content', withoutPermission: 403, takes: false, send: (actor, t) => actor.api.post(restorePath(t.user.userId)), undo: async () => {} },
   {
-    name: 'replace their roles', permission: 'assign:role', withoutPermission: 403, takes: false,
+    name: 'dismiss reports of the user',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: false,
+    send: decide('user', 'dismiss', (t) => t.user.userId),
+    undo: async () => {},
+  },
+  {
+    name: 'remove their item',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'item',
+    send: decide('content', 'remove', (t) => t.item!),
+  },
+  {
+    name: 'suspend the author of their item',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'item',
+    send: decide('content', 'suspend_user', (t) => t.item!),
+  },
+  {
+    name: 'warn about their item',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'item',
+    send: decide('content', 'warn', (t) => t.item!),
+  },
+  {
+    name: 'remove their comment',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'comment',
+    send: decide('comment', 'remove', (t) => t.comment!),
+  },
+  {
+    name: 'remove their message',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'message',
+    send: decide('message', 'remove', (t) => t.message!),
+  },
+  {
+    name: 'suspend the sender of their message',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: true,
+    needs: 'message',
+    send: decide('message', 'suspend_user', (t) => t.message!),
+  },
+  {
+    name: 'restore the user',
+    permission: 'moderate:content',
+    withoutPermission: 403,
+    takes: false,
+    send: (actor, t) => actor.api.post(restorePath(t.user.userId)),
+    undo: async () => {},
+  },
+  {
+    name: 'replace their roles',
+    permission: 'assign:role',
+    withoutPermission: 403,
+    takes: false,
     send: (actor, t) => actor.api.put(`${AUTHZ}/users/${t.user.userId}/roles`, { role_names: [...t.roles, 'broker'] }),
     undo: (t) => giveRoles(admin, t.user, t.roles),
   },
-  { name: 'edit their item', permission: 'update:any_content', withoutPermission: 401, takes: true, ownerMay: true, needs: 'item', send: (actor, t) => actor.api.put(contentPath(t.item!), edit) },
-  { name: 'delete their item', permission: 'update:any_content', withoutPermission: 401, takes: true, ownerMay: true, needs: 'item', send: (actor, t) => actor.api.delete(contentPath(t.item!)) },
+  {
+    name: 'edit their item',
+    permission: 'update:any_content',
+    withoutPermission: 401,
+    takes: true,
+    ownerMay: true,
+    needs: 'item',
+    send: (actor, t) => actor.api.put(contentPath(t.item!), edit),
+  },
+  {
+    name: 'delete their item',
+    permission: 'update:any_content',
+    withoutPermission: 401,
+    takes: true,
+    ownerMay: true,
+    needs: 'item',
+    send: (actor, t) => actor.api.delete(contentPath(t.item!)),
+  },
 ];
 
 const booted = useTestServer({ RATE_LIMIT_SCALE: '10000' });
@@ -124,7 +204,10 @@ async function stateOf(target: Target): Promise<unknown> {
   const notifications = await target.user.api.get('/sns/api/v1/notifications?limit=50');
   const state: Record<string, unknown> = {
     me: me.status === 200 ? { status: 200, role: me.body.data.role, roles: me.body.data.roles } : { status: me.status },
-    told: notifications.status === 200 ? (notifications.body.data.notifications as { type: string }[]).filter((n) => n.type === 'moderation.action').length : notifications.status,
+    told:
+      notifications.status === 200
+        ? (notifications.body.data.notifications as { type: string }[]).filter((n) => n.type === 'moderation.action').length
+        : notifications.status,
   };
   if (target.item) {
     const detail = await new ApiClient(server.url).get(contentPath(target.item));
@@ -159,7 +242,9 @@ interface Case {
 }
 
 const allCases: Case[] = ACTIONS.flatMap((action) =>
-  KINDS.flatMap((actor) => KINDS.filter((target) => !(action.ownerMay && actor === 'admin' && target === 'admin')).map((target) => ({ action, actor, target }))),
+  KINDS.flatMap((actor) =>
+    KINDS.filter((target) => !(action.ownerMay && actor === 'admin' && target === 'admin')).map((target) => ({ action, actor, target })),
+  ),
 );
 
 beforeAll(async () => {
@@ -190,10 +275,12 @@ describe('staff actions over every pair of roles', () => {
       const label = `${actor} -> ${kind}: ${action.name} (FUZZ_SEED=${SEED})`;
       if (res.status !== want.status) failures.push(`${label}: ${res.status}, expected ${want.status}: ${res.text}`);
       else if (want.code && res.body?.error_code !== want.code) failures.push(`${label}: ${res.body?.error_code}, expected ${want.code}`);
-      if (res.status >= 400 && (res.body?.success !== false || typeof res.body?.error_code !== 'string')) failures.push(`${label}: not the §7 envelope: ${res.text}`);
+      if (res.status >= 400 && (res.body?.success !== false || typeof res.body?.error_code !== 'string'))
+        failures.push(`${label}: not the §7 envelope: ${res.text}`);
       if (before !== null) {
         const after = await stateOf(target);
-        if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${label}: refused, yet the target changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+        if (JSON.stringify(after) !== JSON.stringify(before))
+          failures.push(`${label}: refused, yet the target changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
       }
       if (res.status === 200) {
         if (action.undo) await action.undo(target);

@@ -56,10 +56,21 @@ const tusCase: fc.Arbitrary<TusCase> = fc.record({
   target: weighted<Target>(['own', 6], ['collection', 1], ['others', 1], ['unknown', 1], ['garbage', 1]),
   auth: fc.oneof({ weight: 3, arbitrary: fc.constant<Auth>('owner') }, { weight: 1, arbitrary: fc.constantFrom<Auth>('other', 'none', ...GARBAGE_AUTH) }),
   version: fc.oneof({ weight: 5, arbitrary: fc.constant('1.0.0') }, { weight: 1, arbitrary: fc.constantFrom(null, '0.2.2', '1.0.0, 0.2.2', '') }),
-  offset: fc.oneof({ weight: 4, arbitrary: fc.constant('right') }, { weight: 1, arbitrary: fc.constantFrom('wrong', 'missing') }, { weight: 1, arbitrary: numberish }),
+  offset: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('right') },
+    { weight: 1, arbitrary: fc.constantFrom('wrong', 'missing') },
+    { weight: 1, arbitrary: numberish },
+  ),
   length: fc.oneof({ weight: 4, arbitrary: fc.constant('right') }, { weight: 1, arbitrary: fc.constant('missing') }, { weight: 1, arbitrary: numberish }),
-  metadata: fc.oneof({ weight: 4, arbitrary: fc.constant('right') }, { weight: 1, arbitrary: fc.constant('missing') }, { weight: 1, arbitrary: hostileShortString.map(headerSafe) }),
-  contentType: fc.oneof({ weight: 5, arbitrary: fc.constant('application/offset+octet-stream') }, { weight: 1, arbitrary: fc.constantFrom(null, 'application/json', 'text/plain', '') }),
+  metadata: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('right') },
+    { weight: 1, arbitrary: fc.constant('missing') },
+    { weight: 1, arbitrary: hostileShortString.map(headerSafe) },
+  ),
+  contentType: fc.oneof(
+    { weight: 5, arbitrary: fc.constant('application/offset+octet-stream') },
+    { weight: 1, arbitrary: fc.constantFrom(null, 'application/json', 'text/plain', '') },
+  ),
   framing: weighted<Framing>(['chunked', 3], ['length', 3], ['none', 1], ['short-then-hangup', 1], ['chunked-then-hangup', 1], ['length-mismatch', 1]),
   bytes: weighted<Bytes>(['past-length', 2], ['next', 1], ['rest', 1], ['random', 1]),
   random: fc.uint8Array({ maxLength: 3000 }),
@@ -90,7 +101,8 @@ function toRequest(c: TusCase, own: { location: string; offset: number } | null)
   if (c.version !== null) headers.push(['Tus-Resumable', c.version]);
   if (c.auth === 'owner') headers.push(['Authorization', `Bearer ${owner.token}`]);
   else if (c.auth === 'other') headers.push(['Authorization', `Bearer ${other.token}`]);
-  else if (c.auth !== 'none') headers.push(['Authorization', garbageAuthorization(c.auth, c.hostile, { bearer: null, access: owner.token, refresh: owner.refreshToken })]);
+  else if (c.auth !== 'none')
+    headers.push(['Authorization', garbageAuthorization(c.auth, c.hostile, { bearer: null, access: owner.token, refresh: owner.refreshToken })]);
 
   const offset = own?.offset ?? 0;
   if (c.offset !== 'missing') headers.push(['Upload-Offset', c.offset === 'right' ? String(offset) : c.offset === 'wrong' ? String(offset + 7) : c.offset]);
@@ -208,7 +220,8 @@ async function runCase(c: TusCase): Promise<void> {
   if (!problem && own) {
     const head = await headUpload(booted.url, owner.token, own.location);
     if (head.status >= 500) problem = `HEAD after the case: ${head.status}`;
-    else if (head.status === 200 && Number(head.headers.get('upload-offset')) > png.length) problem = `offset ${head.headers.get('upload-offset')} past the length`;
+    else if (head.status === 200 && Number(head.headers.get('upload-offset')) > png.length)
+      problem = `offset ${head.headers.get('upload-offset')} past the length`;
   }
   const oversized = oversizedFiles();
   if (!problem && oversized.length) problem = `files past their Upload-Length: ${oversized.join(', ')}`;
@@ -222,7 +235,10 @@ describe('tus fuzz', () => {
     await new Promise((r) => setTimeout(r, 300));
     process.off('uncaughtExceptionMonitor', onCrash);
     const failures = [...crashes];
-    if (result.failed) failures.push(`${String((result.errorInstance as Error)?.message ?? result.errorInstance)}\n  replay: FUZZ_SEED=${result.seed} (path ${result.counterexamplePath})`);
+    if (result.failed)
+      failures.push(
+        `${String((result.errorInstance as Error)?.message ?? result.errorInstance)}\n  replay: FUZZ_SEED=${result.seed} (path ${result.counterexamplePath})`,
+      );
     console.log(`tus fuzz: ${sent} requests, seed ${SEED}, ${RUNS} runs; ${failures.length} failure(s)`);
     expect(failures, failures.join('\n\n')).toEqual([]);
   });

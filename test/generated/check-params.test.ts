@@ -30,7 +30,9 @@ beforeAll(async () => {
   admin = await loginAdmin(server);
   // A caller whose role holds no permission at all.
   const user = await registerAndLogin(server);
-  await server.service.app.database.rows(sql`insert into roles (id, name, description) values (gen_random_uuid(), 'check_params_none', 'no permission') on conflict (name) do nothing`);
+  await server.service.app.database.rows(
+    sql`insert into roles (id, name, description) values (gen_random_uuid(), 'check_params_none', 'no permission') on conflict (name) do nothing`,
+  );
   const assigned = await admin.api.put(`/authorization/api/v1/users/${user.userId}/roles`, { role_names: ['check_params_none'] });
   expect(assigned.status, assigned.text).toBe(200);
   powerless = await login(server, user.phone, user.password);

@@ -49,10 +49,18 @@ export class ApiClient {
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 
-  get<T = any>(p: string, o?: RequestOptions) { return this.request<T>('GET', p, o); }
-  post<T = any>(p: string, body?: unknown, o: RequestOptions = {}) { return this.request<T>('POST', p, { ...o, body }); }
-  put<T = any>(p: string, body?: unknown, o: RequestOptions = {}) { return this.request<T>('PUT', p, { ...o, body }); }
-  delete<T = any>(p: string, o?: RequestOptions) { return this.request<T>('DELETE', p, o); }
+  get<T = any>(p: string, o?: RequestOptions) {
+    return this.request<T>('GET', p, o);
+  }
+  post<T = any>(p: string, body?: unknown, o: RequestOptions = {}) {
+    return this.request<T>('POST', p, { ...o, body });
+  }
+  put<T = any>(p: string, body?: unknown, o: RequestOptions = {}) {
+    return this.request<T>('PUT', p, { ...o, body });
+  }
+  delete<T = any>(p: string, o?: RequestOptions) {
+    return this.request<T>('DELETE', p, o);
+  }
 }
 
 export interface OutboxEntry {
@@ -66,7 +74,12 @@ export interface OutboxEntry {
 export function readOutbox(server: TestServer): OutboxEntry[] {
   const file = path.join(server.dataDir, 'sms-outbox.jsonl');
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** The newest code sent to `phone` (E.164) for `purpose`. */
@@ -93,14 +106,20 @@ export interface TestUser {
 }
 
 /** Registers, verifies and logs in a fresh user. */
-export async function registerAndLogin(server: TestServer, overrides: Partial<{ username: string; phone: string; password: string; given_name: string; family_name: string }> = {}): Promise<TestUser> {
+export async function registerAndLogin(
+  server: TestServer,
+  overrides: Partial<{ username: string; phone: string; password: string; given_name: string; family_name: string }> = {},
+): Promise<TestUser> {
   const api = new ApiClient(server.url);
   const phone = overrides.phone ?? uniquePhone();
   const username = overrides.username ?? uniqueUsername();
   const password = overrides.password ?? 'password-123';
   const reg = await api.post('/auth/api/v1/register', {
-    username, password, phone_number: phone,
-    given_name: overrides.given_name ?? 'Test', family_name: overrides.family_name ?? 'User',
+    username,
+    password,
+    phone_number: phone,
+    given_name: overrides.given_name ?? 'Test',
+    family_name: overrides.family_name ?? 'User',
   });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
   const verify = await api.post('/auth/api/v1/verify-otp', { phone_number: phone, otp: lastCode(server, phone, 'register') });
@@ -132,7 +151,13 @@ export const loginAdmin = (server: TestServer): Promise<TestUser> => login(serve
 export function expectErrorEnvelope(res: ApiResponse, status: number, codePrefix?: string) {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
   const b = res.body;
-  if (b?.success !== false || typeof b.error_code !== 'string' || !/^[a-z_]+\.error\.[a-z_]+$/.test(b.error_code) || typeof b.message !== 'string' || typeof b.timestamp !== 'string') {
+  if (
+    b?.success !== false ||
+    typeof b.error_code !== 'string' ||
+    !/^[a-z_]+\.error\.[a-z_]+$/.test(b.error_code) ||
+    typeof b.message !== 'string' ||
+    typeof b.timestamp !== 'string'
+  ) {
     throw new Error(`not an error envelope: ${res.text}`);
   }
   if (codePrefix && !b.error_code.startsWith(codePrefix)) throw new Error(`expected error_code ${codePrefix}…, got ${b.error_code}`);

@@ -58,7 +58,14 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
   // database ends as a node leaves it at start (migrations, then the role catalogue).
   await applyMigrations(database, log);
   await seedRolesAndPermissions(database, repositories.roles);
-  const app: AppContext = { config, database, log, events: new DomainEventBus(log), sms: new OutboxSmsProvider(config.smsOutboxFile), media: createMediaStore(config) };
+  const app: AppContext = {
+    config,
+    database,
+    log,
+    events: new DomainEventBus(log),
+    sms: new OutboxSmsProvider(config.smsOutboxFile),
+    media: createMediaStore(config),
+  };
 
   let built: { notifications: NotificationService; push: PushService } | null = null;
   let blocks: BlockService | null = null;
@@ -68,19 +75,45 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
     notifications() {
       if (!built) {
         const push = new PushService(app, repositories.push, repositories.serviceSecrets, new OutboundGate(app.config.OUTBOUND_ALLOWED_HOSTS));
-        built = { push, notifications: new NotificationService(app, repositories.notifications, repositories.users, repositories.settings, repositories.blocks, push, new WakeUp()) };
+        built = {
+          push,
+          notifications: new NotificationService(
+            app,
+            repositories.notifications,
+            repositories.users,
+            repositories.settings,
+            repositories.blocks,
+            push,
+            new WakeUp(),
+          ),
+        };
       }
       return built.notifications;
     },
     blocks() {
-      blocks ??= new BlockService(app, repositories.blocks, repositories.follows, repositories.users, new ReadCache('blocks', { max: 1, ttlMs: 1 }, () => false));
+      blocks ??= new BlockService(
+        app,
+        repositories.blocks,
+        repositories.follows,
+        repositories.users,
+        new ReadCache('blocks', { max: 1, ttlMs: 1 }, () => false),
+      );
       return blocks;
     },
     async createUser({ role = DEFAULT_ROLE } = {}) {
       const id = newId();
       const username = `u_${randomBytes(5).toString('hex')}`;
       const phoneNumber = `+8490${String(randomInt(10_000_000)).padStart(7, '0')}`;
-      await repositories.users.insert({ id, username, passwordHash: 'not-a-password-hash', phoneNumber, phoneVerified: true, givenName: 'Test', familyName: username, role });
+      await repositories.users.insert({
+        id,
+        username,
+        passwordHash: 'not-a-password-hash',
+        phoneNumber,
+        phoneVerified: true,
+        givenName: 'Test',
+        familyName: username,
+        role,
+      });
       const grants = await repositories.roles.activeGrants();
       const permissions = new Set(grants.filter((g) => g.role === role).map((g) => g.permission));
       return { userId: id, sessionId: newId(), username, role, roles: [role], permissions };
@@ -88,7 +121,16 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
     async createContent(uploaderId, { price = 3_000_000_000, area = 70 } = {}) {
       const id = newId();
       const blocks: LanguageBlock[] = [
-        { lang: 'en', project_name: 'River view', description: 'Two rooms', legal_certificates: null, apartment_type: null, project_status: null, address: 'District 1', extra_description: null },
+        {
+          lang: 'en',
+          project_name: 'River view',
+          description: 'Two rooms',
+          legal_certificates: null,
+          apartment_type: null,
+          project_status: null,
+          address: 'District 1',
+          extra_description: null,
+        },
       ];
       await repositories.contents.insert({
         id,
@@ -106,13 +148,29 @@ export async function openTestDomain(overrides: Record<string, string> = {}): Pr
         isMultiLanguage: false,
         contentInfo: blocks,
         derived: deriveColumns(blocks, {}, [], []),
-        video: { original_name: 'tour.mp4', size: 1000, resolution: null, duration: null, status: 'pending', original_path: null, playlist_path: null, thumbnail_path: null, error: null },
+        video: {
+          original_name: 'tour.mp4',
+          size: 1000,
+          resolution: null,
+          duration: null,
+          status: 'pending',
+          original_path: null,
+          playlist_path: null,
+          thumbnail_path: null,
+          error: null,
+        },
         images: [],
       });
       return id;
     },
     async publish(contentId) {
-      const processed = { resolution: '1280x720', duration: 30, size: 1000, playlist_path: `${contentId}/hls/master.m3u8`, thumbnail_path: `${contentId}/thumbnail.jpg` };
+      const processed = {
+        resolution: '1280x720',
+        duration: 30,
+        size: 1000,
+        playlist_path: `${contentId}/hls/master.m3u8`,
+        thumbnail_path: `${contentId}/thumbnail.jpg`,
+      };
       if (!(await repositories.contents.markVideoCompleted(contentId, processed))) throw new Error(`content ${contentId} is gone`);
     },
     async close() {

@@ -89,7 +89,12 @@ describe('video processing survives a killed node', () => {
     while (partial.length < 2) {
       partial = stored.workDirsLeft(contentId).flatMap((w) => {
         const hls = path.join(workDir, w, 'hls');
-        return fs.existsSync(hls) ? fs.readdirSync(hls, { recursive: true }).map(String).filter((f) => f.endsWith('.ts')) : [];
+        return fs.existsSync(hls)
+          ? fs
+              .readdirSync(hls, { recursive: true })
+              .map(String)
+              .filter((f) => f.endsWith('.ts'))
+          : [];
       });
       await sleep(50);
     }

@@ -44,7 +44,11 @@ const crc32 = (bytes: Buffer) => {
  * header check): a decompression bomb's header, a few hundred bytes long.
  */
 async function pngDeclaring(width: number, height: number): Promise<Buffer> {
-  const png = Buffer.from(await sharp({ create: { width: 8, height: 8, channels: 3, background: 'white' } }).png().toBuffer());
+  const png = Buffer.from(
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: 'white' } })
+      .png()
+      .toBuffer(),
+  );
   expect(png.toString('latin1', 12, 16)).toBe('IHDR');
   png.writeUInt32BE(width, 16);
   png.writeUInt32BE(height, 20);
@@ -109,7 +113,12 @@ const putAvatar = (bytes: Buffer, filename: string) => {
   return user.api.request('PUT', AVATAR, { rawBody: fd, headers: { 'x-user-id': user.userId, 'x-user-username': user.username } });
 };
 const generalUpload = (bytes: Buffer, filename: string) =>
-  user.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: bytes, filename }]) });
+  user.api.request('POST', UPLOAD, {
+    rawBody: form([
+      { name: 'type', value: 'image' },
+      { name: 'file', value: bytes, filename },
+    ]),
+  });
 const contentImages = (contentId: string, files: { bytes: Buffer; filename: string }[]) =>
   user.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
     rawBody: form(files.map((f) => ({ name: 'files', value: f.bytes, filename: f.filename }))),
@@ -139,9 +148,7 @@ function expectImageTooLarge(res: ApiResponse, field: string) {
 }
 
 async function storedImagesOf(contentId: string): Promise<{ path: string }[]> {
-  const rows = await server.service.app.database.rows<{ images: { path: string }[] }>(
-    sql`select images from contents where id = ${contentId}`,
-  );
+  const rows = await server.service.app.database.rows<{ images: { path: string }[] }>(sql`select images from contents where id = ${contentId}`);
   return rows[0].images ?? [];
 }
 
@@ -165,9 +172,7 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
 
     // Nothing was stored or recorded, the temporary files are gone, the node still serves.
     expect((await user.api.get('/auth/api/v1/user/me')).body.data.picture ?? null).toBeNull();
-    const uploads = await server.service.app.database.rows<{ n: number }>(
-      sql`select count(*)::int as n from uploaded_files where user_id = ${user.userId}`,
-    );
+    const uploads = await server.service.app.database.rows<{ n: number }>(sql`select count(*)::int as n from uploaded_files where user_id = ${user.userId}`);
     expect(uploads[0].n).toBe(0);
     expect(await storedImagesOf(contentId)).toEqual([]);
     expect(await storedMedia(server.service).list(`content/${contentId}/images`)).toEqual([]);
@@ -197,7 +202,11 @@ describe('pixel limit (25 megapixels), checked from the header before decoding',
 
   it('should fail with a content image that passes the type check but cannot be decoded', async () => {
     const contentId = await createContent(user);
-    const png = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: 'white' } }).png().toBuffer());
+    const png = Buffer.from(
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: 'white' } })
+        .png()
+        .toBuffer(),
+    );
     // The compressed pixel data overwritten: a valid signature and header, garbage inside.
     const idat = png.indexOf('IDAT');
     png.fill(0xa5, idat + 4, png.length - 16);
@@ -288,9 +297,14 @@ describe('BMP avatars are decoded off the event loop', () => {
       attempts.push({ onThreadMs, worstStallMs: delay.max / 1e6 });
       if (delay.max / 1e6 < onThreadMs / 2) break;
     }
-    expect(attempts.some((a) => a.worstStallMs < a.onThreadMs / 2), JSON.stringify(attempts)).toBe(true);
+    expect(
+      attempts.some((a) => a.worstStallMs < a.onThreadMs / 2),
+      JSON.stringify(attempts),
+    ).toBe(true);
 
-    const { data, info } = await sharp(await fetchServed(res!.body.data.picture)).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(await fetchServed(res!.body.data.picture))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([info.width, info.height]).toEqual([512, 512]);
     // Blue stays blue: the palette and the channel order survived the hand-over from the worker.
     expect(data[2]).toBeGreaterThan(180);

@@ -18,14 +18,48 @@ const scratch = scratchDir();
 
 /** A clip of `size` made of `frames` frames (quick even at large sizes). */
 async function makeFrames(file: string, size: string, frames: number): Promise<Buffer> {
-  await run('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `color=c=blue:size=${size}:rate=5`, '-frames:v', String(frames),
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', file]);
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=blue:size=${size}:rate=5`,
+    '-frames:v',
+    String(frames),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    file,
+  ]);
   return fs.readFileSync(file);
 }
 
 async function makeWebm(file: string, seconds: number, size: string): Promise<Buffer> {
-  await run('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=${size}:rate=10`, '-t', String(seconds),
-    '-c:v', 'libvpx', '-b:v', '200k', '-deadline', 'realtime', '-cpu-used', '8', file]);
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${size}:rate=10`,
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libvpx',
+    '-b:v',
+    '200k',
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '8',
+    file,
+  ]);
   return fs.readFileSync(file);
 }
 

@@ -63,7 +63,12 @@ export function manifestPosingAsMp4(target: string, duration = 'PT2S'): Buffer {
 export function form(parts: { name: string; value: string | Buffer; filename?: string; type?: string }[]): FormData {
   const fd = new FormData();
   for (const p of parts) {
-    if (p.filename !== undefined) fd.append(p.name, new Blob([typeof p.value === "string" ? p.value : new Uint8Array(p.value)], { type: p.type ?? 'application/octet-stream' }), p.filename);
+    if (p.filename !== undefined)
+      fd.append(
+        p.name,
+        new Blob([typeof p.value === 'string' ? p.value : new Uint8Array(p.value)], { type: p.type ?? 'application/octet-stream' }),
+        p.filename,
+      );
     else fd.append(p.name, String(p.value));
   }
   return fd;

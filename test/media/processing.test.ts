@@ -60,7 +60,9 @@ describe('video processing', () => {
     const socket = await connect(server.url, '/processing', owner.token, 'websocket');
     const completedEvent = nextEvent<any>(socket, 'video:completed', (p) => p.contentId === contentId, 110_000);
 
-    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]) });
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+      rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]),
+    });
     expect(res.status).toBe(200);
 
     const job = await waitForJobEnd(server.service, contentId);
@@ -91,7 +93,12 @@ describe('video processing', () => {
     // The content detail shows the processed video.
     const detail = await owner.api.get(`/api/v1/content/${contentId}`);
     expect(detail.status).toBe(200);
-    expect(detail.body.data.video).toMatchObject({ duration: video.duration, resolution: '320x240', url: event.video.url, thumbnail_url: event.video.thumbnail_url });
+    expect(detail.body.data.video).toMatchObject({
+      duration: video.duration,
+      resolution: '320x240',
+      url: event.video.url,
+      thumbnail_url: event.video.thumbnail_url,
+    });
 
     // The master playlist, a variant playlist and a segment are served and playable.
     const master = await fetch(onServer(server.url, event.video.url));
@@ -100,7 +107,10 @@ describe('video processing', () => {
     const masterText = await master.text();
     expect(masterText).toMatch(/^#EXTM3U/);
     expect(masterText).toMatch(/RESOLUTION=320x240/);
-    const variantRel = masterText.split('\n').find((l) => l.trim().endsWith('.m3u8'))!.trim();
+    const variantRel = masterText
+      .split('\n')
+      .find((l) => l.trim().endsWith('.m3u8'))!
+      .trim();
     const variantUrl = new URL(variantRel, onServer(server.url, event.video.url)).toString();
     const variant = await (await fetch(variantUrl)).text();
     expect(variant).toContain('#EXT-X-ENDLIST');
@@ -121,7 +131,11 @@ describe('video processing', () => {
     const thumb = await fetch(onServer(server.url, event.video.thumbnail_url));
     expect(thumb.status).toBe(200);
     expect(thumb.headers.get('content-type')).toBe('image/jpeg');
-    expect(Buffer.from(await thumb.arrayBuffer()).subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(
+      Buffer.from(await thumb.arrayBuffer())
+        .subarray(0, 2)
+        .toString('hex'),
+    ).toBe('ffd8');
 
     // No work directory is left behind.
     expect(storedMedia(server.service).workDirsLeft(contentId)).toEqual([]);

@@ -89,7 +89,9 @@ describe('a resumable upload whose node is killed mid-PATCH', () => {
     const owner = await registerAndLogin({ url: doomedUrl, dataDir: env.DATA_DIR } as never);
     const contentId = await createContent(owner);
     // A noisy PNG (an extra image of the item) of about 1 MB: big enough to be cut mid-body.
-    const png = await sharp(randomBytes(600 * 600 * 3), { raw: { width: 600, height: 600, channels: 3 } }).png().toBuffer();
+    const png = await sharp(randomBytes(600 * 600 * 3), { raw: { width: 600, height: 600, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(png.length).toBeGreaterThan(200_000);
     const half = Math.floor(png.length * 0.52);
 

@@ -50,35 +50,39 @@ describe('upload:progress on /processing', () => {
   const booted = useTestServer({ VIDEO_WORKERS: '0' });
   afterEach(() => closeAll());
 
-  it.each(['websocket', 'polling'] as Transport[])('should reach the uploader over %s as chunks land, at most 4 a second', { timeout: 120_000 }, async (transport) => {
-    const [owner, other] = await Promise.all([registerAndLogin(booted.current), registerAndLogin(booted.current)]);
-    const contentId = await createContent(owner);
-    const video = await makeVideo(path.join(scratch, `progress-${transport}.mp4`), { seconds: 4 });
-    const mine = await connect(booted.url, '/processing', owner.token, transport);
-    const theirs = await connect(booted.url, '/processing', other.token, transport);
-    const events: { contentId: string; offset: number; length: number; at: number }[] = [];
-    const overheard: unknown[] = [];
-    mine.on('upload:progress', (p) => events.push({ ...p, at: performance.now() }));
-    theirs.on('upload:progress', (p) => overheard.push(p));
+  it.each(['websocket', 'polling'] as Transport[])(
+    'should reach the uploader over %s as chunks land, at most 4 a second',
+    { timeout: 120_000 },
+    async (transport) => {
+      const [owner, other] = await Promise.all([registerAndLogin(booted.current), registerAndLogin(booted.current)]);
+      const contentId = await createContent(owner);
+      const video = await makeVideo(path.join(scratch, `progress-${transport}.mp4`), { seconds: 4 });
+      const mine = await connect(booted.url, '/processing', owner.token, transport);
+      const theirs = await connect(booted.url, '/processing', other.token, transport);
+      const events: { contentId: string; offset: number; length: number; at: number }[] = [];
+      const overheard: unknown[] = [];
+      mine.on('upload:progress', (p) => events.push({ ...p, at: performance.now() }));
+      theirs.on('upload:progress', (p) => overheard.push(p));
 
-    // Many small chunks, sent as fast as the client can.
-    const chunkSize = Math.ceil(video.length / 80);
-    const { requests } = await uploadWithClient(booted.url + RESUMABLE, owner.token, video, { content_id: contentId, filename: 'tour.mp4' }, { chunkSize });
-    const patches = requests.filter((r) => r.method === 'PATCH').length;
-    // The last event (the full length) always comes.
-    for (;;) {
-      if (events.at(-1)?.offset === video.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      // Many small chunks, sent as fast as the client can.
+      const chunkSize = Math.ceil(video.length / 80);
+      const { requests } = await uploadWithClient(booted.url + RESUMABLE, owner.token, video, { content_id: contentId, filename: 'tour.mp4' }, { chunkSize });
+      const patches = requests.filter((r) => r.method === 'PATCH').length;
+      // The last event (the full length) always comes.
+      for (;;) {
+        if (events.at(-1)?.offset === video.length) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
 
-    expect(events.every((e) => e.contentId === contentId && e.length === video.length)).toBe(true);
-    const offsets = events.map((e) => e.offset);
-    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
-    // Throttled: far fewer events than chunks, and no more than 4 a second over the transfer
-    // (one more for the first, which goes at once; one for the delivery of two at the same time).
-    expect(events.length).toBeLessThan(patches);
-    const seconds = (events.at(-1)!.at - events[0].at) / 1000;
-    expect(events.length).toBeLessThanOrEqual(Math.floor(seconds * 4) + 2);
-    expect(overheard).toEqual([]);
-  });
+      expect(events.every((e) => e.contentId === contentId && e.length === video.length)).toBe(true);
+      const offsets = events.map((e) => e.offset);
+      expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+      // Throttled: far fewer events than chunks, and no more than 4 a second over the transfer
+      // (one more for the first, which goes at once; one for the delivery of two at the same time).
+      expect(events.length).toBeLessThan(patches);
+      const seconds = (events.at(-1)!.at - events[0].at) / 1000;
+      expect(events.length).toBeLessThanOrEqual(Math.floor(seconds * 4) + 2);
+      expect(overheard).toEqual([]);
+    },
+  );
 });

@@ -56,8 +56,7 @@ describe('resumable uploads (tus)', () => {
   const url = () => booted.url;
   const node = () => booted.current.service;
   const mainVideo = (contentId: string) => ({ content_id: contentId, filename: 'tour.mp4', filetype: 'video/mp4' });
-  const uploadRow = async (id: string) =>
-    (await node().app.database.rows(sql`select id from resumable_uploads where id = ${id}`))[0] ?? null;
+  const uploadRow = async (id: string) => (await node().app.database.rows(sql`select id from resumable_uploads where id = ${id}`))[0] ?? null;
   const idOf = (location: string) => location.split('/').pop()!;
 
   it('should answer OPTIONS with Tus-Version, Tus-Extension and Tus-Max-Size, and a browser preflight', async () => {
@@ -133,7 +132,10 @@ describe('resumable uploads (tus)', () => {
     expectTusError(deferred, 400, 'upload.error.length_required');
     const missing = await tusRequest(url(), 'POST', RESUMABLE, { token: owner.token, headers: { 'Upload-Metadata': metadataHeader(mainVideo(contentId)) } });
     expectTusError(missing, 400, 'upload.error.length_required');
-    const malformed = await tusRequest(url(), 'POST', RESUMABLE, { token: owner.token, headers: { 'Upload-Length': '10', 'Upload-Metadata': 'content_id !!!,,' } });
+    const malformed = await tusRequest(url(), 'POST', RESUMABLE, {
+      token: owner.token,
+      headers: { 'Upload-Length': '10', 'Upload-Metadata': 'content_id !!!,,' },
+    });
     expectTusError(malformed, 400, 'upload.error.invalid_header');
 
     expect((await resumableFiles(node())).length).toBe(before);
@@ -149,7 +151,11 @@ describe('resumable uploads (tus)', () => {
     expect((await headUpload(url(), other.token, created.location)).status).toBe(404);
     expectTusError(await patchUpload(url(), other.token, created.location, 1000, video.subarray(1000, 2000)), 404, 'upload.error.not_found');
     expectTusError(await tusRequest(url(), 'DELETE', created.location, { token: other.token }), 404, 'upload.error.not_found');
-    expectTusError(await tusRequest(url(), 'DELETE', `${RESUMABLE}/7c9e6679-7425-40de-944b-e07fc1f90ae7`, { token: owner.token }), 404, 'upload.error.not_found');
+    expectTusError(
+      await tusRequest(url(), 'DELETE', `${RESUMABLE}/7c9e6679-7425-40de-944b-e07fc1f90ae7`, { token: owner.token }),
+      404,
+      'upload.error.not_found',
+    );
     expectTusError(await tusRequest(url(), 'DELETE', `${RESUMABLE}/..%2F..%2Fetc`, { token: owner.token }), 404, 'upload.error.not_found');
 
     const head = await headUpload(url(), owner.token, created.location);
@@ -168,7 +174,11 @@ describe('resumable uploads (tus)', () => {
       expect(answer.headers.get('upload-offset')).toBe('500');
     }
     expectTusError(
-      await tusRequest(url(), 'PATCH', location, { token: owner.token, headers: { 'Upload-Offset': '500', 'Content-Type': 'application/octet-stream' }, body: video.subarray(500, 600) }),
+      await tusRequest(url(), 'PATCH', location, {
+        token: owner.token,
+        headers: { 'Upload-Offset': '500', 'Content-Type': 'application/octet-stream' },
+        body: video.subarray(500, 600),
+      }),
       415,
       'request.error.unsupported_media_type',
     );
@@ -177,13 +187,27 @@ describe('resumable uploads (tus)', () => {
       const answer = await sendRaw(url(), {
         method: 'PATCH',
         target: location,
-        headers: [['Host', 'service'], ['Tus-Resumable', '1.0.0'], ['Authorization', `Bearer ${owner.token}`], ['Upload-Offset', offset], ['Content-Type', 'application/offset+octet-stream'], ['Content-Length', '100']],
+        headers: [
+          ['Host', 'service'],
+          ['Tus-Resumable', '1.0.0'],
+          ['Authorization', `Bearer ${owner.token}`],
+          ['Upload-Offset', offset],
+          ['Content-Type', 'application/offset+octet-stream'],
+          ['Content-Length', '100'],
+        ],
         body: video.subarray(500, 600),
       });
-      expect({ status: answer!.status, body: JSON.parse(answer!.text) }).toMatchObject({ status: 400, body: { error_code: 'upload.error.invalid_header', details: { field: 'upload-offset' } } });
+      expect({ status: answer!.status, body: JSON.parse(answer!.text) }).toMatchObject({
+        status: 400,
+        body: { error_code: 'upload.error.invalid_header', details: { field: 'upload-offset' } },
+      });
     }
     // A body that would go past the declared length.
-    expectTusError(await patchUpload(url(), owner.token, location, 500, Buffer.concat([video.subarray(500), Buffer.alloc(10)])), 413, 'upload.error.length_exceeded');
+    expectTusError(
+      await patchUpload(url(), owner.token, location, 500, Buffer.concat([video.subarray(500), Buffer.alloc(10)])),
+      413,
+      'upload.error.length_exceeded',
+    );
     expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('500');
   });
 
@@ -210,25 +234,29 @@ describe('resumable uploads (tus)', () => {
   // Bucket only for now: on the disk this case keeps the whole Upload-Length (the disk store's
   // write, stopped by tus's limit after the file reached the length, never cuts it back: it waits
   // for its file stream's close). Left as a known issue of the local store (docs/media.md).
-  it.skipIf(!mediaInBucket())('should keep none of a chunked PATCH past Upload-Length even when it brought more than a part of the bucket (8 MiB)', { timeout: 120_000 }, async () => {
-    const contentId = await createContent(owner);
-    const length = 9 * 1024 * 1024;
-    const { location } = await createUpload(url(), owner.token, length, mainVideo(contentId));
-    // 10 MiB in 1 MiB chunks. The last goes only once the node has passed the first 9 MiB to its
-    // store (its progress says so): a whole 8 MiB part of the bucket before tus sees the body run past.
-    const parts = Array.from({ length: 10 }, (_, i) => Buffer.alloc(1024 * 1024, i + 1));
-    let passed = 0;
-    const off = node().app.events.subscribe('upload.progress', (p) => {
-      if (p.contentId === contentId) passed = Math.max(passed, p.offset);
-    });
-    const answer = await chunkedPatch(url(), owner.token, location, 0, parts, async () => {
-      while (passed < length) await new Promise((r) => setTimeout(r, 20));
-    }).finally(off);
-    expect(expectTusError(answer, 413, 'upload.error.length_exceeded').details?.field).toBe('body');
-    expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('0');
-    expect(await storedMedia(node()).resumableBytes(idOf(location))).toBe(0);
-    expect((await tusRequest(url(), 'DELETE', location, { token: owner.token })).status).toBe(204);
-  });
+  it.skipIf(!mediaInBucket())(
+    'should keep none of a chunked PATCH past Upload-Length even when it brought more than a part of the bucket (8 MiB)',
+    { timeout: 120_000 },
+    async () => {
+      const contentId = await createContent(owner);
+      const length = 9 * 1024 * 1024;
+      const { location } = await createUpload(url(), owner.token, length, mainVideo(contentId));
+      // 10 MiB in 1 MiB chunks. The last goes only once the node has passed the first 9 MiB to its
+      // store (its progress says so): a whole 8 MiB part of the bucket before tus sees the body run past.
+      const parts = Array.from({ length: 10 }, (_, i) => Buffer.alloc(1024 * 1024, i + 1));
+      let passed = 0;
+      const off = node().app.events.subscribe('upload.progress', (p) => {
+        if (p.contentId === contentId) passed = Math.max(passed, p.offset);
+      });
+      const answer = await chunkedPatch(url(), owner.token, location, 0, parts, async () => {
+        while (passed < length) await new Promise((r) => setTimeout(r, 20));
+      }).finally(off);
+      expect(expectTusError(answer, 413, 'upload.error.length_exceeded').details?.field).toBe('body');
+      expect((await headUpload(url(), owner.token, location)).headers.get('upload-offset')).toBe('0');
+      expect(await storedMedia(node()).resumableBytes(idOf(location))).toBe(0);
+      expect((await tusRequest(url(), 'DELETE', location, { token: owner.token })).status).toBe(204);
+    },
+  );
 
   it('should refuse a second PATCH while one is writing (409), and keep the first', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
@@ -294,13 +322,18 @@ describe('resumable uploads (tus)', () => {
     // The first connection that carries more than half the video towards the node is dropped.
     const proxy = await cuttingProxy(url(), Math.floor(video.length / 2));
     try {
-      const { url: uploadUrl, requests } = await uploadWithClient(proxy.url + RESUMABLE, owner.token, video, mainVideo(contentId), { chunkSize: Math.ceil(video.length * 0.8) });
+      const { url: uploadUrl, requests } = await uploadWithClient(proxy.url + RESUMABLE, owner.token, video, mainVideo(contentId), {
+        chunkSize: Math.ceil(video.length * 0.8),
+      });
       expect(proxy.cuts()).toBe(1);
       // The client asked where to resume (HEAD) and went on from exactly there: the bytes that
       // reached the node before the cut were kept. (While the cut PATCH is still being wound up
       // on the node, a resumed one is refused with 409 and the client asks again.)
       const resumed = requests.findIndex((r) => r.method === 'PATCH' && r.status === 204);
-      const asked = requests.slice(0, resumed).reverse().find((r) => r.method === 'HEAD');
+      const asked = requests
+        .slice(0, resumed)
+        .reverse()
+        .find((r) => r.method === 'HEAD');
       expect(asked?.status).toBe(200);
       const reported = Number(asked?.responseOffset);
       expect(reported).toBeGreaterThan(0);

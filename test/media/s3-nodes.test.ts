@@ -70,7 +70,13 @@ describe.skipIf(!s3Available() || !serverMode)('two nodes without a shared direc
   it('should continue on node B a tus upload started on node A, and complete it there', { timeout: 120_000 }, async () => {
     const contentId = await createContent(owner);
     const half = Math.floor(clip.length / 2);
-    const created = await createUpload(nodeA.url, owner.token, clip.length, { content_id: contentId, filename: 'tus.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    const created = await createUpload(
+      nodeA.url,
+      owner.token,
+      clip.length,
+      { content_id: contentId, filename: 'tus.mp4', filetype: 'video/mp4' },
+      clip.subarray(0, half),
+    );
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get('upload-offset')).toBe(String(half));
     // Node B sees the bytes node A took.

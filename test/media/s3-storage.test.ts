@@ -33,7 +33,12 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 /** Every file left under a directory (relative paths); [] when it does not exist. */
 const filesUnder = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))) : [];
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    : [];
 
 /** Bytes that sniff as an MP4 (the attached form checks the type only; processing would refuse them). */
 const mp4Posing = (size: number) => {
@@ -70,9 +75,19 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
 
   it('should keep uploads as objects in the bucket and serve them from it with ranges and validators', async () => {
     const png = await makeImage('png', 80, 60);
-    const image = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'a.png' }]) });
+    const image = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'a.png' },
+      ]),
+    });
     expect(image.status, image.text).toBe(201);
-    const video = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'video' }, { name: 'file', value: clip, filename: 'c.mp4' }]) });
+    const video = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'video' },
+        { name: 'file', value: clip, filename: 'c.mp4' },
+      ]),
+    });
     expect(video.status, video.text).toBe(201);
     const keys = await bucket.keys();
     const videoKey = new URL(video.body.data.url).pathname.replace(/^\/media\//, '');
@@ -123,9 +138,15 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     const master = await fetch(`${server.url}/media/${video.playlist_path}`);
     expect(master.status).toBe(200);
     expect(master.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
-    const variantRel = (await master.text()).split('\n').find((l) => l.trim().endsWith('.m3u8'))!.trim();
+    const variantRel = (await master.text())
+      .split('\n')
+      .find((l) => l.trim().endsWith('.m3u8'))!
+      .trim();
     const variantUrl = new URL(variantRel, `${server.url}/media/${video.playlist_path}`);
-    const segmentRel = (await (await fetch(variantUrl)).text()).split('\n').find((l) => l.trim().endsWith('.ts'))!.trim();
+    const segmentRel = (await (await fetch(variantUrl)).text())
+      .split('\n')
+      .find((l) => l.trim().endsWith('.ts'))!
+      .trim();
     const segment = await fetch(new URL(segmentRel, variantUrl));
     expect(segment.status).toBe(200);
     expect(Buffer.from(await segment.arrayBuffer())[0]).toBe(0x47);
@@ -140,7 +161,10 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     const { video } = await contentVideo(server.service, contentId);
     const hls = path.posix.dirname(video.playlist_path);
     const variant = await (await fetch(`${server.url}/media/${hls}/240p/index.m3u8`)).text();
-    const named = variant.split('\n').filter((l) => l.endsWith('.ts')).map((l) => `${hls}/240p/${l}`);
+    const named = variant
+      .split('\n')
+      .filter((l) => l.endsWith('.ts'))
+      .map((l) => `${hls}/240p/${l}`);
     expect(named.length).toBeGreaterThanOrEqual(7);
     const stored = (await bucket.keys()).filter((k) => k.startsWith(`${hls}/240p/`) && k.endsWith('.ts'));
     expect(stored).toEqual([...named].sort());
@@ -158,14 +182,29 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
 
   it('should answer 503 to uploads and reads while the store is away, with nothing half-written', async () => {
     const png = await makeImage('png', 40, 30);
-    const kept = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'k.png' }]) });
+    const kept = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'k.png' },
+      ]),
+    });
     expect(kept.status).toBe(201);
     const before = await bucket.keys();
     await storeDown();
     try {
-      const refused = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'refused.png' }]) });
+      const refused = await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'image' },
+          { name: 'file', value: png, filename: 'refused.png' },
+        ]),
+      });
       expectErrorEnvelope(refused, 503, 'media.error.storage_unavailable');
-      const pdf = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'd.pdf' }]) });
+      const pdf = await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'document' },
+          { name: 'file', value: makePdf(), filename: 'd.pdf' },
+        ]),
+      });
       expectErrorEnvelope(pdf, 503, 'media.error.storage_unavailable');
       const avatar = await putAvatar(owner.api, avatarForm(png, 'a.png'), { 'x-user-id': owner.userId, 'x-user-username': owner.username });
       expectErrorEnvelope(avatar, 503, 'media.error.storage_unavailable');
@@ -181,7 +220,9 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
       await storeUp();
     }
     // No upload record for what was refused, and no object.
-    const rows = await server.service.app.database.rows<{ n: number }>(sql`select count(*)::int as n from uploaded_files where user_id = ${owner.userId} and original_name in ('refused.png', 'd.pdf')`);
+    const rows = await server.service.app.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from uploaded_files where user_id = ${owner.userId} and original_name in ('refused.png', 'd.pdf')`,
+    );
     expect(rows[0].n).toBe(0);
     expect(await bucket.keys()).toEqual(before);
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
@@ -195,7 +236,10 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     // Held from the second part on, then cut: the first part may be in, the upload is not.
     proxy.holdOnClientText('partNumber=2');
     const upload = owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: big, filename: 'big.mp4' }]) });
-    await until(async () => proxy.held, (held) => held);
+    await until(
+      async () => proxy.held,
+      (held) => held,
+    );
     await storeDown();
     const res = await upload;
     await storeUp();
@@ -204,7 +248,10 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     expect(await latestJob(server.service, contentId)).toBeNull();
     expect((await bucket.keys()).filter((k) => k.startsWith(`content/${contentId}/`))).toEqual([]);
     // The parts of the failed upload are aborted once the store answers again.
-    await until(() => bucket.openMultipartUploads(), (n) => n === 0);
+    await until(
+      () => bucket.openMultipartUploads(),
+      (n) => n === 0,
+    );
     expect(filesUnder(server.service.config.tmpDir)).toEqual([]);
   });
 
@@ -214,9 +261,15 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     proxy.holdOnClientText(`GET /${bucket.name}/content/${contentId}/original.mp4`);
     const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'clip.mp4' }]) });
     expect(res.status, res.text).toBe(200);
-    await until(async () => proxy.held, (held) => held);
+    await until(
+      async () => proxy.held,
+      (held) => held,
+    );
     await storeDown();
-    const waiting = await until(() => latestJob(server.service, contentId), (job) => job?.last_error?.startsWith('media store unavailable') === true);
+    const waiting = await until(
+      () => latestJob(server.service, contentId),
+      (job) => job?.last_error?.startsWith('media store unavailable') === true,
+    );
     expect(waiting).toMatchObject({ status: 'queued', attempts: 0 });
     expect((await contentVideo(server.service, contentId)).video.status).toBe('processing');
     await storeUp();
@@ -227,7 +280,13 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
   it('should keep a tus upload in the bucket, answer 503 while the store is away, and continue it after', { timeout: 90_000 }, async () => {
     const contentId = await createContent(owner);
     const half = Math.floor(clip.length / 2);
-    const created = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'tus.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    const created = await createUpload(
+      server.url,
+      owner.token,
+      clip.length,
+      { content_id: contentId, filename: 'tus.mp4', filetype: 'video/mp4' },
+      clip.subarray(0, half),
+    );
     expect(created.status, created.text).toBe(201);
     const id = created.location.split('/').pop()!;
     expect((await bucket.keys()).some((k) => k.startsWith(id))).toBe(true);
@@ -258,7 +317,13 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
   it('should answer a chunked PATCH past Upload-Length with 413 and go on serving', async () => {
     const contentId = await createContent(owner);
     const half = Math.floor(clip.length / 2);
-    const { location } = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'over.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    const { location } = await createUpload(
+      server.url,
+      owner.token,
+      clip.length,
+      { content_id: contentId, filename: 'over.mp4', filetype: 'video/mp4' },
+      clip.subarray(0, half),
+    );
     const answer = await chunkedPatch(server.url, owner.token, location, half, [clip.subarray(half), Buffer.alloc(500, 1)]);
     expect(answer.status).toBe(413);
     expect(answer.body).toMatchObject({ success: false, error_code: 'upload.error.length_exceeded' });
@@ -269,7 +334,13 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
   it.skipIf(!canMountTmpfs())('should answer 507 to a chunked PATCH when the scratch disk it waits on is full, and keep none of it', async () => {
     const contentId = await createContent(owner);
     const half = Math.floor(clip.length / 2);
-    const { location } = await createUpload(server.url, owner.token, clip.length, { content_id: contentId, filename: 'full.mp4', filetype: 'video/mp4' }, clip.subarray(0, half));
+    const { location } = await createUpload(
+      server.url,
+      owner.token,
+      clip.length,
+      { content_id: contentId, filename: 'full.mp4', filetype: 'video/mp4' },
+      clip.subarray(0, half),
+    );
     // The chunked body waits in this folder before it goes to the bucket: a full 64 KiB tmpfs there.
     const spool = server.service.app.media.scratchFor('.resumable-chunked');
     fs.mkdirSync(spool, { recursive: true });
@@ -297,21 +368,35 @@ describe.skipIf(!s3Available())('media in an S3 bucket (MEDIA_STORAGE=s3)', () =
     const alice = await registerAndLogin(server);
     const png = await makeImage('png', 64, 64);
     expect((await putAvatar(alice.api, avatarForm(png, 'a.png'), { 'x-user-id': alice.userId, 'x-user-username': alice.username })).status).toBe(200);
-    const doc = await alice.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'deed.pdf' }]) });
+    const doc = await alice.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'document' },
+        { name: 'file', value: makePdf(), filename: 'deed.pdf' },
+      ]),
+    });
     expect(doc.status).toBe(201);
     const kept = await createContent(alice);
     expect((await alice.api.request('POST', `${UPLOAD}?id=${kept}`, { rawBody: form([{ name: 'files', value: clip, filename: 'k.mp4' }]) })).status).toBe(200);
     expect(await waitForJobEnd(server.service, kept)).toMatchObject({ status: 'completed' });
     const dropped = await createContent(alice);
-    expect((await alice.api.request('POST', `${UPLOAD}?id=${dropped}`, { rawBody: form([{ name: 'files', value: clip, filename: 'd.mp4' }]) })).status).toBe(200);
+    expect((await alice.api.request('POST', `${UPLOAD}?id=${dropped}`, { rawBody: form([{ name: 'files', value: clip, filename: 'd.mp4' }]) })).status).toBe(
+      200,
+    );
     expect(await waitForJobEnd(server.service, dropped)).toMatchObject({ status: 'completed' });
     const exported = await alice.api.post('/auth/api/v1/user/export', {});
     expect(exported.status, exported.text).toBe(202);
     const exportId: string = exported.body.data.export_id;
-    await until(() => alice.api.get(`/auth/api/v1/user/export/${exportId}`), (r) => r.body?.data?.status === 'ready');
+    await until(
+      () => alice.api.get(`/auth/api/v1/user/export/${exportId}`),
+      (r) => r.body?.data?.status === 'ready',
+    );
     const zip = await fetch(`${server.url}/auth/api/v1/user/export/${exportId}/download`, { headers: { authorization: `Bearer ${alice.token}` } });
     expect(zip.status).toBe(200);
-    expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString()).toBe('PK');
+    expect(
+      Buffer.from(await zip.arrayBuffer())
+        .subarray(0, 2)
+        .toString(),
+    ).toBe('PK');
 
     const mine = (keys: string[]) => keys.filter((k) => k.includes(alice.userId) || k.includes(kept) || k.includes(dropped) || k.includes(exportId));
     const before = mine(await bucket.keys());
@@ -354,7 +439,12 @@ describe.skipIf(!s3Available())('media behind MEDIA_PUBLIC_BASE_URL (the bucket 
 
   it('should point public media at the public address and send private files through short-lived signed URLs', async () => {
     const png = await makeImage('png', 30, 20);
-    const image = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'p.png' }]) });
+    const image = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'p.png' },
+      ]),
+    });
     expect(image.status).toBe(201);
     expect(image.body.data.url.startsWith(`${publicBase}/uploads/${owner.userId}/`)).toBe(true);
     const direct = await fetch(image.body.data.url);
@@ -363,7 +453,12 @@ describe.skipIf(!s3Available())('media behind MEDIA_PUBLIC_BASE_URL (the bucket 
 
     // A document keeps its /media address, which redirects to a signed URL of the store.
     const pdf = makePdf();
-    const doc = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: pdf, filename: 'deed.pdf' }]) });
+    const doc = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'document' },
+        { name: 'file', value: pdf, filename: 'deed.pdf' },
+      ]),
+    });
     expect(doc.status).toBe(201);
     expect(doc.body.data.url.startsWith(`${server.service.config.publicBaseUrl}/media/`)).toBe(true);
     // The document is not readable at the bucket's public address.
@@ -380,4 +475,3 @@ describe.skipIf(!s3Available())('media behind MEDIA_PUBLIC_BASE_URL (the bucket 
     expect(signed.searchParams.get('response-content-disposition')).toContain('attachment');
   });
 });
-

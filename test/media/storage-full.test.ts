@@ -26,8 +26,32 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /** 6 s of 1280x720 with sound, ~0.5 MB: its rendition (360p + 720p) takes ~2.4 MB. */
 async function makeClip(file: string): Promise<Buffer> {
-  await run('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', '6', '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '600k', '-pix_fmt', 'yuv420p', '-c:a', 'aac', file]);
+  await run('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440',
+    '-t',
+    '6',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-b:v',
+    '600k',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    file,
+  ]);
   return fs.readFileSync(file);
 }
 
@@ -40,7 +64,11 @@ function serverOnTinyStorage(size: string, env: Record<string, string>): { curre
   // Registered before the server's hooks: runs after the server is closed.
   afterAll(() => storage?.remove());
   const booted = useTestServer(() => ({ MEDIA_DIR: storage!.dir, ...env }));
-  return { get current() { return { server: booted.current, storage: storage! }; } };
+  return {
+    get current() {
+      return { server: booted.current, storage: storage! };
+    },
+  };
 }
 
 const PAGE = 4096;
@@ -87,7 +115,9 @@ describe.skipIf(!mountable)('video processing on a media storage with a few hund
         expect(video.playlist_url ?? null).toBeNull();
 
         // Only the original is left of the item; what the run wrote is gone and its room freed.
-        expect(filesUnder(storage.dir).filter((f) => f.file.startsWith(`content/${contentId}/`))).toEqual([{ file: `content/${contentId}/original.mp4`, size: clip.length }]);
+        expect(filesUnder(storage.dir).filter((f) => f.file.startsWith(`content/${contentId}/`))).toEqual([
+          { file: `content/${contentId}/original.mp4`, size: clip.length },
+        ]);
         expect(storage.free()).toBeGreaterThanOrEqual(freeBefore - pages(clip.length) - 4 * PAGE);
         for (const file of ['hls/master.m3u8', 'hls/360p/index.m3u8', 'hls/720p/index.m3u8']) {
           expect((await fetch(`${server.url}/media/content/${contentId}/${file}`)).status).toBe(404);
@@ -137,16 +167,27 @@ describe.skipIf(!mountable)('uploads on a media storage that is full, then read-
   async function expectEveryUploadRefused(contentId: string): Promise<void> {
     const answers = {
       avatar: await putAvatar(),
-      image: await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'a.png' }]) }),
-      document: await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'plan.pdf' }]) }),
-      contentImages: await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: png, filename: 'a.png' }]) }),
+      image: await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'image' },
+          { name: 'file', value: png, filename: 'a.png' },
+        ]),
+      }),
+      document: await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'document' },
+          { name: 'file', value: makePdf(), filename: 'plan.pdf' },
+        ]),
+      }),
+      contentImages: await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+        rawBody: form([{ name: 'files', value: png, filename: 'a.png' }]),
+      }),
       mainVideo: await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4' }]) }),
     };
     for (const [name, res] of Object.entries(answers)) {
       expect({ name, code: expectErrorEnvelope(res, 507).error_code }).toEqual({ name, code: 'media.error.storage_unavailable' });
     }
   }
-
 
   it('should answer 507 to every upload, the avatar too, when it is full, and leave no partial file', async () => {
     const contentId = await createContent(owner);

@@ -50,13 +50,23 @@ afterAll(() => {
 describe('general upload', () => {
   it('should fail without a token', async () => {
     const png = await makeImage('png');
-    const anonymous = await new ApiClient(server.url).request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'a.png' }]) });
+    const anonymous = await new ApiClient(server.url).request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'a.png' },
+      ]),
+    });
     expectErrorEnvelope(anonymous, 401);
   });
 
   it('should fail with a bad token', async () => {
     const png = await makeImage('png');
-    const bad = await new ApiClient(server.url, 'not-a-token').request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'a.png' }]) });
+    const bad = await new ApiClient(server.url, 'not-a-token').request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'a.png' },
+      ]),
+    });
     expectErrorEnvelope(bad, 401);
   });
 
@@ -64,7 +74,12 @@ describe('general upload', () => {
     const png = await makeImage('png');
     const noType = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'file', value: png, filename: 'a.png' }]) });
     expect(expectErrorEnvelope(noType, 400).details?.field).toBe('type');
-    const badType = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'audio' }, { name: 'file', value: png, filename: 'a.png' }]) });
+    const badType = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'audio' },
+        { name: 'file', value: png, filename: 'a.png' },
+      ]),
+    });
     expect(expectErrorEnvelope(badType, 400).details?.field).toBe('type');
   });
 
@@ -76,7 +91,11 @@ describe('general upload', () => {
   it('should fail with metadata that is not a JSON object', async () => {
     const png = await makeImage('png');
     const badMetadata = await owner.api.request('POST', UPLOAD, {
-      rawBody: form([{ name: 'type', value: 'image' }, { name: 'metadata', value: '[1,2]' }, { name: 'file', value: png, filename: 'a.png' }]),
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'metadata', value: '[1,2]' },
+        { name: 'file', value: png, filename: 'a.png' },
+      ]),
     });
     expect(expectErrorEnvelope(badMetadata, 400, 'file.error.invalid_metadata').details?.field).toBe('metadata');
   });
@@ -84,7 +103,11 @@ describe('general upload', () => {
   it('should fail with two files', async () => {
     const png = await makeImage('png');
     const twoFiles = await owner.api.request('POST', UPLOAD, {
-      rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: png, filename: 'a.png' }, { name: 'file', value: png, filename: 'b.png' }]),
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: png, filename: 'a.png' },
+        { name: 'file', value: png, filename: 'b.png' },
+      ]),
     });
     expectErrorEnvelope(twoFiles, 400, 'file.error.too_many_files');
   });
@@ -96,7 +119,10 @@ describe('general upload', () => {
 
   it('should fail with 400 file.error.invalid_type for a text file posing as an .mp4 video', async () => {
     const res = await owner.api.request('POST', UPLOAD, {
-      rawBody: form([{ name: 'type', value: 'video' }, { name: 'file', value: Buffer.from('just some text, not a video\n'), filename: 'tour.mp4', type: 'video/mp4' }]),
+      rawBody: form([
+        { name: 'type', value: 'video' },
+        { name: 'file', value: Buffer.from('just some text, not a video\n'), filename: 'tour.mp4', type: 'video/mp4' },
+      ]),
     });
     const err = expectErrorEnvelope(res, 400, 'file.error.invalid_type');
     expect(err.details?.field).toBe('file');
@@ -104,11 +130,26 @@ describe('general upload', () => {
 
   it('should fail with GIF images (only jpeg, png, webp), a video sent as an image and a PDF sent as a video', async () => {
     const gif = await makeImage('gif');
-    const asGif = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: gif, filename: 'a.gif', type: 'image/gif' }]) });
+    const asGif = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: gif, filename: 'a.gif', type: 'image/gif' },
+      ]),
+    });
     expectErrorEnvelope(asGif, 400, 'file.error.invalid_type');
-    const videoAsImage = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: video, filename: 'a.jpg', type: 'image/jpeg' }]) });
+    const videoAsImage = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: video, filename: 'a.jpg', type: 'image/jpeg' },
+      ]),
+    });
     expectErrorEnvelope(videoAsImage, 400, 'file.error.invalid_type');
-    const pdfAsVideo = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'video' }, { name: 'file', value: makePdf(), filename: 'a.mp4' }]) });
+    const pdfAsVideo = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'video' },
+        { name: 'file', value: makePdf(), filename: 'a.mp4' },
+      ]),
+    });
     expectErrorEnvelope(pdfAsVideo, 400, 'file.error.invalid_type');
   });
 
@@ -141,7 +182,10 @@ describe('general upload', () => {
     for (const format of ['jpeg', 'webp'] as const) {
       const img = await makeImage(format, 30, 20);
       const res = await owner.api.request('POST', UPLOAD, {
-        rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: img, filename: `a.${format}` }]),
+        rawBody: form([
+          { name: 'type', value: 'image' },
+          { name: 'file', value: img, filename: `a.${format}` },
+        ]),
       });
       expect(res.status).toBe(201);
       expect(res.body.data.metadata).toEqual({ width: 30, height: 20, format });
@@ -150,7 +194,10 @@ describe('general upload', () => {
 
   it('should store a video with its ffprobe size', async () => {
     const res = await owner.api.request('POST', UPLOAD, {
-      rawBody: form([{ name: 'type', value: 'video' }, { name: 'file', value: video, filename: 'clip.mp4', type: 'video/mp4' }]),
+      rawBody: form([
+        { name: 'type', value: 'video' },
+        { name: 'file', value: video, filename: 'clip.mp4', type: 'video/mp4' },
+      ]),
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ type: 'video', size: video.length, metadata: { width: 320, height: 240, format: 'mp4' } });
@@ -160,7 +207,10 @@ describe('general upload', () => {
   it('should store a PDF document with null width and height', async () => {
     const pdf = makePdf();
     const res = await owner.api.request('POST', UPLOAD, {
-      rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: pdf, filename: 'title-deed.pdf' }]),
+      rawBody: form([
+        { name: 'type', value: 'document' },
+        { name: 'file', value: pdf, filename: 'title-deed.pdf' },
+      ]),
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ type: 'document', size: pdf.length, metadata: { width: null, height: null, format: 'pdf' } });
@@ -172,9 +222,13 @@ describe('general upload', () => {
 describe('upload attached to a content item', () => {
   it('should fail with 404 for an unknown or deleted content id and 400 for a malformed one', async () => {
     const img = await makeImage('jpeg');
-    const unknown = await owner.api.request('POST', `${UPLOAD}?id=00000000-0000-4000-8000-000000000000`, { rawBody: form([{ name: 'files', value: video, filename: 'a.mp4' }]) });
+    const unknown = await owner.api.request('POST', `${UPLOAD}?id=00000000-0000-4000-8000-000000000000`, {
+      rawBody: form([{ name: 'files', value: video, filename: 'a.mp4' }]),
+    });
     expectErrorEnvelope(unknown, 404);
-    const malformed = await owner.api.request('POST', `${UPLOAD}?id=not-a-uuid&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]) });
+    const malformed = await owner.api.request('POST', `${UPLOAD}?id=not-a-uuid&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]),
+    });
     expect(expectErrorEnvelope(malformed, 400, 'file.error.invalid_content_id').details?.field).toBe('id');
     const deleted = await createContent(owner);
     await server.service.app.database.rows(sql`update contents set deleted_at = now() where id = ${deleted}`);
@@ -185,26 +239,34 @@ describe('upload attached to a content item', () => {
   it("should fail with 403 for another user's content, and let an administrator upload", async () => {
     const contentId = await createContent(owner);
     const img = await makeImage('jpeg');
-    const res = await other.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]) });
+    const res = await other.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]),
+    });
     expectErrorEnvelope(res, 403, 'file.error.not_owner');
     const videoRes = await other.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: video, filename: 'a.mp4' }]) });
     expectErrorEnvelope(videoRes, 403, 'file.error.not_owner');
     const admin = await loginAdmin(server);
-    const byAdmin = await admin.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]) });
+    const byAdmin = await admin.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: img, filename: 'a.jpg' }]),
+    });
     expect(byAdmin.status).toBe(201);
   });
 
   it('should fail with a main video that is not a video by its bytes', async () => {
     const contentId = await createContent(owner);
     const png = await makeImage('png');
-    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: png, filename: 'tour.mp4', type: 'video/mp4' }]) });
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+      rawBody: form([{ name: 'files', value: png, filename: 'tour.mp4', type: 'video/mp4' }]),
+    });
     expectErrorEnvelope(res, 400, 'file.error.invalid_type');
   });
 
   it('should fail with non-images, more than 10 per request and more than 20 per item', async () => {
     const contentId = await createContent(owner);
     const img = await makeImage('jpeg');
-    const notImage = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: makePdf(), filename: 'a.jpg' }]) });
+    const notImage = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: makePdf(), filename: 'a.jpg' }]),
+    });
     expectErrorEnvelope(notImage, 400, 'file.error.invalid_type');
     const eleven = Array.from({ length: 11 }, (_, i) => ({ name: 'files', value: img, filename: `${i}.jpg` }));
     const tooMany = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form(eleven) });
@@ -212,13 +274,17 @@ describe('upload attached to a content item', () => {
     const ten = eleven.slice(0, 10);
     expect((await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form(ten) })).status).toBe(201);
     expect((await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form(ten) })).status).toBe(201);
-    const twentyFirst = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: img, filename: 'x.jpg' }]) });
+    const twentyFirst = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: img, filename: 'x.jpg' }]),
+    });
     expectErrorEnvelope(twentyFirst, 400, 'file.error.too_many_images');
   });
 
   it('should store the main video as the original and queue its processing', async () => {
     const contentId = await createContent(owner);
-    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: video, filename: 'tour.mp4', type: 'video/mp4' }]) });
+    const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+      rawBody: form([{ name: 'files', value: video, filename: 'tour.mp4', type: 'video/mp4' }]),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: expect.any(String) });
     const rows = await server.service.app.database.rows<{ status: string; video: any }>(sql`select status, video from contents where id = ${contentId}`);
@@ -231,7 +297,9 @@ describe('upload attached to a content item', () => {
     // A second upload replaces the first: still one live job.
     const again = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: video, filename: 'tour2.mp4' }]) });
     expect(again.status).toBe(200);
-    const live = await server.service.app.database.rows<{ n: number }>(sql`select count(*)::int as n from video_jobs where content_id = ${contentId} and status = 'queued'`);
+    const live = await server.service.app.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from video_jobs where content_id = ${contentId} and status = 'queued'`,
+    );
     expect(live[0].n).toBe(1);
   });
 
@@ -240,7 +308,10 @@ describe('upload attached to a content item', () => {
     const a = await makeImage('jpeg');
     const b = await makeImage('png');
     const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
-      rawBody: form([{ name: 'files', value: a, filename: 'kitchen.jpg' }, { name: 'files', value: b, filename: 'balcony.png' }]),
+      rawBody: form([
+        { name: 'files', value: a, filename: 'kitchen.jpg' },
+        { name: 'files', value: b, filename: 'balcony.png' },
+      ]),
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual([{ url: expect.stringMatching(/\/media\/content\/.+\.jpg$/) }, { url: expect.stringMatching(/\.png$/) }]);
@@ -249,7 +320,9 @@ describe('upload attached to a content item', () => {
     expect(rows[0].images.map((i) => i.name)).toEqual(['kitchen.jpg', 'balcony.png']);
     expect(rows[0].images[0]).toEqual({ id: expect.any(String), path: expect.stringMatching(`^content/${contentId}/images/`), name: 'kitchen.jpg' });
 
-    const more = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: a, filename: 'hall.jpg' }]) });
+    const more = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+      rawBody: form([{ name: 'files', value: a, filename: 'hall.jpg' }]),
+    });
     expect(more.status).toBe(201);
     const after = await server.service.app.database.rows<{ images: any[] }>(sql`select images from contents where id = ${contentId}`);
     expect(after[0].images.map((i) => i.name)).toEqual(['kitchen.jpg', 'balcony.png', 'hall.jpg']);
@@ -289,9 +362,16 @@ describe('limits', () => {
     // One user only: with RATE_LIMIT_SCALE=1 the auth endpoints allow 5 requests a minute per IP.
     const user = await registerAndLogin(limited);
     // Random pixels do not compress: well over 20 000 bytes.
-    const big = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    const big = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(big.length).toBeGreaterThan(20000);
-    const tooLarge = await user.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: big, filename: 'big.png' }]) });
+    const tooLarge = await user.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: big, filename: 'big.png' },
+      ]),
+    });
     const err = expectErrorEnvelope(tooLarge, 413, 'file.error.too_large');
     expect(err.details?.field).toBe('file');
     expect(tooLarge.headers.get('x-ratelimit-limit')).toBe('5');
@@ -299,7 +379,12 @@ describe('limits', () => {
     const small = await makeImage('png');
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await user.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: small, filename: 'a.png' }]) });
+      const res = await user.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'image' },
+          { name: 'file', value: small, filename: 'a.png' },
+        ]),
+      });
       statuses.push(res.status);
       if (res.status === 429) expectErrorEnvelope(res, 429);
     }

@@ -40,15 +40,7 @@ describe('refusals', () => {
   });
 
   it('400 for bad parameters', async () => {
-    for (const query of [
-      'actor_id=not-a-uuid',
-      'cursor=garbage',
-      'limit=0',
-      'limit=101',
-      'limit=abc',
-      `target_id=${'x'.repeat(129)}`,
-      'unknown=1',
-    ]) {
+    for (const query of ['actor_id=not-a-uuid', 'cursor=garbage', 'limit=0', 'limit=101', 'limit=abc', `target_id=${'x'.repeat(129)}`, 'unknown=1']) {
       expectErrorEnvelope(await admin.api.get(`${path}?${query}`), 400);
     }
   });

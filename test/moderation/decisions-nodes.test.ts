@@ -49,7 +49,11 @@ describe.skipIf(!enabled)('moderation decisions on two nodes', () => {
     expect(await gone).toBe('io server disconnect');
 
     expectErrorEnvelope(await on(nodeB, user).get('/auth/api/v1/user/me'), 401);
-    expectErrorEnvelope(await new ApiClient(nodeB.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }), 403, 'auth.error.account_suspended');
+    expectErrorEnvelope(
+      await new ApiClient(nodeB.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }),
+      403,
+      'auth.error.account_suspended',
+    );
     expect(await listed(on(nodeB, null), contentId)).toBe(false);
     expectErrorEnvelope(await on(nodeB, viewer).get(`/api/v1/content/${contentId}`), 404);
 
@@ -58,7 +62,7 @@ describe.skipIf(!enabled)('moderation decisions on two nodes', () => {
     expect(await listed(on(nodeB, null), contentId)).toBe(true);
   });
 
-  it('a removal on node A is 404 on node B at its next read, and the item leaves B\'s listings', async () => {
+  it("a removal on node A is 404 on node B at its next read, and the item leaves B's listings", async () => {
     const owner = await registerAndLogin(c.primary);
     const contentId = await createPublished(c.primary, owner);
     expect((await on(nodeB, viewer).get(`/api/v1/content/${contentId}`)).status).toBe(200);

@@ -94,8 +94,16 @@ describe('refusals', () => {
   });
 
   it('should fail with 400 on bad queue queries', async () => {
-    for (const q of ['status=closed', 'target_type=listing', 'per_page=0', 'per_page=1000', 'per_page=abc', 'cursor=garbage!!',
-      `cursor=${Buffer.from(JSON.stringify(['yesterday', 'user', randomUUID()])).toString('base64url')}`, 'extra=1']) {
+    for (const q of [
+      'status=closed',
+      'target_type=listing',
+      'per_page=0',
+      'per_page=1000',
+      'per_page=abc',
+      'cursor=garbage!!',
+      `cursor=${Buffer.from(JSON.stringify(['yesterday', 'user', randomUUID()])).toString('base64url')}`,
+      'extra=1',
+    ]) {
       expectErrorEnvelope(await moderator.api.get(`${QUEUE}?${q}`), 400);
     }
   });
@@ -136,7 +144,11 @@ describe('the queue', () => {
     const commentEntry = entries.find((e) => e.target_type === 'comment' && e.target_id === commentId);
     const userEntry = entries.find((e) => e.target_type === 'user' && e.target_id === author.userId);
     expect(entries.indexOf(commentEntry)).toBeLessThan(entries.indexOf(userEntry));
-    expect(commentEntry).toMatchObject({ report_count: 3, reasons: { scam: 2, spam: 1 }, target: { author_id: author.userId, text: 'wire the deposit today' } });
+    expect(commentEntry).toMatchObject({
+      report_count: 3,
+      reasons: { scam: 2, spam: 1 },
+      target: { author_id: author.userId, text: 'wire the deposit today' },
+    });
     expect(commentEntry.reports.map((r: any) => r.reporter_id)).toEqual([reporters[0].userId, reporters[1].userId, reporters[2].userId]);
     expect(commentEntry.reports[0]).toMatchObject({ reason: 'scam', note: 'asks for money' });
     expect(userEntry.target).toMatchObject({ author_id: author.userId, name: 'Test User' });
@@ -233,7 +245,11 @@ describe('decisions', () => {
     const res = await resolve(moderator, 'message', messageId, { action: 'warn', note: 'keep it civil' });
     expect(res.body.data).toEqual({ target_type: 'message', target_id: messageId, action: 'warn', resolved_reports: 1 });
     const told = (await notificationsOf(author)).find((n) => n.type === 'moderation.action' && n.data.target_id === messageId);
-    expect(told).toMatchObject({ actor: null, subject: { type: 'message', id: messageId }, data: { action: 'warn', target_type: 'message', target_id: messageId, note: 'keep it civil' } });
+    expect(told).toMatchObject({
+      actor: null,
+      subject: { type: 'message', id: messageId },
+      data: { action: 'warn', target_type: 'message', target_id: messageId, note: 'keep it civil' },
+    });
     expect(JSON.stringify(told)).not.toContain(reporters[2].userId);
     expect(JSON.stringify(told)).not.toContain('insulted me');
   });
@@ -250,11 +266,19 @@ describe('decisions', () => {
     expect(res.body.data).toEqual({ target_type: 'user', target_id: user.userId, action: 'suspend_user', resolved_reports: 1 });
 
     expectErrorEnvelope(await user.api.get('/auth/api/v1/user/me'), 401);
-    const refresh = await new ApiClient(server.url).post('/auth/api/v1/refresh-token', { refresh_token: user.refreshToken }, {
-      headers: { 'x-session-id': user.sessionId, 'x-user-username': user.username },
-    });
+    const refresh = await new ApiClient(server.url).post(
+      '/auth/api/v1/refresh-token',
+      { refresh_token: user.refreshToken },
+      {
+        headers: { 'x-session-id': user.sessionId, 'x-user-username': user.username },
+      },
+    );
     expectErrorEnvelope(refresh, 401);
-    expectErrorEnvelope(await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }), 403, 'auth.error.account_suspended');
+    expectErrorEnvelope(
+      await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }),
+      403,
+      'auth.error.account_suspended',
+    );
     // A wrong password still answers as for anyone: the suspension is not told to a guesser.
     expectErrorEnvelope(await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: 'wrong-password-1' }), 400);
     expect(await inAll(anonymous, contentId)).toBe(false);
@@ -274,7 +298,11 @@ describe('decisions', () => {
     await report(reporters[1], 'content', contentId, 'duplicate');
     expect((await resolve(moderator, 'content', contentId, { action: 'suspend_user' })).status).toBe(200);
     expectErrorEnvelope(await user.api.get('/auth/api/v1/user/me'), 401);
-    expectErrorEnvelope(await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }), 403, 'auth.error.account_suspended');
+    expectErrorEnvelope(
+      await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }),
+      403,
+      'auth.error.account_suspended',
+    );
     expect((await moderator.api.post(restorePath(user.userId))).status).toBe(200);
   });
 
@@ -284,6 +312,12 @@ describe('decisions', () => {
     expect((await resolve(moderator, 'user', user.userId, { action: 'warn', note: 'first warning' })).status).toBe(200);
     const audit = await moderator.api.get(`/api/v1/moderation/audit?target_id=${user.userId}`);
     expect(audit.status).toBe(200);
-    expect(audit.body.data.items[0]).toMatchObject({ actor_id: moderator.userId, action: 'report.warn', target_type: 'user', target_id: user.userId, note: 'first warning' });
+    expect(audit.body.data.items[0]).toMatchObject({
+      actor_id: moderator.userId,
+      action: 'report.warn',
+      target_type: 'user',
+      target_id: user.userId,
+      note: 'first warning',
+    });
   });
 });

@@ -133,7 +133,12 @@ describe('POST /sns/api/v1/reports: the answer', () => {
     const contentId = await createPublished(server, alice);
     const commentId = await commentOn(alice, contentId);
     const messageId = await messageIn(alice, [carol]);
-    for (const [target_type, target_id] of [['content', contentId], ['comment', commentId], ['message', messageId], ['user', alice.userId]]) {
+    for (const [target_type, target_id] of [
+      ['content', contentId],
+      ['comment', commentId],
+      ['message', messageId],
+      ['user', alice.userId],
+    ]) {
       const res = await report(carol, { target_type, target_id, reason: 'other', note: null });
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({ target_type, target_id, status: 'open' });
@@ -143,7 +148,8 @@ describe('POST /sns/api/v1/reports: the answer', () => {
 
 describe('the hold after REPORT_HOLD_THRESHOLD verified reporters', () => {
   const tag = `hold${randomUUID().slice(0, 8)}`;
-  const titled = () => fullBody({ hash_tags: [`#${tag}`], content_info: [{ lang: 'en', project_name: `Held ${tag}`, description: tag, address: 'Somewhere' }] });
+  const titled = () =>
+    fullBody({ hash_tags: [`#${tag}`], content_info: [{ lang: 'en', project_name: `Held ${tag}`, description: tag, address: 'Somewhere' }] });
   const searchAll = (client: ApiClient) => client.get(`${CONTENT}/all?search=${tag}&per_page=50`);
   const searchCompleted = (client: ApiClient) => client.get(`${CONTENT}/completed?search=${tag}&per_page=50`);
   const ids = (res: { body: any }) => (res.body.data.item ?? res.body.data.items).map((i: { id: string }) => i.id);
@@ -155,7 +161,9 @@ describe('the hold after REPORT_HOLD_THRESHOLD verified reporters', () => {
   beforeAll(async () => {
     [owner, viewer, ...reporters] = await Promise.all(Array.from({ length: THRESHOLD + 3 }, () => registerAndLogin(server)));
     // The viewer follows the owner, so the item leads their feed while it is listed.
-    expect((await viewer.api.post(`/auth/api/v1/users/${owner.userId}/follow`, undefined, { headers: { 'x-user-id': viewer.userId } })).status).toBeLessThan(300);
+    expect((await viewer.api.post(`/auth/api/v1/users/${owner.userId}/follow`, undefined, { headers: { 'x-user-id': viewer.userId } })).status).toBeLessThan(
+      300,
+    );
   });
 
   it('should not hold an item on reports by users whose phones are not verified, nor below the threshold', async () => {

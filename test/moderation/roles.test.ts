@@ -99,7 +99,14 @@ describe('PUT /roles/{id}: refusals', () => {
   });
 
   it('400 for bad bodies, an unknown role and an unknown permission', async () => {
-    for (const body of [{}, { is_active: 'no' }, { permission_ids: 'x' }, { description: 'x'.repeat(501) }, { description: 5 }, { is_active: true, other: 1 }]) {
+    for (const body of [
+      {},
+      { is_active: 'no' },
+      { permission_ids: 'x' },
+      { description: 'x'.repeat(501) },
+      { description: 5 },
+      { is_active: true, other: 1 },
+    ]) {
       expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/${custom._id}`, body), 400);
     }
     expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/not-a-uuid`, { is_active: true }), 400);
@@ -112,10 +119,14 @@ describe('PUT /roles/{id}: refusals', () => {
 
   it('409 last_admin when the admin role would be made inactive or lose assign:role / update:role', async () => {
     const adminRole = await roleNamed('admin');
-    expect(expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { is_active: false }), 409).error_code).toBe('authorization.error.last_admin');
+    expect(expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { is_active: false }), 409).error_code).toBe(
+      'authorization.error.last_admin',
+    );
     const [updateRole] = await permissionIds('update:role');
     const without = adminRole.permission_ids.filter((id) => id !== updateRole);
-    expect(expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: without }), 409).error_code).toBe('authorization.error.last_admin');
+    expect(expectErrorEnvelope(await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: without }), 409).error_code).toBe(
+      'authorization.error.last_admin',
+    );
     const after = await roleNamed('admin');
     expect(after.is_active).toBe(true);
     expect(after.permission_ids.sort()).toEqual([...adminRole.permission_ids].sort());
@@ -182,14 +193,17 @@ describe('assigning roles', () => {
     const noChat = roleName('nochat');
     expect((await admin.api.post(`${AUTHZ}/roles`, { name: noChat, permission_ids: await permissionIds('read:profile') })).status).toBe(201);
     expect((await rolesOf(alice, [noChat])).status).toBe(200);
-    expect(await emitAck(socket, 'message:send', { roomId: room.roomId, msg: 'after' })).toMatchObject({ ok: false, error_code: 'authorization.error.forbidden' });
+    expect(await emitAck(socket, 'message:send', { roomId: room.roomId, msg: 'after' })).toMatchObject({
+      ok: false,
+      error_code: 'authorization.error.forbidden',
+    });
     expect((await rolesOf(alice, ['end_user'])).status).toBe(200);
     expect(await emitAck(socket, 'message:send', { roomId: room.roomId, msg: 'again' })).toMatchObject({ ok: true });
   });
 });
 
 describe('updating a role', () => {
-  it("changes what its holders may do from their next request, answers the role, and is audited", async () => {
+  it('changes what its holders may do from their next request, answers the role, and is audited', async () => {
     const name = roleName('editable');
     const role = (await admin.api.post(`${AUTHZ}/roles`, { name, permission_ids: await permissionIds('read:profile') })).body.data;
     const holder = await registerAndLogin(server);
@@ -223,7 +237,9 @@ describe('updating a role', () => {
     const res = await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: adminRole.permission_ids.filter((id) => id !== readAnyStats) });
     expect(res.status).toBe(200);
     expect(res.body.data.permission_names).not.toContain('read:any_stats');
-    expect((await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: adminRole.permission_ids })).body.data.permission_names).toContain('read:any_stats');
+    expect((await admin.api.put(`${AUTHZ}/roles/${adminRole._id}`, { permission_ids: adminRole.permission_ids })).body.data.permission_names).toContain(
+      'read:any_stats',
+    );
   });
 });
 

@@ -99,8 +99,16 @@ describe('roles and content', () => {
     const keeperRole = await makeRole(admin, 'role_keeper', [...(await permissionsOfRole(admin, 'moderator')), 'assign:role']);
     const keeper = await holding([keeperRole]);
     const user = await holding(['end_user']);
-    expectErrorEnvelope(await keeper.api.put(`${AUTHZ}/users/${keeper.userId}/roles`, { role_names: [keeperRole, 'admin'] }), 403, 'authorization.error.forbidden');
-    expectErrorEnvelope(await keeper.api.put(`${AUTHZ}/users/${admin.userId}/roles`, { role_names: ['admin', 'broker'] }), 403, 'authorization.error.forbidden');
+    expectErrorEnvelope(
+      await keeper.api.put(`${AUTHZ}/users/${keeper.userId}/roles`, { role_names: [keeperRole, 'admin'] }),
+      403,
+      'authorization.error.forbidden',
+    );
+    expectErrorEnvelope(
+      await keeper.api.put(`${AUTHZ}/users/${admin.userId}/roles`, { role_names: ['admin', 'broker'] }),
+      403,
+      'authorization.error.forbidden',
+    );
     expect((await keeper.api.get(ME)).body.data.roles).toEqual([keeperRole]);
     expect((await admin.api.get(ME)).body.data.roles).toEqual(['admin']);
     expect((await keeper.api.put(`${AUTHZ}/users/${user.userId}/roles`, { role_names: ['end_user', 'moderator'] })).status).toBe(200);
@@ -112,7 +120,12 @@ describe('roles and content', () => {
     const editor = await holding([editorRole]);
     const user = await holding(['end_user']);
     const [adminItem, userItem] = await Promise.all([createContent(server, admin), createContent(server, user)]);
-    const edit = { price: 1_234_000, area: 50, location: { latitude: 10.1, longitude: 106.1 }, languages: { en: { projectName: 'edited', description: 'edited', address: 'x' } } };
+    const edit = {
+      price: 1_234_000,
+      area: 50,
+      location: { latitude: 10.1, longitude: 106.1 },
+      languages: { en: { projectName: 'edited', description: 'edited', address: 'x' } },
+    };
     expectErrorEnvelope(await editor.api.put(CONTENT_ITEM(adminItem), edit), 403, 'authorization.error.forbidden');
     expectErrorEnvelope(await editor.api.delete(CONTENT_ITEM(adminItem)), 403, 'authorization.error.forbidden');
     const detail = await new ApiClient(server.url).get(CONTENT_ITEM(adminItem));

@@ -72,7 +72,9 @@ describe('one node', () => {
       const clip = await makeVideo(path.join(scratch, 'tour.mp4'), { seconds: 1, size: '320x240' });
       const { socket } = await listen(server, owner, 'polling');
       const pushed = nextNotification(socket, (n) => n.type === 'video.completed' && n.subject.id === contentId, 110_000);
-      const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]) });
+      const res = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, {
+        rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4', type: 'video/mp4' }]),
+      });
       expect(res.status).toBeLessThan(300);
       expect(await pushed).toMatchObject({ actor: null, subject: { type: 'content', id: contentId } });
       expect((await inbox(owner)).notifications.filter((x: any) => x.type === 'video.completed')).toHaveLength(1);
@@ -104,21 +106,25 @@ describe.skipIf(!twoNodes)('two nodes sharing PostgreSQL and Redis', () => {
   const followOn = (node: RunningService, from: TestUser, to: TestUser) =>
     new ApiClient(node.url, from.token).post(`/auth/api/v1/users/${to.userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
 
-  it.each<Transport>(['websocket', 'polling'])('should bring a notification made on B to a socket on A, once, and not Web Push it (%s)', { timeout: 40_000 }, async (transport) => {
-    const user = await registerAndLogin(serverA);
-    const fan = await registerAndLogin(serverA);
-    const sub = standIn.subscribe();
-    expect((await user.api.post(`${SNS}/push/subscriptions`, sub.body)).status).toBe(201);
-    const { socket, received } = await listen(serverA, user, transport);
-    const pushed = nextNotification(socket, (n) => n.type === 'follow');
-    expect((await followOn(nodeB, fan, user)).status).toBe(200);
-    const n = await pushed;
-    expect(n.actor.userId).toBe(fan.userId);
-    await settle(6_000);
-    expect(received.filter((x) => x.id === n.id)).toHaveLength(1);
-    // B asked every node through the adapter: the socket on A counts, so no Web Push.
-    expect(standIn.for(sub.id)).toEqual([]);
-  });
+  it.each<Transport>(['websocket', 'polling'])(
+    'should bring a notification made on B to a socket on A, once, and not Web Push it (%s)',
+    { timeout: 40_000 },
+    async (transport) => {
+      const user = await registerAndLogin(serverA);
+      const fan = await registerAndLogin(serverA);
+      const sub = standIn.subscribe();
+      expect((await user.api.post(`${SNS}/push/subscriptions`, sub.body)).status).toBe(201);
+      const { socket, received } = await listen(serverA, user, transport);
+      const pushed = nextNotification(socket, (n) => n.type === 'follow');
+      expect((await followOn(nodeB, fan, user)).status).toBe(200);
+      const n = await pushed;
+      expect(n.actor.userId).toBe(fan.userId);
+      await settle(6_000);
+      expect(received.filter((x) => x.id === n.id)).toHaveLength(1);
+      // B asked every node through the adapter: the socket on A counts, so no Web Push.
+      expect(standIn.for(sub.id)).toEqual([]);
+    },
+  );
 
   it('should claim each unpushed row on one node only when both sweep', { timeout: 40_000 }, async () => {
     const user = await registerAndLogin(serverA);
@@ -136,7 +142,9 @@ describe.skipIf(!twoNodes)('two nodes sharing PostgreSQL and Redis', () => {
     await last;
     await settle(6_000);
     expect(received.map((n) => n.subject.id).sort()).toEqual([...ids].sort());
-    const [row] = await nodeA.app.database.rows<{ n: number }>(sql`select count(*)::int as n from notifications where user_id = ${user.userId} and pushed_at is null`);
+    const [row] = await nodeA.app.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from notifications where user_id = ${user.userId} and pushed_at is null`,
+    );
     expect(row.n).toBe(0);
   });
 });

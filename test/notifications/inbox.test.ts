@@ -21,8 +21,7 @@ beforeAll(() => {
 afterEach(() => closeAll());
 afterAll(() => closeAll());
 
-const follow = (from: TestUser, to: TestUser) =>
-  from.api.post(`/auth/api/v1/users/${to.userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
+const follow = (from: TestUser, to: TestUser) => from.api.post(`/auth/api/v1/users/${to.userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
 const comment = (from: TestUser, contentId: string, msg: string, parentId?: string) =>
   from.api.post('/sns/api/v1/comments', { contentId, msg, ...(parentId ? { parentId } : {}) });
 const like = (from: TestUser, contentId: string) => from.api.post(`/api/v1/content/${contentId}/reactions`);
@@ -49,7 +48,11 @@ describe.each<Transport>(['websocket', 'polling'])('each social type arrives and
 
   it('should push `comment` to the uploader, `reply` to the parent author, `mention` to a named user', async () => {
     const named = await registerAndLogin(server);
-    const [ownerSocket, fanSocket, namedSocket] = await Promise.all([listen(server, owner, transport), listen(server, fan, transport), listen(server, named, transport)]);
+    const [ownerSocket, fanSocket, namedSocket] = await Promise.all([
+      listen(server, owner, transport),
+      listen(server, fan, transport),
+      listen(server, named, transport),
+    ]);
     const onComment = nextNotification(ownerSocket.socket, (n) => n.type === 'comment');
     const top = await comment(fan, contentId, 'Is parking included?');
     expect(top.status).toBe(201);

@@ -82,11 +82,29 @@ export class PushStandIn {
 
   static async start(): Promise<PushStandIn> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'push-stand-in-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', `subjectAltName=IP:127.0.0.1,DNS:${PUSH_STAND_IN_NAME}`,
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        `subjectAltName=IP:127.0.0.1,DNS:${PUSH_STAND_IN_NAME}`,
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const standIn = new PushStandIn(dir, fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'));
     await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
     return standIn;

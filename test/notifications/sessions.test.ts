@@ -22,7 +22,11 @@ const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 const PHONE_APP = 'RealEstateApp/3.2 (iPhone; iOS 17.5)';
 
 async function loginWith(user: TestUser, userAgent: string): Promise<{ token: string; sessionId: string; refreshToken: string }> {
-  const res = await new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: user.phone, password: user.password }, { headers: { 'user-agent': userAgent } });
+  const res = await new ApiClient(server.url).post(
+    '/auth/api/v1/login',
+    { phone_number: user.phone, password: user.password },
+    { headers: { 'user-agent': userAgent } },
+  );
   expect(res.status, res.text).toBe(200);
   return { token: res.body.data.AccessToken, sessionId: res.body.data.SessionId, refreshToken: res.body.data.RefreshToken };
 }

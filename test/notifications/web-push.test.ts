@@ -30,8 +30,7 @@ afterAll(async () => {
   await standIn.close();
 });
 
-const follow = (from: TestUser, to: TestUser) =>
-  from.api.post(`/auth/api/v1/users/${to.userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
+const follow = (from: TestUser, to: TestUser) => from.api.post(`/auth/api/v1/users/${to.userId}/follow`, undefined, { headers: { 'x-user-id': from.userId } });
 
 async function subscribed(user: TestUser, behaviour: Behaviour = 'accept') {
   const sub = standIn.subscribe(behaviour);
@@ -72,7 +71,10 @@ describe('delivery', () => {
     const fan = await registerAndLogin(server);
     const sub = await subscribed(user);
     expect((await follow(fan, user)).status).toBe(200);
-    const [push] = await until(() => standIn.for(sub.id), (r) => r.length > 0);
+    const [push] = await until(
+      () => standIn.for(sub.id),
+      (r) => r.length > 0,
+    );
     const stored = await waitForNotification(user, (n) => n.type === 'follow');
     expect(push.payload).toMatchObject({ id: stored.id, type: 'follow', subject: { type: 'user', id: fan.userId } });
     expect(push.encoding).toBe('aes128gcm');
@@ -95,9 +97,15 @@ describe('delivery', () => {
     expect(standIn.for(sub.id)).toEqual([]);
 
     socket.close();
-    await until(async () => (await server.service.realtime.io.of('/notifications').in(`user:${user.userId}`).fetchSockets()).length, (n) => n === 0);
+    await until(
+      async () => (await server.service.realtime.io.of('/notifications').in(`user:${user.userId}`).fetchSockets()).length,
+      (n) => n === 0,
+    );
     expect((await fan.api.post(`${SNS}/comments`, { contentId: item, msg: 'Hello?' })).status).toBe(201);
-    const [push] = await until(() => standIn.for(sub.id), (r) => r.length > 0);
+    const [push] = await until(
+      () => standIn.for(sub.id),
+      (r) => r.length > 0,
+    );
     expect(push.payload).toMatchObject({ type: 'comment', data: { contentId: item } });
   });
 
@@ -119,9 +127,15 @@ describe('delivery', () => {
     const live = await subscribed(user);
     expect(await subscriptionCount(user.userId)).toBe(2);
     await follow(fan, user);
-    await until(() => subscriptionCount(user.userId), (n) => n === 1);
+    await until(
+      () => subscriptionCount(user.userId),
+      (n) => n === 1,
+    );
     expect(standIn.refused).toContainEqual({ subscription: gone.id, status: 410 });
-    await until(() => standIn.for(live.id), (r) => r.length === 1);
+    await until(
+      () => standIn.for(live.id),
+      (r) => r.length === 1,
+    );
   });
 
   it('should retry a failed send with backoff and deliver it once', { timeout: 60_000 }, async () => {
@@ -129,8 +143,15 @@ describe('delivery', () => {
     const fan = await registerAndLogin(server);
     const flaky = await subscribed(user, 'fail-once');
     await follow(fan, user);
-    await until(() => standIn.refused.filter((r) => r.subscription === flaky.id), (r) => r.length === 1);
-    const [push] = await until(() => standIn.for(flaky.id), (r) => r.length > 0, 30_000);
+    await until(
+      () => standIn.refused.filter((r) => r.subscription === flaky.id),
+      (r) => r.length === 1,
+    );
+    const [push] = await until(
+      () => standIn.for(flaky.id),
+      (r) => r.length > 0,
+      30_000,
+    );
     expect(push.payload.type).toBe('follow');
     await settle(2_500);
     expect(standIn.for(flaky.id)).toHaveLength(1);

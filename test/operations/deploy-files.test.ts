@@ -16,30 +16,43 @@ const promtool = has('promtool', ['--version']);
 const required = process.env.CI === 'true';
 
 describe('deployment files', () => {
-  it.skipIf(!required && !(composeValidator && promtool))('validates docker-compose.yml and deploy/prometheus.yml', () => {
-    const run = spawnSync('bash', [path.join(root, 'scripts/check-deploy.sh')], { cwd: root, encoding: 'utf8' });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/docker-compose\.yml: valid/);
-    expect(run.stdout).toMatch(/deploy\/prometheus\.yml: valid/);
-  }, 60_000);
+  it.skipIf(!required && !(composeValidator && promtool))(
+    'validates docker-compose.yml and deploy/prometheus.yml',
+    () => {
+      const run = spawnSync('bash', [path.join(root, 'scripts/check-deploy.sh')], { cwd: root, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/docker-compose\.yml: valid/);
+      expect(run.stdout).toMatch(/deploy\/prometheus\.yml: valid/);
+    },
+    60_000,
+  );
 
-  it.skipIf(!required && !composeValidator)('would catch a broken compose file', () => {
-    // The validator itself, on a copy with a misspelt key: the check is not a no-op.
-    fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
-    const dir = fs.mkdtempSync(path.join(root, '.tmp', 'compose-'));
-    try {
-      const broken = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8').replace(/^name: .*$/m, '').replace('restart: unless-stopped', 'restrat: unless-stopped');
-      fs.writeFileSync(path.join(dir, 'docker-compose.yml'), broken);
-      fs.cpSync(path.join(root, 'deploy'), path.join(dir, 'deploy'), { recursive: true });
-      const args = ['-f', path.join(dir, 'docker-compose.yml'), 'config', '-q'];
-      const run = has('docker', ['compose', 'version']) ? spawnSync('docker', ['compose', ...args], { encoding: 'utf8' }) : spawnSync('docker-compose', args, { encoding: 'utf8' });
-      expect(run.status).not.toBe(0);
-      expect(run.stderr).toMatch(/restrat/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it.skipIf(!required && !composeValidator)(
+    'would catch a broken compose file',
+    () => {
+      // The validator itself, on a copy with a misspelt key: the check is not a no-op.
+      fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
+      const dir = fs.mkdtempSync(path.join(root, '.tmp', 'compose-'));
+      try {
+        const broken = fs
+          .readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')
+          .replace(/^name: .*$/m, '')
+          .replace('restart: unless-stopped', 'restrat: unless-stopped');
+        fs.writeFileSync(path.join(dir, 'docker-compose.yml'), broken);
+        fs.cpSync(path.join(root, 'deploy'), path.join(dir, 'deploy'), { recursive: true });
+        const args = ['-f', path.join(dir, 'docker-compose.yml'), 'config', '-q'];
+        const run = has('docker', ['compose', 'version'])
+          ? spawnSync('docker', ['compose', ...args], { encoding: 'utf8' })
+          : spawnSync('docker-compose', args, { encoding: 'utf8' });
+        expect(run.status).not.toBe(0);
+        expect(run.stderr).toMatch(/restrat/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe('the /metrics exposition', () => {

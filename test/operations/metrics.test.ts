@@ -76,8 +76,13 @@ describe('metrics after REST and socket traffic', () => {
 
     const count = (text: string, labels: Record<string, string>) => sampleSum(text, 'http_requests_total', labels) ?? 0;
     expect(count(after, { method: 'GET', route: '/healthz', status: '200' }) - count(before, { method: 'GET', route: '/healthz', status: '200' })).toBe(3);
-    expect(count(after, { method: 'GET', route: '/api/v1/content/:id', status: '404' }) - count(before, { method: 'GET', route: '/api/v1/content/:id', status: '404' })).toBe(1);
-    expect(count(after, { method: 'GET', route: '(unmatched)', status: '404' }) - count(before, { method: 'GET', route: '(unmatched)', status: '404' })).toBe(1);
+    expect(
+      count(after, { method: 'GET', route: '/api/v1/content/:id', status: '404' }) -
+        count(before, { method: 'GET', route: '/api/v1/content/:id', status: '404' }),
+    ).toBe(1);
+    expect(count(after, { method: 'GET', route: '(unmatched)', status: '404' }) - count(before, { method: 'GET', route: '(unmatched)', status: '404' })).toBe(
+      1,
+    );
     // Raw URLs never become labels.
     expect(after).not.toContain(id);
     expect(after).not.toContain('/nowhere');
@@ -133,7 +138,9 @@ describe('metrics after REST and socket traffic', () => {
         expect(sampleSum(during, 'socketio_adapter_roundtrip_seconds_count', { operation: 'server_count' })).toBeGreaterThanOrEqual(1);
         // The rooms adapter (the default): the room's channel is subscribed, and the emit came back on it.
         expect(sampleSum(during, 'socketio_adapter_room_subscriptions')).toBeGreaterThanOrEqual(1);
-        expect((sampleSum(during, 'socketio_adapter_received_total') ?? 0) - (sampleSum(before, 'socketio_adapter_received_total') ?? 0)).toBeGreaterThanOrEqual(1);
+        expect(
+          (sampleSum(during, 'socketio_adapter_received_total') ?? 0) - (sampleSum(before, 'socketio_adapter_received_total') ?? 0),
+        ).toBeGreaterThanOrEqual(1);
       } else {
         expect(sampleSum(during, 'socketio_adapter_publishes_total')).toBeUndefined();
         expect(sampleSum(during, 'socketio_adapter_received_total')).toBe(0);
@@ -194,7 +201,13 @@ describe('metrics with METRICS_TOKEN', () => {
   const booted = useTestServer({ METRICS_TOKEN: token });
 
   it('answers 401 without the token, with a wrong one, or another scheme', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${token}x` }, { authorization: 'Bearer short' }, { authorization: `Basic ${token}` }, { authorization: token }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Bearer ${token}x` },
+      { authorization: 'Bearer short' },
+      { authorization: `Basic ${token}` },
+      { authorization: token },
+    ]) {
       const res = await scrape(booted.url, headers);
       expect(res.status).toBe(401);
       expect(JSON.parse(res.text)).toMatchObject({ success: false, error_code: 'metrics.error.unauthorized' });
@@ -224,8 +237,8 @@ describe('rate limits and /metrics', () => {
   async function registerFromFreshAddresses(server: TestServer, prefix: string): Promise<TestUser> {
     let n = 0;
     const original = globalThis.fetch;
-    globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) =>
-      original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `${prefix}${n++}` } }));
+    globalThis.fetch = (input: RequestInfo | URL, init: RequestInit = {}) =>
+      original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `${prefix}${n++}` } });
     try {
       return await registerAndLogin(server);
     } finally {
@@ -261,7 +274,9 @@ describe('rate limits and /metrics', () => {
     const refusals = (t: string, door: string) => sampleSum(t, 'rate_limit_refusals_total', { limit: 'general', door }) ?? 0;
     expect(refusals(after, 'http') - refusals(before, 'http')).toBeGreaterThanOrEqual(httpRefused);
     expect(refusals(after, 'socket') - refusals(before, 'socket')).toBe(socketRefused);
-    expect((sampleSum(after, 'http_requests_total', { status: '429' }) ?? 0) - (sampleSum(before, 'http_requests_total', { status: '429' }) ?? 0)).toBeGreaterThanOrEqual(httpRefused);
+    expect(
+      (sampleSum(after, 'http_requests_total', { status: '429' }) ?? 0) - (sampleSum(before, 'http_requests_total', { status: '429' }) ?? 0),
+    ).toBeGreaterThanOrEqual(httpRefused);
   });
 });
 
@@ -294,6 +309,7 @@ describe('reading the event of an encoded packet', () => {
     expect(eventOfPacket('2["hello"]')).toEqual({ namespace: '/', event: 'hello' });
     expect(eventOfPacket('2/chat,12["typing",{}]')).toEqual({ namespace: '/chat', event: 'typing' });
     expect(eventOfPacket('51-/chat,["upload",{"_placeholder":true,"num":0}]')).toEqual({ namespace: '/chat', event: 'upload' });
-    for (const other of ['0/chat,{"sid":"x"}', '3/chat,5[{"ok":true}]', '4/chat,{"message":"unauthorized"}', '', '2/chat,[1]']) expect(eventOfPacket(other)).toBeNull();
+    for (const other of ['0/chat,{"sid":"x"}', '3/chat,5[{"ok":true}]', '4/chat,{"message":"unauthorized"}', '', '2/chat,[1]'])
+      expect(eventOfPacket(other)).toBeNull();
   });
 });

@@ -13,7 +13,11 @@ const admin = { phone_number: '+84909999997', password: 'admin-password-3' };
 
 async function startProduction(env: Record<string, string>): Promise<{ node: Child; url: string; token: string }> {
   const node = startChild(['--import', 'tsx', 'main.ts'], {
-    NODE_ENV: 'production', DATA_DIR: freshDataDir(), ADMIN_PHONE_NUMBER: admin.phone_number, ADMIN_PASSWORD: admin.password, ...env,
+    NODE_ENV: 'production',
+    DATA_DIR: freshDataDir(),
+    ADMIN_PHONE_NUMBER: admin.phone_number,
+    ADMIN_PASSWORD: admin.password,
+    ...env,
   });
   const url = `http://127.0.0.1:${await listeningPort(node)}`;
   const login = await fetch(`${url}/auth/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) });
@@ -35,7 +39,11 @@ describe('a production process without publishing credentials', () => {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
-      status: 'ok', transport: 'uws-native', media_storage: expect.stringMatching(/^local:/), publishing_off: ['tiktok', 'youtube'], publishing_off_reason: 'client credentials unset (sandbox values) in production',
+      status: 'ok',
+      transport: 'uws-native',
+      media_storage: expect.stringMatching(/^local:/),
+      publishing_off: ['tiktok', 'youtube'],
+      publishing_off_reason: 'client credentials unset (sandbox values) in production',
     });
     expect(node.stdout()).toContain('TikTok publishing is switched off');
     expect(node.stdout()).toContain('YouTube publishing is switched off');
@@ -44,7 +52,9 @@ describe('a production process without publishing credentials', () => {
       expect(auth.status).toBe(503);
       expect(((await auth.json()) as { error_code: string }).error_code).toBe('publishing.error.unavailable');
       const link = await fetch(`${url}/content/api/v1/${platform}/link`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ code: 'c0de', state: 's7ate' }),
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'c0de', state: 's7ate' }),
       });
       expect(link.status).toBe(503);
     }

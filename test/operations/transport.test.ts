@@ -21,12 +21,17 @@ describe('transport detection', () => {
   });
 
   it('starts on the native transport; on a fallback only with the override, and only one that serves', () => {
-    expect(transportDecision({ transport: 'uws-native', fallbackServes: false }, { allowSlowTransport: false, fallbackForced: false })).toEqual({ start: true });
+    expect(transportDecision({ transport: 'uws-native', fallbackServes: false }, { allowSlowTransport: false, fallbackForced: false })).toEqual({
+      start: true,
+    });
     const slow = { transport: 'uws-js-fallback' as const, fallbackServes: true };
     const refused = transportDecision(slow, { allowSlowTransport: false, fallbackForced: false });
     expect(refused.start).toBe(false);
     if (!refused.start) expect(refused.reason).toMatch(/no native binary for Node .*ALLOW_SLOW_TRANSPORT=true/);
-    expect(transportDecision(slow, { allowSlowTransport: true, fallbackForced: false })).toMatchObject({ start: true, warning: expect.stringMatching(/ALLOW_SLOW_TRANSPORT=true/) });
+    expect(transportDecision(slow, { allowSlowTransport: true, fallbackForced: false })).toMatchObject({
+      start: true,
+      warning: expect.stringMatching(/ALLOW_SLOW_TRANSPORT=true/),
+    });
     const broken = transportDecision({ transport: 'uws-js-fallback', fallbackServes: false }, { allowSlowTransport: true, fallbackForced: false });
     expect(broken.start).toBe(false);
     if (!broken.start) expect(broken.reason).toMatch(/cannot serve .* ALLOW_SLOW_TRANSPORT cannot help/);

@@ -34,12 +34,19 @@ export interface ContentFixture {
 }
 
 /** A content item of `user`; `completed` ones get an original video file of `size` random bytes. */
-export async function createContent(server: TestServer, user: TestUser, options: { status?: 'completed' | 'processing' | 'failed'; size?: number; withFile?: boolean } = {}): Promise<ContentFixture> {
+export async function createContent(
+  server: TestServer,
+  user: TestUser,
+  options: { status?: 'completed' | 'processing' | 'failed'; size?: number; withFile?: boolean } = {},
+): Promise<ContentFixture> {
   const status = options.status ?? 'completed';
   const size = options.size ?? 256 * 1024 + 13;
   let id: string | undefined;
   const res = await user.api.post('/content/api/v1/content', {
-    price: 2500000000, unit_price: 'VND', area: 72.5, unit_area: 'm2',
+    price: 2500000000,
+    unit_price: 'VND',
+    area: 72.5,
+    unit_area: 'm2',
     video: { original_name: 'tour.mp4', size },
     real_estate_info: { legal_certificates: 'pink_book', apartment_type: 'apartment', project_status: 'completed' },
     content_info: [{ lang: 'en', project_name: 'Riverside apartment' }],
@@ -49,10 +56,13 @@ export async function createContent(server: TestServer, user: TestUser, options:
     if (typeof id !== 'string') throw new Error(`content creation answered without an id: ${res.text}`);
   } else if (res.status === 404 && res.body?.error_code?.startsWith('route.')) {
     id = (await rows<{ id: string }>(server, sql`select gen_random_uuid()::text as id`))[0].id;
-    await rows(server, sql`
+    await rows(
+      server,
+      sql`
       insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, video)
       values (${id}, ${user.userId}, 'processing', 2500000000, 'VND', 72.5, 'm2',
-              ${JSON.stringify({ original_name: 'tour.mp4', size, resolution: null, duration: null, status: 'pending', original_path: null, playlist_path: null, thumbnail_path: null, error: null })}::jsonb)`);
+              ${JSON.stringify({ original_name: 'tour.mp4', size, resolution: null, duration: null, status: 'pending', original_path: null, playlist_path: null, thumbnail_path: null, error: null })}::jsonb)`,
+    );
   } else {
     throw new Error(`content creation failed: ${res.status} ${res.text}`);
   }
@@ -65,10 +75,13 @@ export async function createContent(server: TestServer, user: TestUser, options:
     fs.writeFileSync(filePath, bytes);
   }
   const videoStatus = status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : 'processing';
-  await rows(server, sql`
+  await rows(
+    server,
+    sql`
     update contents set status = ${status},
       video = video || ${JSON.stringify({ status: videoStatus, original_path: relative, size })}::jsonb, updated_at = now()
-    where id = ${id}::uuid`);
+    where id = ${id}::uuid`,
+  );
   await announceContentChanged(server, id);
   return { id, bytes, filePath };
 }

@@ -57,7 +57,10 @@ describe('publish:social permission', () => {
   beforeAll(async () => {
     const owner = await registerAndLogin(server);
     contentId = (await createContent(server, owner)).id;
-    await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
+    await rows(
+      server,
+      sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`,
+    );
     const assigned = await (await loginAdmin(server)).api.put(`/authorization/api/v1/users/${owner.userId}/roles`, { role_names: ['viewer_no_publish'] });
     if (assigned.status !== 200) throw new Error(`assigning the role failed: ${assigned.text}`);
     user = await login(server, owner.phone, owner.password);

@@ -47,7 +47,10 @@ async function startAndConsent(user: TestUser, platform: Platform): Promise<{ ur
 const linkedRows = (userId: string) => rows(server, sql`select platform from social_accounts where user_id = ${userId}::uuid`);
 const stateRow = async (state: string) => {
   const { payload } = await jwtVerify(state, keys.stateSigningKey);
-  const [row] = await rows<{ used_at: Date | null; user_id: string }>(server, sql`select used_at, user_id from social_oauth_states where id = ${payload.jti!}::uuid`);
+  const [row] = await rows<{ used_at: Date | null; user_id: string }>(
+    server,
+    sql`select used_at, user_id from social_oauth_states where id = ${payload.jti!}::uuid`,
+  );
   return row;
 };
 const post = (user: TestUser, platform: Platform, body: unknown) => user.api.post(`${base}/${platform}/link`, body);
@@ -84,11 +87,13 @@ describe('GET /{platform}/callback: hands the grant to the app', () => {
     });
   }
 
-  it('should pass the platform\'s refusal on (200, error named), link nothing, and leave the state usable', async () => {
+  it("should pass the platform's refusal on (200, error named), link nothing, and leave the state usable", async () => {
     const user = await registerAndLogin(server);
     const auth = await user.api.get(`${base}/tiktok/auth`);
     const state = new URL(auth.body.data.url).searchParams.get('state')!;
-    const res = await new ApiClient(server.url).get(`${base}/tiktok/callback?error=access_denied&error_description=User+cancelled&state=${encodeURIComponent(state)}`);
+    const res = await new ApiClient(server.url).get(
+      `${base}/tiktok/callback?error=access_denied&error_description=User+cancelled&state=${encodeURIComponent(state)}`,
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ platform: 'tiktok', code: null, state, error: 'access_denied', error_description: 'User cancelled' });
     expect(res.body.message).toContain('not granted');
@@ -125,7 +130,11 @@ describe('POST /{platform}/link', () => {
     expect(await field({ code: grant.code, state: 'x'.repeat(4097) })).toBe('state');
     expect(await field({ code: 'c'.repeat(4097), state: grant.state })).toBe('code');
     expectErrorEnvelope(await post(user, 'youtube', ['code', 'state']), 400, 'validation.error.invalid_body');
-    expectErrorEnvelope(await user.api.request('POST', `${base}/youtube/link`, { rawBody: '{"code":', headers: { 'content-type': 'application/json' } }), 400, 'request.error.malformed_json');
+    expectErrorEnvelope(
+      await user.api.request('POST', `${base}/youtube/link`, { rawBody: '{"code":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'request.error.malformed_json',
+    );
     expect((await stateRow(grant.state)).used_at).toBeNull();
     expect(await linkedRows(user.userId)).toHaveLength(0);
     expect((await post(user, 'youtube', grant)).status).toBe(200);
@@ -134,7 +143,10 @@ describe('POST /{platform}/link', () => {
   it('should fail with 403 for a role without publish:social', async () => {
     const owner = await registerAndLogin(server);
     const { location } = await startAndConsent(owner, 'tiktok');
-    await rows(server, sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`);
+    await rows(
+      server,
+      sql`insert into roles (id, name, description) values (gen_random_uuid(), 'viewer_no_publish', 'test role') on conflict (name) do nothing`,
+    );
     const assigned = await (await loginAdmin(server)).api.put(`/authorization/api/v1/users/${owner.userId}/roles`, { role_names: ['viewer_no_publish'] });
     if (assigned.status !== 200) throw new Error(`assigning the role failed: ${assigned.text}`);
     const user = await login(server, owner.phone, owner.password);
@@ -277,7 +289,9 @@ describe('POST /{platform}/link', () => {
     // …and they open to the token the platform issued.
     const cipher = new TokenCipher(keys.tokenEncryptionKey);
     expect(issuedAccess).toContain(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`));
-    expect(res.body.data.external_id).toBe(standIn.accessTokens.get(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`))!.openId);
+    expect(res.body.data.external_id).toBe(
+      standIn.accessTokens.get(cipher.open(String(row.access_token_enc), `social-account:${user.userId}:tiktok:access`))!.openId,
+    );
   });
 
   it('should link YouTube the same way', async () => {

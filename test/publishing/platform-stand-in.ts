@@ -199,7 +199,8 @@ export class PlatformStandIn {
 
   private tiktokToken(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): void {
     if (this.injected('tiktok.token', res)) return;
-    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return json(res, 400, { error: 'invalid_request', error_description: 'form body expected', log_id: 'x' });
+    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded'))
+      return json(res, 400, { error: 'invalid_request', error_description: 'form body expected', log_id: 'x' });
     const f = new URLSearchParams(body.toString('utf8'));
     this.grants.push({ platform: 'tiktok', grantType: f.get('grant_type') ?? '' });
     if (f.get('client_key') !== TIKTOK_CLIENT_KEY || f.get('client_secret') !== TIKTOK_CLIENT_SECRET) {
@@ -207,29 +208,49 @@ export class PlatformStandIn {
     }
     if (f.get('grant_type') === 'authorization_code') {
       const code = this.codes.get(f.get('code') ?? '');
-      if (!code || code.platform !== 'tiktok' || code.used) return json(res, 400, { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: 'x' });
-      if (code.redirectUri !== f.get('redirect_uri')) return json(res, 400, { error: 'invalid_request', error_description: 'redirect_uri mismatch', log_id: 'x' });
+      if (!code || code.platform !== 'tiktok' || code.used)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: 'x' });
+      if (code.redirectUri !== f.get('redirect_uri'))
+        return json(res, 400, { error: 'invalid_request', error_description: 'redirect_uri mismatch', log_id: 'x' });
       if (hexChallenge(f.get('code_verifier') ?? '') !== code.challenge) {
         return json(res, 400, { error: 'invalid_request', error_description: 'Code verifier or code challenge is invalid.', log_id: 'x' });
       }
       code.used = true;
       const openId = id('open_');
       const t = this.issueTokens('tiktok', code.scope, openId, true);
-      return json(res, 200, { access_token: t.access, expires_in: 86400, open_id: openId, refresh_expires_in: 31536000, refresh_token: t.refresh, scope: code.scope, token_type: 'Bearer' });
+      return json(res, 200, {
+        access_token: t.access,
+        expires_in: 86400,
+        open_id: openId,
+        refresh_expires_in: 31536000,
+        refresh_token: t.refresh,
+        scope: code.scope,
+        token_type: 'Bearer',
+      });
     }
     if (f.get('grant_type') === 'refresh_token') {
       const old = this.refreshTokens.get(f.get('refresh_token') ?? '');
-      if (!old || old.platform !== 'tiktok' || old.revoked) return json(res, 400, { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' });
+      if (!old || old.platform !== 'tiktok' || old.revoked)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' });
       old.revoked = true; // TikTok may rotate the refresh token
       const t = this.issueTokens('tiktok', old.scope, old.openId, true);
-      return json(res, 200, { access_token: t.access, expires_in: 86400, open_id: old.openId, refresh_expires_in: 31536000, refresh_token: t.refresh, scope: old.scope, token_type: 'Bearer' });
+      return json(res, 200, {
+        access_token: t.access,
+        expires_in: 86400,
+        open_id: old.openId,
+        refresh_expires_in: 31536000,
+        refresh_token: t.refresh,
+        scope: old.scope,
+        token_type: 'Bearer',
+      });
     }
     json(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type', log_id: 'x' });
   }
 
   private googleToken(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): void {
     if (this.injected('google.token', res)) return;
-    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return json(res, 400, { error: 'invalid_request', error_description: 'form body expected' });
+    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded'))
+      return json(res, 400, { error: 'invalid_request', error_description: 'form body expected' });
     const f = new URLSearchParams(body.toString('utf8'));
     this.grants.push({ platform: 'google', grantType: f.get('grant_type') ?? '' });
     if (f.get('client_id') !== GOOGLE_CLIENT_ID || f.get('client_secret') !== GOOGLE_CLIENT_SECRET) {
@@ -239,14 +260,16 @@ export class PlatformStandIn {
       const code = this.codes.get(f.get('code') ?? '');
       if (!code || code.platform !== 'google' || code.used) return json(res, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
       if (code.redirectUri !== f.get('redirect_uri')) return json(res, 400, { error: 'redirect_uri_mismatch', error_description: 'Bad Request' });
-      if (b64Challenge(f.get('code_verifier') ?? '') !== code.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid code verifier.' });
+      if (b64Challenge(f.get('code_verifier') ?? '') !== code.challenge)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid code verifier.' });
       code.used = true;
       const t = this.issueTokens('google', code.scope, '', true);
       return json(res, 200, { access_token: t.access, expires_in: 3599, refresh_token: t.refresh, scope: code.scope, token_type: 'Bearer' });
     }
     if (f.get('grant_type') === 'refresh_token') {
       const old = this.refreshTokens.get(f.get('refresh_token') ?? '');
-      if (!old || old.platform !== 'google' || old.revoked) return json(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+      if (!old || old.platform !== 'google' || old.revoked)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       // Google keeps the refresh token and sends none back.
       const t = this.issueTokens('google', old.scope, '', false);
       return json(res, 200, { access_token: t.access, expires_in: 3599, scope: old.scope, token_type: 'Bearer' });
@@ -280,8 +303,14 @@ export class PlatformStandIn {
     const chunk = si.chunk_size;
     const count = si.total_chunk_count;
     const chunkOk =
-      Number.isInteger(size) && size > 0 && Number.isInteger(chunk) && Number.isInteger(count) &&
-      (size < 5 * MB ? chunk === size && count === 1 : (chunk === size && size <= 64 * MB && count === 1) || (chunk >= 5 * MB && chunk <= 64 * MB && count === Math.floor(size / chunk) && size - (count - 1) * chunk <= 128 * MB)) &&
+      Number.isInteger(size) &&
+      size > 0 &&
+      Number.isInteger(chunk) &&
+      Number.isInteger(count) &&
+      (size < 5 * MB
+        ? chunk === size && count === 1
+        : (chunk === size && size <= 64 * MB && count === 1) ||
+          (chunk >= 5 * MB && chunk <= 64 * MB && count === Math.floor(size / chunk) && size - (count - 1) * chunk <= 128 * MB)) &&
       count <= 1000;
     const privacy = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'];
     if (si.source !== 'FILE_UPLOAD' || !chunkOk || typeof pi.title !== 'string' || pi.title.length > 2200 || !privacy.includes(pi.privacy_level)) {
@@ -289,19 +318,37 @@ export class PlatformStandIn {
     }
     const publishId = `v_pub_file~v2-1.${randomBytes(8).toString('hex')}`;
     const uploadId = randomBytes(8).toString('hex');
-    this.uploads.set(uploadId, { platform: 'tiktok', id: publishId, expectedSize: size, bytes: Buffer.alloc(0), complete: false, metadata: payload, contentRanges: [], accessToken: auth.token });
-    json(res, 200, { data: { publish_id: publishId, upload_url: `${this.url}/tiktok-upload/${uploadId}?upload_token=${randomBytes(6).toString('hex')}` }, error: { code: 'ok', message: '', log_id: id('log') } });
+    this.uploads.set(uploadId, {
+      platform: 'tiktok',
+      id: publishId,
+      expectedSize: size,
+      bytes: Buffer.alloc(0),
+      complete: false,
+      metadata: payload,
+      contentRanges: [],
+      accessToken: auth.token,
+    });
+    json(res, 200, {
+      data: { publish_id: publishId, upload_url: `${this.url}/tiktok-upload/${uploadId}?upload_token=${randomBytes(6).toString('hex')}` },
+      error: { code: 'ok', message: '', log_id: id('log') },
+    });
   }
 
   private tiktokTransfer(req: http.IncomingMessage, url: URL, body: Buffer, res: http.ServerResponse): void {
     if (this.injected('tiktok.transfer', res)) return;
     const upload = this.uploads.get(url.pathname.slice('/tiktok-upload/'.length));
-    if (!upload || upload.platform !== 'tiktok' || !url.searchParams.get('upload_token')) return this.tiktokError(res, 404, 'upload_not_found', 'Unknown upload URL');
+    if (!upload || upload.platform !== 'tiktok' || !url.searchParams.get('upload_token'))
+      return this.tiktokError(res, 404, 'upload_not_found', 'Unknown upload URL');
     if (req.headers['content-type'] !== 'video/mp4') return this.tiktokError(res, 400, 'invalid_params', 'Content-Type must be a video type');
     const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers['content-range'] ?? ''));
     if (!range) return this.tiktokError(res, 400, 'invalid_params', 'Content-Range missing or malformed');
     const [first, last, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
-    if (total !== upload.expectedSize || first !== upload.bytes.length || last - first + 1 !== body.length || Number(req.headers['content-length']) !== body.length) {
+    if (
+      total !== upload.expectedSize ||
+      first !== upload.bytes.length ||
+      last - first + 1 !== body.length ||
+      Number(req.headers['content-length']) !== body.length
+    ) {
       return this.tiktokError(res, 416, 'invalid_range', 'Content-Range does not match the bytes or the init');
     }
     upload.contentRanges.push(String(req.headers['content-range']));
@@ -318,7 +365,12 @@ export class PlatformStandIn {
     const upload = [...this.uploads.values()].find((u) => u.id === publishId);
     if (!upload) return this.tiktokError(res, 400, 'invalid_publish_id', 'Unknown publish_id');
     json(res, 200, {
-      data: { status: upload.complete ? 'PUBLISH_COMPLETE' : 'PROCESSING_UPLOAD', uploaded_bytes: upload.bytes.length, fail_reason: '', publicaly_available_post_id: [] },
+      data: {
+        status: upload.complete ? 'PUBLISH_COMPLETE' : 'PROCESSING_UPLOAD',
+        uploaded_bytes: upload.bytes.length,
+        fail_reason: '',
+        publicaly_available_post_id: [],
+      },
       error: { code: 'ok', message: '', log_id: id('log') },
     });
   }
@@ -342,10 +394,21 @@ export class PlatformStandIn {
       return this.googleError(res, 400, 'invalidParameter', 'X-Upload-Content-Length and X-Upload-Content-Type expected', 'INVALID_ARGUMENT');
     }
     const title = metadata?.snippet?.title;
-    if (typeof title !== 'string' || !title || title.length > 100 || /[<>]/.test(title)) return this.googleError(res, 400, 'invalidTitle', 'The request metadata specifies an invalid video title.', 'INVALID_ARGUMENT');
-    if (!['private', 'unlisted', 'public'].includes(metadata?.status?.privacyStatus)) return this.googleError(res, 400, 'invalidVideoMetadata', 'privacyStatus', 'INVALID_ARGUMENT');
+    if (typeof title !== 'string' || !title || title.length > 100 || /[<>]/.test(title))
+      return this.googleError(res, 400, 'invalidTitle', 'The request metadata specifies an invalid video title.', 'INVALID_ARGUMENT');
+    if (!['private', 'unlisted', 'public'].includes(metadata?.status?.privacyStatus))
+      return this.googleError(res, 400, 'invalidVideoMetadata', 'privacyStatus', 'INVALID_ARGUMENT');
     const sessionId = randomBytes(10).toString('hex');
-    this.uploads.set(sessionId, { platform: 'google', id: '', expectedSize: size, bytes: Buffer.alloc(0), complete: false, metadata, contentRanges: [], accessToken: auth.token });
+    this.uploads.set(sessionId, {
+      platform: 'google',
+      id: '',
+      expectedSize: size,
+      bytes: Buffer.alloc(0),
+      complete: false,
+      metadata,
+      contentRanges: [],
+      accessToken: auth.token,
+    });
     res.writeHead(200, { location: `${this.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status&upload_id=${sessionId}` });
     res.end();
   }

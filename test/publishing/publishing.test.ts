@@ -55,7 +55,10 @@ describe('GET /tiktok/auth and /youtube/auth', () => {
     expect(payload.exp! - payload.iat!).toBe(600);
 
     // The verifier stays on the server, sealed, and is the one the challenge was made from.
-    const [row] = await rows<{ code_verifier_enc: string; user_id: string }>(server, sql`select code_verifier_enc, user_id from social_oauth_states where id = ${payload.jti!}::uuid`);
+    const [row] = await rows<{ code_verifier_enc: string; user_id: string }>(
+      server,
+      sql`select code_verifier_enc, user_id from social_oauth_states where id = ${payload.jti!}::uuid`,
+    );
     expect(row.user_id).toBe(alice.userId);
     const verifier = new TokenCipher(keys.tokenEncryptionKey).open(row.code_verifier_enc, `oauth-state:${payload.jti}:code_verifier`);
     expect(verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
@@ -113,7 +116,11 @@ describe('POST /tiktok/upload and /youtube/upload: refusals', () => {
     });
 
     it('should fail with 401 identity_mismatch when x-user-id names no user', async () => {
-      expectErrorEnvelope(await alice.api.post(`${base}/${platform}/upload`, ok(), { headers: { 'x-user-id': 'nobody' } }), 401, 'auth.error.identity_mismatch');
+      expectErrorEnvelope(
+        await alice.api.post(`${base}/${platform}/upload`, ok(), { headers: { 'x-user-id': 'nobody' } }),
+        401,
+        'auth.error.identity_mismatch',
+      );
     });
 
     it.each([
@@ -128,7 +135,13 @@ describe('POST /tiktok/upload and /youtube/upload: refusals', () => {
     });
 
     it('should fail with 400 on malformed JSON', async () => {
-      expectErrorEnvelope(await alice.api.request('POST', `${base}/${platform}/upload`, { rawBody: '{"id":', headers: { 'content-type': 'application/json', 'x-user-id': alice.userId } }), 400);
+      expectErrorEnvelope(
+        await alice.api.request('POST', `${base}/${platform}/upload`, {
+          rawBody: '{"id":',
+          headers: { 'content-type': 'application/json', 'x-user-id': alice.userId },
+        }),
+        400,
+      );
     });
   });
 
@@ -169,7 +182,7 @@ describe('POST /tiktok/upload and /youtube/upload: refusals', () => {
         expectErrorEnvelope(await publish(platform, deleted.id), 404);
       });
 
-      it('should fail with 403 not_owner for another user\'s content', async () => {
+      it("should fail with 403 not_owner for another user's content", async () => {
         expectErrorEnvelope(await publish(platform, bobs.id), 403, 'publishing.error.not_owner');
       });
 
@@ -199,7 +212,11 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
   it('should publish to TikTok: init with the file size, the bytes with Content-Range, status fetched and recorded', async () => {
     await linkAccount(server, standIn, alice, 'tiktok');
     const content = await createContent(server, alice, { size: 700 * 1024 + 7 });
-    const res = await alice.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Sunny 2BR in District 2', description: 'River view, pool', tags: ['realestate', 'hcmc'] }, withUserId(alice));
+    const res = await alice.api.post(
+      `${base}/tiktok/upload`,
+      { id: content.id, title: 'Sunny 2BR in District 2', description: 'River view, pool', tags: ['realestate', 'hcmc'] },
+      withUserId(alice),
+    );
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     const { publish_id, status, publication_id } = res.body.data;
@@ -210,15 +227,27 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(upload.complete).toBe(true);
     expect(upload.bytes.equals(content.bytes)).toBe(true);
     expect(upload.contentRanges).toEqual([`bytes 0-${content.bytes.length - 1}/${content.bytes.length}`]);
-    expect(upload.metadata.source_info).toEqual({ source: 'FILE_UPLOAD', video_size: content.bytes.length, chunk_size: content.bytes.length, total_chunk_count: 1 });
+    expect(upload.metadata.source_info).toEqual({
+      source: 'FILE_UPLOAD',
+      video_size: content.bytes.length,
+      chunk_size: content.bytes.length,
+      total_chunk_count: 1,
+    });
     expect(upload.metadata.post_info.title).toBe('Sunny 2BR in District 2\nRiver view, pool\n#realestate #hcmc');
     expect(upload.metadata.post_info.privacy_level).toBe('SELF_ONLY');
 
     const [row] = await rows(server, sql`select * from social_publications where id = ${publication_id}::uuid`);
-    expect(row).toMatchObject({ user_id: alice.userId, content_id: content.id, platform: 'tiktok', remote_id: publish_id, status: 'PUBLISH_COMPLETE', error: null });
+    expect(row).toMatchObject({
+      user_id: alice.userId,
+      content_id: content.id,
+      platform: 'tiktok',
+      remote_id: publish_id,
+      status: 'PUBLISH_COMPLETE',
+      error: null,
+    });
   });
 
-  it('should publish a large video to TikTok in chunks (TikTok\'s chunk rules)', async () => {
+  it("should publish a large video to TikTok in chunks (TikTok's chunk rules)", async () => {
     await linkAccount(server, standIn, alice, 'tiktok');
     const content = await createContent(server, alice, { size: 70 * 1024 * 1024 + 12345 });
     const res = await alice.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Big tour', privacy_level: 'PUBLIC_TO_EVERYONE' }, withUserId(alice));
@@ -236,7 +265,11 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
   it('should publish to YouTube: resumable session with the metadata, then the bytes; answers the watch URL', async () => {
     await linkAccount(server, standIn, alice, 'youtube');
     const content = await createContent(server, alice, { size: 333 * 1024 + 1 });
-    const res = await alice.api.post(`${base}/youtube/upload`, { id: content.id, title: 'Sunny 2BR', description: 'River view', tags: ['real estate', 'hcmc'], privacy_status: 'unlisted' }, withUserId(alice));
+    const res = await alice.api.post(
+      `${base}/youtube/upload`,
+      { id: content.id, title: 'Sunny 2BR', description: 'River view', tags: ['real estate', 'hcmc'], privacy_status: 'unlisted' },
+      withUserId(alice),
+    );
     expect(res.status).toBe(200);
     const { video_id, url, status, publication_id } = res.body.data;
     expect(video_id).toMatch(/^[A-Za-z0-9_-]{11}$/);
@@ -244,7 +277,10 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     expect(status).toBe('uploaded');
     const upload = [...standIn.uploads.values()].find((u) => u.id === video_id)!;
     expect(upload.bytes.equals(content.bytes)).toBe(true);
-    expect(upload.metadata).toEqual({ snippet: { title: 'Sunny 2BR', description: 'River view', tags: ['real estate', 'hcmc'], categoryId: '22' }, status: { privacyStatus: 'unlisted' } });
+    expect(upload.metadata).toEqual({
+      snippet: { title: 'Sunny 2BR', description: 'River view', tags: ['real estate', 'hcmc'], categoryId: '22' },
+      status: { privacyStatus: 'unlisted' },
+    });
     const [row] = await rows(server, sql`select * from social_publications where id = ${publication_id}::uuid`);
     expect(row).toMatchObject({ platform: 'youtube', remote_id: video_id, status: 'uploaded' });
   });
@@ -262,7 +298,10 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
       const dave = await registerAndLogin(server);
       await linkAccount(server, standIn, dave, platform);
       const content = await createContent(server, dave);
-      const [before] = await rows<{ access_token_enc: string; refresh_token_enc: string }>(server, sql`select access_token_enc, refresh_token_enc from social_accounts where user_id = ${dave.userId}::uuid`);
+      const [before] = await rows<{ access_token_enc: string; refresh_token_enc: string }>(
+        server,
+        sql`select access_token_enc, refresh_token_enc from social_accounts where user_id = ${dave.userId}::uuid`,
+      );
       standIn.expireAccessTokens();
       await rows(server, sql`update social_accounts set access_expires_at = now() - interval '1 minute' where user_id = ${dave.userId}::uuid`);
       const refreshesBefore = standIn.grants.filter((g) => g.grantType === 'refresh_token').length;
@@ -275,7 +314,10 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
       expect(standIn.accessTokens.get(upload.accessToken)?.expired).toBe(false);
       expect(upload.bytes.equals(content.bytes)).toBe(true);
 
-      const [after] = await rows<{ access_token_enc: string; refresh_token_enc: string; access_expires_at: Date }>(server, sql`select access_token_enc, refresh_token_enc, access_expires_at from social_accounts where user_id = ${dave.userId}::uuid`);
+      const [after] = await rows<{ access_token_enc: string; refresh_token_enc: string; access_expires_at: Date }>(
+        server,
+        sql`select access_token_enc, refresh_token_enc, access_expires_at from social_accounts where user_id = ${dave.userId}::uuid`,
+      );
       expect(after.access_token_enc).not.toBe(before.access_token_enc);
       expect(new Date(after.access_expires_at).getTime()).toBeGreaterThan(Date.now());
       // Google sends no new refresh token: the old one is kept; TikTok rotates it.
@@ -325,15 +367,26 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     body = expectErrorEnvelope(await post('tiktok'), 502, 'publishing.error.upstream');
     expect(body.message).toContain('internal_error');
 
-    standIn.failNext('youtube.session', { status: 403, body: { error: { code: 403, message: 'quota', errors: [{ reason: 'quotaExceeded', domain: 'youtube.quota', message: 'quota' }], status: 'PERMISSION_DENIED' } } });
+    standIn.failNext('youtube.session', {
+      status: 403,
+      body: {
+        error: { code: 403, message: 'quota', errors: [{ reason: 'quotaExceeded', domain: 'youtube.quota', message: 'quota' }], status: 'PERMISSION_DENIED' },
+      },
+    });
     body = expectErrorEnvelope(await post('youtube'), 502, 'publishing.error.upstream');
     expect(body.message).toContain('quotaExceeded');
 
-    standIn.failNext('youtube.transfer', { status: 503, body: { error: { code: 503, message: 'backend', errors: [{ reason: 'backendError' }], status: 'UNAVAILABLE' } } });
+    standIn.failNext('youtube.transfer', {
+      status: 503,
+      body: { error: { code: 503, message: 'backend', errors: [{ reason: 'backendError' }], status: 'UNAVAILABLE' } },
+    });
     body = expectErrorEnvelope(await post('youtube'), 502, 'publishing.error.upstream');
     expect(body.message).toContain('backendError');
 
-    const failed = await rows<{ platform: string; status: string; error: string; remote_id: string | null }>(server, sql`select platform, status, error, remote_id from social_publications where user_id = ${frank.userId}::uuid order by created_at`);
+    const failed = await rows<{ platform: string; status: string; error: string; remote_id: string | null }>(
+      server,
+      sql`select platform, status, error, remote_id from social_publications where user_id = ${frank.userId}::uuid order by created_at`,
+    );
     expect(failed.map((f) => f.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
     expect(failed[0].error).toContain('spam_risk_too_many_posts');
     expect(failed[1].remote_id).toMatch(/^v_pub_file~/); // TikTok had named the publish id before the transfer failed
@@ -351,13 +404,17 @@ describe('POST /tiktok/upload and /youtube/upload: publishing', () => {
     // The platform closes the connection without an answer (the configuration is frozen, so the
     // stand-in plays the unreachable platform).
     standIn.failNext('tiktok.init', { drop: true });
-    const body = expectErrorEnvelope(await gina.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(gina)), 502, 'publishing.error.upstream');
+    const body = expectErrorEnvelope(
+      await gina.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(gina)),
+      502,
+      'publishing.error.upstream',
+    );
     expect(body.message).toContain('network_error');
   });
 });
 
 describe('linked accounts', () => {
-  it('should list the caller\'s linked accounts without tokens and unlinks them', async () => {
+  it("should list the caller's linked accounts without tokens and unlinks them", async () => {
     const hana = await registerAndLogin(server);
     await linkAccount(server, standIn, hana, 'tiktok');
     const list = await hana.api.get(`${base}/social/accounts`);
@@ -369,6 +426,10 @@ describe('linked accounts', () => {
     expectErrorEnvelope(await hana.api.delete(`${base}/social/accounts/tiktok`), 404, 'publishing.error.account_not_linked');
     expectErrorEnvelope(await hana.api.delete(`${base}/social/accounts/vimeo`), 400);
     const content = await createContent(server, hana);
-    expectErrorEnvelope(await hana.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(hana)), 409, 'publishing.error.account_not_linked');
+    expectErrorEnvelope(
+      await hana.api.post(`${base}/tiktok/upload`, { id: content.id, title: 'Tour' }, withUserId(hana)),
+      409,
+      'publishing.error.account_not_linked',
+    );
   });
 });

@@ -66,6 +66,12 @@ export function useTwoNodes(): () => Cluster {
 
   return () => {
     if (!primary || !nodeB) throw new Error('the nodes are not booted yet (use them inside a test or a later hook)');
-    return { primary, readers: [{ name: 'node B', url: urlB }, { name: 'node A', url: primary.url }] };
+    return {
+      primary,
+      readers: [
+        { name: 'node B', url: urlB },
+        { name: 'node A', url: primary.url },
+      ],
+    };
   };
 }

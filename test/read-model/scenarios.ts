@@ -17,7 +17,18 @@ import { on, type Cluster, type NodeRef } from './cluster.js';
 import { buildWorld, type World } from './world.js';
 import { finishProcessing, publishItem } from './publishing.js';
 import {
-  activeSessionIds, comments, feedIds, feedPagesAt, feedWalk, feedWalkWithCursors, HOME, itemViews, profile, profileData, projectName, type View,
+  activeSessionIds,
+  comments,
+  feedIds,
+  feedPagesAt,
+  feedWalk,
+  feedWalkWithCursors,
+  HOME,
+  itemViews,
+  profile,
+  profileData,
+  projectName,
+  type View,
 } from './views.js';
 
 /** How many times each read is made before the change. */
@@ -116,7 +127,8 @@ export function describeCacheTruth(cluster: () => Cluster): void {
     it('should refuse a session whose used refresh token came back, on the next request', async () => {
       const [ending, keep] = [await newSession(world.sessions), await newSession(world.sessions)];
       await warm(bothLive(ending, keep));
-      const refresh = (token: string) => on(cluster().readers[0], null).post('/auth/api/v1/refresh-token', { refresh_token: token }, { headers: sessionHeaders(ending) });
+      const refresh = (token: string) =>
+        on(cluster().readers[0], null).post('/auth/api/v1/refresh-token', { refresh_token: token }, { headers: sessionHeaders(ending) });
       expectStatus(await refresh(ending.refreshToken), 200, 'refresh');
       expectRefused(await refresh(ending.refreshToken), 'auth.error.refresh_token_reused', 'the used refresh token');
       await onEveryNode(endedOnly(ending, keep, 'auth.error.session_revoked'));
@@ -136,8 +148,7 @@ export function describeCacheTruth(cluster: () => Cluster): void {
   describe('roles and permissions that change', () => {
     const granted = async (node: NodeRef, role: string): Promise<string[]> =>
       (await on(node, null).get(`${AUTHORIZATION}/permissions?role_names=${role}`)).body.data.permission_names;
-    const permissionNames = async (node: NodeRef): Promise<string[]> =>
-      (await on(node, null).get(`${AUTHORIZATION}/permissions`)).body.data.permission_names;
+    const permissionNames = async (node: NodeRef): Promise<string[]> => (await on(node, null).get(`${AUTHORIZATION}/permissions`)).body.data.permission_names;
     const roles = async (node: NodeRef): Promise<{ name: string; permission_names: string[] }[]> =>
       (await on(node, world.admin).get(`${AUTHORIZATION}/roles`)).body.data.items;
     const permissionIds = async (...names: string[]): Promise<string[]> => {
@@ -151,14 +162,21 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await warm(async (node) => {
         expect(await permissionNames(node), node.name).not.toContain(permission);
         expect(await granted(node, role), node.name).toEqual([]);
-        expect((await roles(node)).map((r) => r.name), node.name).not.toContain(role);
+        expect(
+          (await roles(node)).map((r) => r.name),
+          node.name,
+        ).not.toContain(role);
       });
       const created = await world.admin.api.post(`${AUTHORIZATION}/permissions`, { name: permission, description: 'Read audit reports' });
       expectStatus(created, 201, 'create the permission');
       await onEveryNode(async (node) => expect(await permissionNames(node), node.name).toContain(permission));
 
       const [contact] = await permissionIds('read:contact');
-      expectStatus(await world.admin.api.post(`${AUTHORIZATION}/roles`, { name: role, permission_ids: [created.body.data._id, contact] }), 201, 'create the role');
+      expectStatus(
+        await world.admin.api.post(`${AUTHORIZATION}/roles`, { name: role, permission_ids: [created.body.data._id, contact] }),
+        201,
+        'create the role',
+      );
       await onEveryNode(async (node) => {
         const grants = [permission, 'read:contact'].sort();
         expect(await granted(node, role), node.name).toEqual(grants);
@@ -175,7 +193,11 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       const role = `holder_${letters()}`;
       const { other } = world;
       const id = world.items.other;
-      expectStatus(await world.admin.api.post(`${AUTHORIZATION}/roles`, { name: role, permission_ids: await permissionIds('read:profile', 'read:contact') }), 201, 'create the role');
+      expectStatus(
+        await world.admin.api.post(`${AUTHORIZATION}/roles`, { name: role, permission_ids: await permissionIds('read:profile', 'read:contact') }),
+        201,
+        'create the role',
+      );
       const registered = await registerAndLogin(primary);
       expectStatus(await world.admin.api.put(`${AUTHORIZATION}/users/${registered.userId}/roles`, { role_names: [role] }), 200, 'assign the role');
       const holder = await login(primary, registered.phone, registered.password);
@@ -300,7 +322,10 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       await eachView(node, id, (view, where) => expect(view.item?.comment_count, where).toBe(count));
       const res = await comments(node, id);
       expectStatus(res, 200, `${node.name}: comments`);
-      expect(res.body.data.comments.map((c: { _id: string; replyCount: number }) => ({ id: c._id, replies: c.replyCount })), node.name).toEqual(topLevel);
+      expect(
+        res.body.data.comments.map((c: { _id: string; replyCount: number }) => ({ id: c._id, replies: c.replyCount })),
+        node.name,
+      ).toEqual(topLevel);
     };
 
     it('should change comment_count and the comment list on the next read after a comment and after a reply', async () => {
@@ -314,7 +339,10 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       const replies = (ids: string[]) => async (node: NodeRef) => {
         const res = await on(node, null).get(`/sns/api/v1/comments/${commentId}/replies`);
         expectStatus(res, 200, `${node.name}: replies`);
-        expect(res.body.data.comments.map((c: { _id: string }) => c._id), node.name).toEqual(ids);
+        expect(
+          res.body.data.comments.map((c: { _id: string }) => c._id),
+          node.name,
+        ).toEqual(ids);
       };
       await warm(async (node) => {
         await commented(id, 1, [{ id: commentId, replies: 0 }])(node);
@@ -336,7 +364,10 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       const n = yes ? 1 : 0;
       expect((await profileData(node, viewer)).following_number, `${node.name}: viewer's own`).toBe(n);
       expect((await profileData(node, followed)).follower_number, `${node.name}: followed's own`).toBe(n);
-      expect(await profileData(node, viewer, followed.userId), `${node.name}: followed seen by viewer`).toMatchObject({ follower_number: n, is_following: yes });
+      expect(await profileData(node, viewer, followed.userId), `${node.name}: followed seen by viewer`).toMatchObject({
+        follower_number: n,
+        is_following: yes,
+      });
       expect((await profileData(node, followed, viewer.userId)).following_number, `${node.name}: viewer seen by followed`).toBe(n);
       const feed = await feedIds(node, viewer);
       expect(feed, node.name).toEqual(expect.arrayContaining([items.followed, items.other]));
@@ -364,8 +395,14 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       const [fan, star] = [await registerAndLogin(primary), await registerAndLogin(primary)];
       await follow(fan, star);
       const seen = (following: boolean) => async (node: NodeRef) => {
-        expect(await profileData(node, fan, star.userId), `${node.name}: star seen by fan`).toMatchObject({ follower_number: following ? 1 : 0, is_following: following });
-        expect(await profileData(node, star, fan.userId), `${node.name}: fan seen by star`).toMatchObject({ following_number: following ? 1 : 0, is_following: false });
+        expect(await profileData(node, fan, star.userId), `${node.name}: star seen by fan`).toMatchObject({
+          follower_number: following ? 1 : 0,
+          is_following: following,
+        });
+        expect(await profileData(node, star, fan.userId), `${node.name}: fan seen by star`).toMatchObject({
+          following_number: following ? 1 : 0,
+          is_following: false,
+        });
       };
       await warm(seen(true));
       // The one followed blocks: the follow goes both ways (CONTRACT §21), and nobody is told.
@@ -381,9 +418,18 @@ export function describeCacheTruth(cluster: () => Cluster): void {
       // Every reader at once, on each node (the first time: nothing kept yet), twice.
       const named = (name: string) => async (node: NodeRef) => {
         const answers = await Promise.all(readers.map((r) => profileData(node, r, seen.userId)));
-        expect(answers.map((a) => a.name), node.name).toEqual(readers.map(() => name));
-        expect(answers.map((a) => a.is_following), node.name).toEqual(readers.map((_, i) => i === 0));
-        expect(answers.map((a) => a.follower_number), node.name).toEqual(readers.map(() => 1));
+        expect(
+          answers.map((a) => a.name),
+          node.name,
+        ).toEqual(readers.map(() => name));
+        expect(
+          answers.map((a) => a.is_following),
+          node.name,
+        ).toEqual(readers.map((_, i) => i === 0));
+        expect(
+          answers.map((a) => a.follower_number),
+          node.name,
+        ).toEqual(readers.map(() => 1));
       };
       await warm(named('Cora Crowd'));
       expectStatus(await seen.api.put('/auth/api/v1/user/me', { given_name: 'Clara' }), 200, 'rename');
@@ -445,11 +491,18 @@ export function describeCacheTruth(cluster: () => Cluster): void {
         cursorsOf.set(node.name, cursors);
         const again = await feedPagesAt(node, world.follower, cursors);
         expect(again.find((i) => i.id === liked)?.reaction_count, node.name).toBe(0);
-        expect(again.map((i) => i.id), node.name).toEqual(expect.arrayContaining([deleted, removed, held]));
+        expect(
+          again.map((i) => i.id),
+          node.name,
+        ).toEqual(expect.arrayContaining([deleted, removed, held]));
       });
       expectStatus(await world.viewer.api.post(`/api/v1/content/${liked}/reactions`), 200, 'like');
       expectStatus(await world.owner.api.delete(`/api/v1/content/${deleted}`), 200, 'delete');
-      expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/content/${removed}/resolve`, { action: 'remove', note: 'fake listing' }), 200, 'remove');
+      expectStatus(
+        await world.admin.api.post(`/api/v1/moderation/targets/content/${removed}/resolve`, { action: 'remove', note: 'fake listing' }),
+        200,
+        'remove',
+      );
       expectStatus(await world.admin.api.post(`/api/v1/moderation/targets/user/${suspended.userId}/resolve`, { action: 'suspend_user' }), 200, 'suspend');
       await onEveryNode(async (node) => {
         const again = await feedPagesAt(node, world.follower, cursorsOf.get(node.name)!);

@@ -88,7 +88,8 @@ export async function feedWalkWithCursors(node: NodeRef, viewer: TestUser): Prom
 /** The items of the feed pages after `cursors` (one item a page), read again. */
 export async function feedPagesAt(node: NodeRef, viewer: TestUser, cursors: string[]): Promise<any[]> {
   const items: any[] = [];
-  for (const cursor of cursors) items.push(...ok(await on(node, viewer).get(`${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}`), '/feeds by cursor').items);
+  for (const cursor of cursors)
+    items.push(...ok(await on(node, viewer).get(`${FEED_ONE_PER_PAGE}&cursor=${encodeURIComponent(cursor)}`), '/feeds by cursor').items);
   return items;
 }
 

@@ -63,7 +63,7 @@ describe('namespace declarations', () => {
   });
 });
 
-describe('the realtime door decides nobody\'s delivery', () => {
+describe("the realtime door decides nobody's delivery", () => {
   // Who may have an event (blocks, settings) and how often counts go out are the domain's rules.
   const RULES = /\bblockersOf\(|\beitherWayOf\(|\.wants\(|\bnew KeyedThrottle\(/;
 

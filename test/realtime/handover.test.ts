@@ -52,7 +52,9 @@ async function history(api: ApiClient, roomId: string): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const res: { status: number; body: any } = await api.get(`${SNS}/chat/rooms/${roomId}/messages?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: { status: number; body: any } = await api.get(
+      `${SNS}/chat/rooms/${roomId}/messages?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     ids.push(...res.body.data.messages.map((m: { _id: string }) => m._id));
     cursor = res.body.data.hasMore ? res.body.data.nextCursor : null;
@@ -117,8 +119,17 @@ describe.skipIf(!enabled)('SIGTERM handover between two processes', () => {
       await back;
       expect(await nodeA.exited).toBe(0);
       expect(nodeA.output()).toContain('realtime connections handed over');
-      const quiet = (out: string) => out.split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n').slice(-3000);
-      for (const c of clients) expect(c.socket('/chat').recovered, `not recovered: ${JSON.stringify(clients.map((x) => [x.transport, x.connects, x.socket('/chat').recovered]))}\nA: ${quiet(nodeA.output())}\nB: ${quiet(nodeB.output())}`).toBe(true);
+      const quiet = (out: string) =>
+        out
+          .split('\n')
+          .filter((l) => !l.includes('"msg":"request"'))
+          .join('\n')
+          .slice(-3000);
+      for (const c of clients)
+        expect(
+          c.socket('/chat').recovered,
+          `not recovered: ${JSON.stringify(clients.map((x) => [x.transport, x.connects, x.socket('/chat').recovered]))}\nA: ${quiet(nodeA.output())}\nB: ${quiet(nodeB.output())}`,
+        ).toBe(true);
       const afterMove = posted;
       await until(() => posted >= afterMove + 10, 20_000, 'traffic after the move');
       posting = false;

@@ -60,7 +60,16 @@ describe.skipIf(!enabled)('two nodes sharing PostgreSQL and Redis', () => {
       const contentId = await createContent(serverA, alice);
       const socket = await connect(nodeA.url, '/processing', alice.token, transport);
       const arrived = nextEvent(socket, 'video:completed');
-      const video = { resolution: '1920x1080', size: 5000, duration: 30, original_name: 'tour.mp4', thumbnail_url: null, status: 'completed', content_url: null, url: null };
+      const video = {
+        resolution: '1920x1080',
+        size: 5000,
+        duration: 30,
+        original_name: 'tour.mp4',
+        thumbnail_url: null,
+        status: 'completed',
+        content_url: null,
+        url: null,
+      };
       nodeB.app.events.publish('video.completed', { uploaderId: alice.userId, contentId, video });
       expect(await arrived).toEqual({ contentId, video });
     });

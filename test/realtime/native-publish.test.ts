@@ -77,7 +77,7 @@ describe.each(['on', 'off'])('REALTIME_NATIVE_PUBLISH=%s', (setting) => {
     expect(got.dave).toEqual([]);
   });
 
-  it('should stop a room\'s events to the sockets that left it, on a websocket and on polling, and keep them for the others', async () => {
+  it("should stop a room's events to the sockets that left it, on a websocket and on polling, and keep them for the others", async () => {
     const server = booted.current;
     const room = (await alice.api.post(`${SNS}/chat/rooms`, { memberIds: [bob.userId, carol.userId, erin.userId], name: `leave-${setting}` })).body.data;
     const bobSocket = await connect(server.url, '/chat', bob.token, 'websocket');

@@ -54,7 +54,8 @@ describe.skipIf(!enabled)('node-local delivery (rooms adapter)', () => {
     const before = b.realtime.adapterStats()!;
     const aBefore = a.realtime.adapterStats()!.received;
     const sent: string[] = [];
-    for (let i = 0; i < 20; i++) sent.push((await new ApiClient(a.url, alice.token).post(`${SNS}/chat/messages`, { roomId: room.roomId, msg: `m${i}` })).body.data._id);
+    for (let i = 0; i < 20; i++)
+      sent.push((await new ApiClient(a.url, alice.token).post(`${SNS}/chat/messages`, { roomId: room.roomId, msg: `m${i}` })).body.data._id);
     await until(() => got.length >= sent.length, 20_000, 'the messages on A');
     expect(got).toEqual(sent);
     // A got its own messages back on the room's channel (that is how it orders them); B nothing at all.
@@ -121,7 +122,10 @@ async function everyMessageOrTold(seen: { got: string[]; disconnects: string[] }
   }
   expect(new Set(seen.got).size, `${who}: no message twice`).toBe(seen.got.length);
   const positions = seen.got.map((id) => acknowledged.indexOf(id));
-  expect(positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1])), `${who}: in order, only acknowledged ones`).toBe(true);
+  expect(
+    positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1])),
+    `${who}: in order, only acknowledged ones`,
+  ).toBe(true);
 }
 
 describe.skipIf(!enabled || !hasRedisServer)('Redis restarted empty in the middle of a stream (rooms adapter, two nodes)', () => {

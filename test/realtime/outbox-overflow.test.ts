@@ -125,7 +125,10 @@ describe.skipIf(!enabled)('an outbox overflow announced while the other node is 
     const url = process.env.TEST_REDIS_URL!;
     proxy = await TcpProxy.before(url, 6379);
     senderProxy = await TcpProxy.before(url, 6379);
-    nodes = await startTwoNodes({ REDIS_URL: senderProxy.through(url), REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) }, (env) => ({ ...env, REDIS_URL: proxy.through(url) }));
+    nodes = await startTwoNodes({ REDIS_URL: senderProxy.through(url), REALTIME_OUTBOX_MAX_EVENTS: String(BOUND) }, (env) => ({
+      ...env,
+      REDIS_URL: proxy.through(url),
+    }));
     ({ nodeA: far, nodeB: sender } = nodes);
   });
   afterEach(() => closeAll());
@@ -138,7 +141,11 @@ describe.skipIf(!enabled)('an outbox overflow announced while the other node is 
   });
 
   it('should still disconnect the far node’s sockets of that room, from the gap it reads when it catches up', async () => {
-    const [alice, bob, carol] = [await registerAndLogin(asTestServer(far)), await registerAndLogin(asTestServer(far)), await registerAndLogin(asTestServer(far))];
+    const [alice, bob, carol] = [
+      await registerAndLogin(asTestServer(far)),
+      await registerAndLogin(asTestServer(far)),
+      await registerAndLogin(asTestServer(far)),
+    ];
     const aliceOnSender = new ApiClient(sender.url, alice.token);
     const busy = (await aliceOnSender.post(`${SNS}/chat/rooms`, { memberIds: [bob.userId], name: 'busy' })).body.data.roomId;
     const quiet = (await aliceOnSender.post(`${SNS}/chat/rooms`, { memberIds: [carol.userId], name: 'quiet' })).body.data.roomId;
@@ -166,7 +173,7 @@ describe.skipIf(!enabled)('an outbox overflow announced while the other node is 
       await until(() => sender.realtime.adapterStats()!.queued === 0 && sender.realtime.adapterStats()!.connected, 40_000, 'the sender to flush its outbox');
       // The gap entry (a DISCONNECT_SOCKETS cluster message) in the busy room's stream.
       const deadline = Date.now() + 20_000;
-      for (let found = false; !found; ) {
+      for (let found = false; !found;) {
         if (Date.now() > deadline) throw new Error('no gap entry in the busy room’s stream');
         const entries = await redis.xrange(stream, '-', '+');
         found = entries.some(([, fields]) => fields[1].includes('"type":6'));
@@ -222,7 +229,11 @@ describe.skipIf(!enabled)('a restore across an outbox overflow (the sender cut o
   };
 
   it('should start fresh a session whose room lost events, and recover one whose room did not', async () => {
-    const [alice, erin, fay] = [await registerAndLogin(asTestServer(sender)), await registerAndLogin(asTestServer(sender)), await registerAndLogin(asTestServer(sender))];
+    const [alice, erin, fay] = [
+      await registerAndLogin(asTestServer(sender)),
+      await registerAndLogin(asTestServer(sender)),
+      await registerAndLogin(asTestServer(sender)),
+    ];
     const aliceOnSender = new ApiClient(sender.url, alice.token);
     const busy = (await aliceOnSender.post(`${SNS}/chat/rooms`, { memberIds: [erin.userId], name: 'busy' })).body.data.roomId;
     const quiet = (await aliceOnSender.post(`${SNS}/chat/rooms`, { memberIds: [fay.userId], name: 'quiet' })).body.data.roomId;
@@ -253,7 +264,7 @@ describe.skipIf(!enabled)('a restore across an outbox overflow (the sender cut o
       await until(() => sender.realtime.adapterStats()!.connected && sender.realtime.adapterStats()!.queued === 0, 40_000, 'the sender to flush its outbox');
       const stream = `${nodes!.env.REDIS_PREFIX}socket.io:log#/chat#=room:${busy}`;
       const deadline = Date.now() + 20_000;
-      for (let found = false; !found; ) {
+      for (let found = false; !found;) {
         if (Date.now() > deadline) throw new Error('no gap entry in the busy room’s stream');
         found = (await redis.xrange(stream, '-', '+')).some(([, fields]) => fields[1].includes('"type":6'));
         if (!found) await new Promise((r) => setTimeout(r, 100));
@@ -262,11 +273,12 @@ describe.skipIf(!enabled)('a restore across an outbox overflow (the sender cut o
       redis.disconnect();
     }
 
-    const back = (socket: Socket) => new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-      socket.connect();
-    });
+    const back = (socket: Socket) =>
+      new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve());
+        socket.once('connect_error', reject);
+        socket.connect();
+      });
     await back(erinOnFar);
     await back(fayOnFar);
     expect(fayOnFar.recovered).toBe(true);

@@ -84,7 +84,13 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
       const viaSocket = nextEvent(bobSocket, 'message:new', (m: any) => m.msg === 'from socket');
       const ack = await emitAck(aliceSocket, 'message:send', { roomId: room.roomId, msg: 'from socket' });
       expect(ack.ok).toBe(true);
-      expect(ack.data).toMatchObject({ roomId: room.roomId, msg: 'from socket', sender: { userId: alice.userId, name: 'Alice Nguyen' }, attachments: [], reactions: [] });
+      expect(ack.data).toMatchObject({
+        roomId: room.roomId,
+        msg: 'from socket',
+        sender: { userId: alice.userId, name: 'Alice Nguyen' },
+        attachments: [],
+        reactions: [],
+      });
       expect(await viaSocket).toEqual(ack.data);
       const history = await bob.api.get(`${SNS}/chat/rooms/${room.roomId}/messages`);
       expect(history.body.data.messages.map((m: any) => m.msg)).toEqual(['from socket', 'from rest']);
@@ -96,9 +102,15 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
       const carolSocket = await connect(server.url, '/chat', carol.token, transport);
       const aliceSocket = await connect(server.url, '/chat', alice.token, transport);
       expect(await emitAck(carolSocket, 'message:send', { roomId: room.roomId, msg: 'hi' })).toMatchObject({ ok: false, error_code: 'chat.error.not_member' });
-      expect(await emitAck(aliceSocket, 'message:send', { roomId: randomUUID(), msg: 'hi' })).toMatchObject({ ok: false, error_code: 'chat.error.room_not_found' });
+      expect(await emitAck(aliceSocket, 'message:send', { roomId: randomUUID(), msg: 'hi' })).toMatchObject({
+        ok: false,
+        error_code: 'chat.error.room_not_found',
+      });
       expect(await emitAck(aliceSocket, 'message:send', { roomId: room.roomId })).toMatchObject({ ok: false, error_code: 'chat.error.empty_message' });
-      expect(await emitAck(aliceSocket, 'message:send', { roomId: room.roomId, msg: 'x'.repeat(4001) })).toMatchObject({ ok: false, error_code: 'validation.error.invalid_payload' });
+      expect(await emitAck(aliceSocket, 'message:send', { roomId: room.roomId, msg: 'x'.repeat(4001) })).toMatchObject({
+        ok: false,
+        error_code: 'validation.error.invalid_payload',
+      });
       expect(await emitAck(aliceSocket, 'message:send', 'hello')).toMatchObject({ ok: false, error_code: 'validation.error.invalid_payload' });
     });
 
@@ -160,7 +172,16 @@ describe.each(['websocket', 'polling'] as Transport[])('over %s', (transport) =>
       let otherGot = 0;
       for (const e of ['video:progress', 'video:completed', 'video:failed']) other.on(e, () => otherGot++);
       const events = server.service.app.events;
-      const video = { resolution: '1280x720', size: 1000, duration: 12.5, original_name: 'tour.mp4', thumbnail_url: 'http://x/t.jpg', status: 'completed', content_url: 'http://x/o.mp4', url: 'http://x/p.m3u8' };
+      const video = {
+        resolution: '1280x720',
+        size: 1000,
+        duration: 12.5,
+        original_name: 'tour.mp4',
+        thumbnail_url: 'http://x/t.jpg',
+        status: 'completed',
+        content_url: 'http://x/o.mp4',
+        url: 'http://x/p.m3u8',
+      };
 
       const progress = nextEvent(mine, 'video:progress');
       events.publish('video.progress', { uploaderId: alice.userId, contentId, stage: 'transcoding', percent: 40 });

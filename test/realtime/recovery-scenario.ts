@@ -51,7 +51,9 @@ export async function awayFiveSeconds(nodes: ScenarioNodes, transport: Transport
     sent.replies.push(res.body.data._id);
   };
   const follow = async (follower: TestUser) => {
-    const res = await new ApiClient(nodes.apiUrl, follower.token).post(`/auth/api/v1/users/${carol.userId}/follow`, undefined, { headers: { 'x-user-id': follower.userId } });
+    const res = await new ApiClient(nodes.apiUrl, follower.token).post(`/auth/api/v1/users/${carol.userId}/follow`, undefined, {
+      headers: { 'x-user-id': follower.userId },
+    });
     expect(res.status).toBe(200);
     sent.follows.push(follower.userId);
   };
@@ -77,7 +79,12 @@ export async function awayFiveSeconds(nodes: ScenarioNodes, transport: Transport
     });
     const allArrived = () => {
       const g = got();
-      return g.messages.length >= sent.messages.length && g.comments.length >= sent.comments.length && g.replies.length >= sent.replies.length && g.follows.length >= sent.follows.length;
+      return (
+        g.messages.length >= sent.messages.length &&
+        g.comments.length >= sent.comments.length &&
+        g.replies.length >= sent.replies.length &&
+        g.follows.length >= sent.follows.length
+      );
     };
 
     // Before: the client has received something of each kind (so it holds an offset).
@@ -130,7 +137,9 @@ export async function quietClientRecovers(nodes: ScenarioNodes, transport: Trans
     const back = client.reconnected(30_000);
     client.cut(3_000);
     await until(() => !client.socket('/notifications').connected, 5_000, 'the cut');
-    const res = await new ApiClient(nodes.apiUrl, follower.token).post(`/auth/api/v1/users/${frank.userId}/follow`, undefined, { headers: { 'x-user-id': follower.userId } });
+    const res = await new ApiClient(nodes.apiUrl, follower.token).post(`/auth/api/v1/users/${frank.userId}/follow`, undefined, {
+      headers: { 'x-user-id': follower.userId },
+    });
     expect(res.status).toBe(200);
     await back;
     expect(client.socket('/notifications').recovered).toBe(true);

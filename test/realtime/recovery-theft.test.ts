@@ -67,7 +67,11 @@ async function streams(server: TestServer, alice: TestUser, thief: TestUser, car
 /** The events of `event` in raw packets of `namespace`. */
 function eventsIn(packets: string[], namespace: string, event: string): unknown[] {
   const prefix = `42${namespace},`;
-  return packets.filter((p) => p.startsWith(prefix)).map((p) => JSON.parse(p.slice(prefix.length))).filter((args) => args[0] === event).map((args) => args[1]);
+  return packets
+    .filter((p) => p.startsWith(prefix))
+    .map((p) => JSON.parse(p.slice(prefix.length)))
+    .filter((args) => args[0] === event)
+    .map((args) => args[1]);
 }
 
 async function stolenRecovery(nodes: Nodes, transport: Transport): Promise<void> {
@@ -103,7 +107,11 @@ async function stolenRecovery(nodes: Nodes, transport: Transport): Promise<void>
     expect(bobSession.sid).not.toBe(sid);
     expect(bobSession.pid).not.toBe(pid);
 
-    for (const auth of [{ pid, offset }, { token: 'garbage', pid, offset }, { token: `${alice.token}x`, pid, offset }]) {
+    for (const auth of [
+      { pid, offset },
+      { token: 'garbage', pid, offset },
+      { token: `${alice.token}x`, pid, offset },
+    ]) {
       const thief = await RawEngine.open(nodes.second);
       thief.connect(namespace, auth);
       expect(await thief.connected(namespace)).toMatch(new RegExp(`^44${namespace},\\{"message":"unauthorized"`));
@@ -112,7 +120,13 @@ async function stolenRecovery(nodes: Nodes, transport: Transport): Promise<void>
     }
 
     // A socket.io-client that holds her recovery state, as a stolen phone's app would.
-    const copy: Socket = io(nodes.second + namespace, { transports: [transport], auth: { token: bob.token }, forceNew: true, reconnection: false, autoConnect: false });
+    const copy: Socket = io(nodes.second + namespace, {
+      transports: [transport],
+      auth: { token: bob.token },
+      forceNew: true,
+      reconnection: false,
+      autoConnect: false,
+    });
     Reflect.set(copy, '_pid', pid);
     Reflect.set(copy, '_lastOffset', offset);
     const copyGot: unknown[] = [];

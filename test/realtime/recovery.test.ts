@@ -59,7 +59,12 @@ describe.each(['websocket', 'polling'] as Transport[])('recovery over %s', (tran
     const erin = await registerAndLogin(server.current);
     const socket = await connect(server.url, '/notifications', erin.token, transport);
     socket.close();
-    const forged = io(server.url + '/notifications', { transports: [transport], forceNew: true, reconnection: false, auth: { token: erin.token, pid: 'not-a-session', offset: 'nothing' } });
+    const forged = io(server.url + '/notifications', {
+      transports: [transport],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: erin.token, pid: 'not-a-session', offset: 'nothing' },
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         forged.once('connect', () => resolve());
@@ -74,7 +79,8 @@ describe.each(['websocket', 'polling'] as Transport[])('recovery over %s', (tran
 
 describe('REALTIME_ADAPTER', () => {
   it('should accept the three adapters and refuse anything else', () => {
-    for (const adapter of ['rooms', 'streams', 'pubsub', 'sharded']) expect(loadConfig({ REALTIME_ADAPTER: adapter, NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe(adapter);
+    for (const adapter of ['rooms', 'streams', 'pubsub', 'sharded'])
+      expect(loadConfig({ REALTIME_ADAPTER: adapter, NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe(adapter);
     expect(loadConfig({ NODE_ENV: 'test' }).REALTIME_ADAPTER).toBe('rooms');
     expect(() => loadConfig({ REALTIME_ADAPTER: 'kafka', NODE_ENV: 'test' })).toThrow(ConfigError);
   });

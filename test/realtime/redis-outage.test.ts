@@ -12,7 +12,6 @@ import { freePort } from '../helpers/child-process.js';
 import { hasRedisServer, startRedis, stopRedis } from '../helpers/redis-server.js';
 import { until } from './recovering-client.js';
 
-
 describe.skipIf(!hasRedisServer).each(['rooms', 'streams', 'pubsub'])('Redis outage (REALTIME_ADAPTER=%s)', (adapter) => {
   let redis: ChildProcess;
   let port: number;
@@ -53,7 +52,9 @@ describe.skipIf(!hasRedisServer).each(['rooms', 'streams', 'pubsub'])('Redis out
     expect(room.status).toBe(201);
     const chat = await connect(nodeA.url, '/chat', alice.token, 'websocket');
     const local = nextEvent(chat, 'message:new', (m: any) => m.msg === 'still here');
-    expect((await new ApiClient(nodeA.url, alice.token).post('/sns/api/v1/chat/messages', { roomId: room.body.data.roomId, msg: 'still here' })).status).toBe(201);
+    expect((await new ApiClient(nodeA.url, alice.token).post('/sns/api/v1/chat/messages', { roomId: room.body.data.roomId, msg: 'still here' })).status).toBe(
+      201,
+    );
     await local;
 
     const disconnects: string[] = [];

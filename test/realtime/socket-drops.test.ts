@@ -112,29 +112,33 @@ describe('a socket that goes away during its handshake', () => {
     await stillServes();
   }, 60_000);
 
-  it.each(['websocket', 'polling'] as Transport[])('should not stop the node when socket.io-client over %s closes as soon as its transport opens', async (transport) => {
-    const tries: (() => Promise<void>)[] = [];
-    for (const namespace of NAMESPACES) {
-      for (let i = 0; i < 8; i++) {
-        tries.push(
-          () =>
-            new Promise<void>((resolve) => {
-              const socket = io(booted.url + namespace, { transports: [transport], auth: { token: alice.token }, forceNew: true, reconnection: false });
-              // Registered after the socket's own listener, which sends CONNECT: the client leaves right after it.
-              socket.io.on('open', () => {
-                socket.io.engine.close();
-                resolve();
-              });
-              socket.io.on('error', () => resolve());
-            }),
-        );
+  it.each(['websocket', 'polling'] as Transport[])(
+    'should not stop the node when socket.io-client over %s closes as soon as its transport opens',
+    async (transport) => {
+      const tries: (() => Promise<void>)[] = [];
+      for (const namespace of NAMESPACES) {
+        for (let i = 0; i < 8; i++) {
+          tries.push(
+            () =>
+              new Promise<void>((resolve) => {
+                const socket = io(booted.url + namespace, { transports: [transport], auth: { token: alice.token }, forceNew: true, reconnection: false });
+                // Registered after the socket's own listener, which sends CONNECT: the client leaves right after it.
+                socket.io.on('open', () => {
+                  socket.io.engine.close();
+                  resolve();
+                });
+                socket.io.on('error', () => resolve());
+              }),
+          );
+        }
       }
-    }
-    await inBatches(tries);
-    await pause(500);
-    expect(crashes.take()).toEqual([]);
-    await stillServes();
-  }, 60_000);
+      await inBatches(tries);
+      await pause(500);
+      expect(crashes.take()).toEqual([]);
+      await stillServes();
+    },
+    60_000,
+  );
 });
 
 describe('a socket that goes away while its event is handled', () => {

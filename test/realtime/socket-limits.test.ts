@@ -32,8 +32,11 @@ afterEach(() => closeAll());
 /** Registers, verifies and logs in with each step from a fresh client address (auth limit is per IP). */
 async function freshUser(): Promise<TestUser> {
   const original = globalThis.fetch;
-  globalThis.fetch = ((input: RequestInfo | URL, init: RequestInit = {}) =>
-    original(input, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `198.51.${Math.floor(addresses / 250)}.${(addresses++ % 250) + 1}` } }));
+  globalThis.fetch = (input: RequestInfo | URL, init: RequestInit = {}) =>
+    original(input, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': `198.51.${Math.floor(addresses / 250)}.${(addresses++ % 250) + 1}` },
+    });
   try {
     return await registerAndLogin(server);
   } finally {
@@ -76,35 +79,41 @@ const EVENTS: EventCase[] = [
 ];
 
 describe('every client event is rate limited per user', () => {
-  it.each(EVENTS)('$namespace $event: refused past the general limit with the rate-limit ack', async ({ namespace, event, payload, ownLimit }) => {
-    const user = await freshUser();
-    const fixtures = await fixturesFor(user);
-    const transport: Transport = event.length % 2 ? 'websocket' : 'polling';
-    const socket = await connect(server.url, namespace, user.token, transport);
-    const acks: any[] = [];
-    for (let i = 0; i < GENERAL_PER_MINUTE; i++) acks.push(await emitAck(socket, event, payload(fixtures)));
-    // Within the budget: answered by the handler (success or its own error), never the general limit.
-    if (!ownLimit) expect(acks.filter((a) => a.error_code === 'rate_limit.error.exceeded')).toEqual([]);
-    for (const a of acks) expect(a.ok === true || typeof a.error_code === 'string').toBe(true);
-    // Past it: this event, any other event, and the same user's other sockets are refused.
-    expect(await emitAck(socket, event, payload(fixtures))).toEqual(RATE_LIMITED);
-    expect(await emitAck(socket, 'no:such:event', {})).toEqual(RATE_LIMITED);
-    const second = await connect(server.url, namespace, user.token, 'websocket');
-    expect(await emitAck(second, event, payload(fixtures))).toEqual(RATE_LIMITED);
-    // REST shares the counter.
-    expect((await user.api.get('/sns/api/v1/chat/rooms')).status).toBe(429);
-    // Another user is not affected.
-    const other = await freshUser();
-    const theirs = await connect(server.url, namespace, other.token, transport);
-    expect((await emitAck(theirs, event, payload(fixtures))).error_code).not.toBe('rate_limit.error.exceeded');
-  }, 60_000);
+  it.each(EVENTS)(
+    '$namespace $event: refused past the general limit with the rate-limit ack',
+    async ({ namespace, event, payload, ownLimit }) => {
+      const user = await freshUser();
+      const fixtures = await fixturesFor(user);
+      const transport: Transport = event.length % 2 ? 'websocket' : 'polling';
+      const socket = await connect(server.url, namespace, user.token, transport);
+      const acks: any[] = [];
+      for (let i = 0; i < GENERAL_PER_MINUTE; i++) acks.push(await emitAck(socket, event, payload(fixtures)));
+      // Within the budget: answered by the handler (success or its own error), never the general limit.
+      if (!ownLimit) expect(acks.filter((a) => a.error_code === 'rate_limit.error.exceeded')).toEqual([]);
+      for (const a of acks) expect(a.ok === true || typeof a.error_code === 'string').toBe(true);
+      // Past it: this event, any other event, and the same user's other sockets are refused.
+      expect(await emitAck(socket, event, payload(fixtures))).toEqual(RATE_LIMITED);
+      expect(await emitAck(socket, 'no:such:event', {})).toEqual(RATE_LIMITED);
+      const second = await connect(server.url, namespace, user.token, 'websocket');
+      expect(await emitAck(second, event, payload(fixtures))).toEqual(RATE_LIMITED);
+      // REST shares the counter.
+      expect((await user.api.get('/sns/api/v1/chat/rooms')).status).toBe(429);
+      // Another user is not affected.
+      const other = await freshUser();
+      const theirs = await connect(server.url, namespace, other.token, transport);
+      expect((await emitAck(theirs, event, payload(fixtures))).error_code).not.toBe('rate_limit.error.exceeded');
+    },
+    60_000,
+  );
 
   it('should answer an event the namespace does not have with unknown_event, until the limit', async () => {
     const user = await freshUser();
     const socket = await connect(server.url, '/notifications', user.token, 'websocket');
     const acks = [];
     for (let i = 0; i < GENERAL_PER_MINUTE + 1; i++) acks.push(await emitAck(socket, 'message:send', { roomId: 'x' }));
-    expect(acks.slice(0, GENERAL_PER_MINUTE)).toEqual(Array(GENERAL_PER_MINUTE).fill({ ok: false, error_code: 'realtime.error.unknown_event', message: expect.any(String) }));
+    expect(acks.slice(0, GENERAL_PER_MINUTE)).toEqual(
+      Array(GENERAL_PER_MINUTE).fill({ ok: false, error_code: 'realtime.error.unknown_event', message: expect.any(String) }),
+    );
     expect(acks[GENERAL_PER_MINUTE]).toEqual(RATE_LIMITED);
   });
 
@@ -165,7 +174,11 @@ describe('connections per user', () => {
       await until(() => engine.packets().filter((p) => /^4[04]\/chat,/.test(p)).length === 5, 10_000, 'five answers');
       const answers = engine.packets().filter((p) => /^4[04]\/chat,/.test(p));
       expect(answers.filter((p) => p.startsWith('40/chat,')).length).toBe(1);
-      for (const p of answers.filter((a) => a.startsWith('44/chat,'))) expect(JSON.parse(p.slice('44/chat,'.length))).toEqual({ message: 'too_many_connections', data: { error_code: 'realtime.error.too_many_connections' } });
+      for (const p of answers.filter((a) => a.startsWith('44/chat,')))
+        expect(JSON.parse(p.slice('44/chat,'.length))).toEqual({
+          message: 'too_many_connections',
+          data: { error_code: 'realtime.error.too_many_connections' },
+        });
     } finally {
       engine.drop();
     }

@@ -20,7 +20,12 @@ describe('stored documents', () => {
 
   it('should serve an uploaded PDF as an attachment under a sandboxing CSP, and an image inline', async () => {
     const user = await registerAndLogin(booted.current);
-    const doc = await user.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: pdfWithScript(), filename: 'plan.pdf' }]) });
+    const doc = await user.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'document' },
+        { name: 'file', value: pdfWithScript(), filename: 'plan.pdf' },
+      ]),
+    });
     expect(doc.status, doc.text).toBe(201);
     for (const method of ['GET', 'HEAD']) {
       const res = await fetch(onServer(booted.url, doc.body.data.url), { method });
@@ -36,7 +41,12 @@ describe('stored documents', () => {
     expect(ranged.headers.get('content-disposition')).toMatch(/^attachment\b/);
     await ranged.arrayBuffer();
 
-    const image = await user.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: await makeImage('png'), filename: 'a.png' }]) });
+    const image = await user.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'image' },
+        { name: 'file', value: await makeImage('png'), filename: 'a.png' },
+      ]),
+    });
     expect(image.status, image.text).toBe(201);
     const shown = await fetch(onServer(booted.url, image.body.data.url));
     expect(shown.status).toBe(200);

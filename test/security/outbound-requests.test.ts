@@ -121,7 +121,10 @@ describe('a push endpoint at an internal address', () => {
     names.set('later.example.test', LOOPBACK);
     expect((await follow(fan, user)).status).toBe(200);
     // Refused at send time: the subscription is dropped (with its queued push) and nothing connects.
-    await until(() => subscriptionCount(user.userId), (n) => n === 0);
+    await until(
+      () => subscriptionCount(user.userId),
+      (n) => n === 0,
+    );
     expect(await deliveriesOf(user.userId)).toEqual([]);
     expect(contacts).toEqual([]);
   });
@@ -134,7 +137,10 @@ describe('a push endpoint at an internal address', () => {
     expect(res.status, res.text).toBe(201);
     names.set('rebind.example.test', LOOPBACK);
     expect((await follow(fan, user)).status).toBe(200);
-    await until(() => subscriptionCount(user.userId), (n) => n === 0);
+    await until(
+      () => subscriptionCount(user.userId),
+      (n) => n === 0,
+    );
     expect(contacts).toEqual([]);
   });
 });
@@ -206,7 +212,10 @@ describe('an address that embeds IPv4, or lies in a reserved range', () => {
     names.set('compat-later.example.test', [{ address: '::7f00:1', family: 6 }]);
     expect((await follow(fan, user)).status).toBe(200);
     // The gate refuses it (the subscription is dropped) instead of connecting to ::7f00:1.
-    await until(() => subscriptionCount(user.userId), (n) => n === 0);
+    await until(
+      () => subscriptionCount(user.userId),
+      (n) => n === 0,
+    );
     expect(await deliveriesOf(user.userId)).toEqual([]);
     expect(contacts).toEqual([]);
   });
@@ -221,7 +230,10 @@ describe('an allowed push host (OUTBOUND_ALLOWED_HOSTS)', () => {
     const res = await user.api.post(SUBSCRIPTIONS, sub.body);
     expect(res.status, res.text).toBe(201);
     expect((await follow(fan, user)).status).toBe(200);
-    await until(async () => standIn.for(sub.id), (r) => r.length === 1);
+    await until(
+      async () => standIn.for(sub.id),
+      (r) => r.length === 1,
+    );
     expect(standIn.for(sub.id)[0].payload.type).toBe('follow');
     expect(contacts).toEqual([]);
   });

@@ -12,7 +12,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootServer, type TestServer } from '../helpers/server.js';
 import { expectErrorEnvelope, registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, connect, nextEvent } from '../realtime/socket-client.js';
-import { UPLOAD, contentVideo, createContent, form, latestJob, makeImage, makePdf, makeVideo, scratchDir, tmpUploadLeftovers, waitForJobEnd } from '../media/media-helpers.js';
+import {
+  UPLOAD,
+  contentVideo,
+  createContent,
+  form,
+  latestJob,
+  makeImage,
+  makePdf,
+  makeVideo,
+  scratchDir,
+  tmpUploadLeftovers,
+  waitForJobEnd,
+} from '../media/media-helpers.js';
 import { startVideoWorkers } from '../../jobs/video-worker.js';
 
 /** Mounting needs root (and a kernel that lets the container mount tmpfs). */
@@ -51,7 +63,10 @@ function fillStorage(): void {
 
 /** Every file under a directory (relative paths). */
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
 }
 
 describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
@@ -80,13 +95,25 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     const before = await contentVideo(server.service, contentId);
     remount('ro');
     try {
-      const general = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'plan.pdf' }]) });
+      const general = await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'document' },
+          { name: 'file', value: makePdf(), filename: 'plan.pdf' },
+        ]),
+      });
       expect(expectErrorEnvelope(general, 507).error_code).toBe('media.error.storage_unavailable');
-      const image = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'image' }, { name: 'file', value: await makeImage('png'), filename: 'a.png' }]) });
+      const image = await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'image' },
+          { name: 'file', value: await makeImage('png'), filename: 'a.png' },
+        ]),
+      });
       expect(expectErrorEnvelope(image, 507).error_code).toBe('media.error.storage_unavailable');
       const video = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4' }]) });
       expect(expectErrorEnvelope(video, 507).error_code).toBe('media.error.storage_unavailable');
-      const images = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, { rawBody: form([{ name: 'files', value: await makeImage('jpeg'), filename: 'a.jpg' }]) });
+      const images = await owner.api.request('POST', `${UPLOAD}?id=${contentId}&topic-key=video_images_url`, {
+        rawBody: form([{ name: 'files', value: await makeImage('jpeg'), filename: 'a.jpg' }]),
+      });
       expect(expectErrorEnvelope(images, 507).error_code).toBe('media.error.storage_unavailable');
     } finally {
       remount('rw');
@@ -97,7 +124,12 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     expect(detail.body.data.images).toEqual([]);
     expect(await tmpUploadLeftovers(server.service)).toEqual([]);
     // The node still serves, and the storage takes uploads again once it can.
-    const again = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'document' }, { name: 'file', value: makePdf(), filename: 'plan.pdf' }]) });
+    const again = await owner.api.request('POST', UPLOAD, {
+      rawBody: form([
+        { name: 'type', value: 'document' },
+        { name: 'file', value: makePdf(), filename: 'plan.pdf' },
+      ]),
+    });
     expect(again.status, again.text).toBe(201);
   });
 
@@ -109,7 +141,12 @@ describe.skipIf(!mountable)('a media storage that is full or read-only', () => {
     try {
       const video = await owner.api.request('POST', `${UPLOAD}?id=${contentId}`, { rawBody: form([{ name: 'files', value: clip, filename: 'tour.mp4' }]) });
       expect(expectErrorEnvelope(video, 507).error_code).toBe('media.error.storage_unavailable');
-      const general = await owner.api.request('POST', UPLOAD, { rawBody: form([{ name: 'type', value: 'video' }, { name: 'file', value: clip, filename: 'tour.mp4' }]) });
+      const general = await owner.api.request('POST', UPLOAD, {
+        rawBody: form([
+          { name: 'type', value: 'video' },
+          { name: 'file', value: clip, filename: 'tour.mp4' },
+        ]),
+      });
       expect(expectErrorEnvelope(general, 507).error_code).toBe('media.error.storage_unavailable');
       expect(filesUnder(mediaDir).filter((f) => f !== 'filler')).toEqual(filesBefore);
     } finally {

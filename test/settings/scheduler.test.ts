@@ -53,7 +53,14 @@ const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('runJobNow', () => {
   it('should fail with a throwing job: recorded as failed, its last success kept', async () => {
-    const job: ScheduledJob = { name: 'failing-job', cron: '* * * * *', uses: [], run: async () => { throw new Error('boom'); } };
+    const job: ScheduledJob = {
+      name: 'failing-job',
+      cron: '* * * * *',
+      uses: [],
+      run: async () => {
+        throw new Error('boom');
+      },
+    };
     expect(await runJobNow(node(), job)).toBe('failed');
     const [row] = await rows<{ last_success_at: Date | null; last_error: string; last_failure_at: Date | null }>(sql`
       select last_success_at, last_error, last_failure_at from scheduled_job_runs where job_name = 'failing-job'`);
@@ -85,7 +92,7 @@ describe('runJobNow', () => {
     expect(t.runs).toHaveLength(1);
   });
 
-  it('one node per tick: while another holder has the job\'s advisory lock the tick is skipped', async () => {
+  it("one node per tick: while another holder has the job's advisory lock the tick is skipped", async () => {
     const t = testJob('locked-job');
     const outcome = await app().database.tryWithAdvisoryLock(jobLockKey('locked-job'), () => runJobNow(node(), t.job));
     expect(outcome).toBe('skipped_other_node');
@@ -166,8 +173,10 @@ describe('a node started with the scheduler on', () => {
     const names = scheduledJobs.map((j) => j.name).sort();
     let seen: string[] = [];
     for (let i = 0; i < 600 && seen.length < names.length; i++) {
-      seen = (await scheduledServer.service.app.database.rows<{ job_name: string }>(sql`
-        select job_name from scheduled_job_runs where last_success_at is not null order by job_name`)).map((r) => r.job_name);
+      seen = (
+        await scheduledServer.service.app.database.rows<{ job_name: string }>(sql`
+        select job_name from scheduled_job_runs where last_success_at is not null order by job_name`)
+      ).map((r) => r.job_name);
       if (seen.length < names.length) await new Promise((r) => setTimeout(r, 50));
     }
     expect(seen).toEqual(names);

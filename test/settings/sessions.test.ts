@@ -13,16 +13,21 @@ beforeAll(() => {
 });
 
 const loginAgain = (u: TestUser, userAgent: string) =>
-  new ApiClient(server.url).post('/auth/api/v1/login', { phone_number: u.phone, password: u.password }, { headers: { 'user-agent': userAgent } })
+  new ApiClient(server.url)
+    .post('/auth/api/v1/login', { phone_number: u.phone, password: u.password }, { headers: { 'user-agent': userAgent } })
     .then((res) => {
       if (res.status !== 200) throw new Error(res.text);
       return { token: res.body.data.AccessToken as string, refreshToken: res.body.data.RefreshToken as string, sessionId: res.body.data.SessionId as string };
     });
 
 const refresh = (u: TestUser, s: { refreshToken: string; sessionId: string }) =>
-  new ApiClient(server.url).post('/auth/api/v1/refresh-token', { refresh_token: s.refreshToken }, {
-    headers: { 'x-session-id': s.sessionId, 'x-user-username': u.username },
-  });
+  new ApiClient(server.url).post(
+    '/auth/api/v1/refresh-token',
+    { refresh_token: s.refreshToken },
+    {
+      headers: { 'x-session-id': s.sessionId, 'x-user-username': u.username },
+    },
+  );
 
 const sessionIds = async (api: ApiClient): Promise<string[]> =>
   (await api.get(sessionsPath)).body.data.sessions.map((s: { session_id: string }) => s.session_id);
@@ -32,7 +37,7 @@ describe('GET /user/sessions', () => {
     expectErrorEnvelope(await new ApiClient(server.url).get(sessionsPath), 401);
   });
 
-  it('lists the caller\'s live sessions, in the documented shape', async () => {
+  it("lists the caller's live sessions, in the documented shape", async () => {
     const user = await registerAndLogin(server);
     await loginAgain(user, 'PhoneApp/1.0');
     const res = await user.api.get(sessionsPath);
@@ -61,7 +66,7 @@ describe('GET /user/sessions', () => {
     expect(fromPhone.body.data.sessions.find((s: { current: boolean }) => s.current).session_id).toBe(phoneSession.sessionId);
   });
 
-  it('does not show other users\' sessions', async () => {
+  it("does not show other users' sessions", async () => {
     const a = await registerAndLogin(server);
     const b = await registerAndLogin(server);
     const ids = await sessionIds(a.api);
@@ -87,7 +92,7 @@ describe('DELETE /user/sessions/{session_id}', () => {
     expectErrorEnvelope(await a.api.delete(`${sessionsPath}/00000000-0000-4000-8000-000000000000`), 404, 'session.error');
   });
 
-  it('should fail with 404 for another user\'s session, which stays alive', async () => {
+  it("should fail with 404 for another user's session, which stays alive", async () => {
     const a = await registerAndLogin(server);
     const b = await registerAndLogin(server);
     expectErrorEnvelope(await a.api.delete(`${sessionsPath}/${b.sessionId}`), 404, 'session.error');
@@ -134,7 +139,7 @@ describe('DELETE /user/sessions/others', () => {
     expectErrorEnvelope(await new ApiClient(server.url).delete(`${sessionsPath}/others`), 401);
   });
 
-  it('ends every session but the current one, and no other user\'s', async () => {
+  it("ends every session but the current one, and no other user's", async () => {
     const user = await registerAndLogin(server);
     const s2 = await loginAgain(user, 'Laptop');
     const s3 = await loginAgain(user, 'Phone');

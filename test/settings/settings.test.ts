@@ -103,11 +103,7 @@ describe('PUT /user/settings', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(typeof res.body.message).toBe('string');
-    expect(res.body.data.updated_fields).toEqual([
-      'content.interactions.likes',
-      'privacy.session_timeout',
-      'notifications.email_notifications.marketing',
-    ]);
+    expect(res.body.data.updated_fields).toEqual(['content.interactions.likes', 'privacy.session_timeout', 'notifications.email_notifications.marketing']);
     expect(new Date(res.body.data.timestamp).toISOString()).toBe(res.body.data.timestamp);
   });
 

@@ -107,7 +107,7 @@ describe('GET /stats/by-day: failures', () => {
     expectErrorEnvelope(await new ApiClient(server.url).get(`${statsPath}?start_date=${day(0)}&end_date=${day(0)}`), 401);
   });
 
-  it('should fail with 403 for another user\'s statistics without read:any_stats', async () => {
+  it("should fail with 403 for another user's statistics without read:any_stats", async () => {
     expectErrorEnvelope(await stats(bob, day(0), day(0), `&user_id=${alice.userId}`), 403);
   });
 
@@ -159,7 +159,7 @@ describe('whose statistics', () => {
     expect(own.body.data.days[0].posts).toBe(2);
   });
 
-  it('an administrator (read:any_stats) reads another user\'s statistics', async () => {
+  it("an administrator (read:any_stats) reads another user's statistics", async () => {
     const admin = await loginAdmin(server);
     const res = await stats(admin, day(-4), day(0), `&user_id=${alice.userId}`);
     expect(res.status).toBe(200);
@@ -187,7 +187,9 @@ describe('statistics of a day with posts, follows and reactions', () => {
 
   it('counts from the other side too: bob follows and is followed today', async () => {
     const res = await stats(bob, day(0), day(0));
-    expect(res.body.data.days).toEqual([{ date: `${day(0)}T00:00:00.000Z`, ...noViews, posts: 0, followers: 1, following: 1, reactions: 0, reactions_total: 0 }]);
+    expect(res.body.data.days).toEqual([
+      { date: `${day(0)}T00:00:00.000Z`, ...noViews, posts: 0, followers: 1, following: 1, reactions: 0, reactions_total: 0 },
+    ]);
     expect(res.body.data).toMatchObject({ followers_growth: 1, following_growth: 1, reactions_growth: 0 });
   });
 

@@ -18,8 +18,7 @@ beforeAll(() => {
 
 const secretOf = (otpauthUrl: string): string => new URL(otpauthUrl).searchParams.get('secret')!;
 /** The TOTP code of the step `offsetSteps` from now (the server accepts ±1 step). */
-const totpCode = (secret: string, offsetSteps = 0): string =>
-  authenticator.clone({ epoch: Date.now() + offsetSteps * 30_000 }).generate(secret);
+const totpCode = (secret: string, offsetSteps = 0): string => authenticator.clone({ epoch: Date.now() + offsetSteps * 30_000 }).generate(secret);
 /** A six-digit code that is not the current one. */
 const wrongCode = (secret: string): string => (totpCode(secret) === '000000' ? '111111' : '000000');
 
@@ -59,7 +58,7 @@ describe('POST /auth/2fa/toggle: enable', () => {
     expect(err.details?.field).toBe('current_password');
   });
 
-  it('should fail with another user\'s phone number', async () => {
+  it("should fail with another user's phone number", async () => {
     const other = await registerAndLogin(server);
     const err = expectErrorEnvelope(await user.api.post(toggle, { action: 'enable', current_password: user.password, phone_number: other.phone }), 400);
     expect(err.error_code).toBe('auth.error.phone_mismatch');

@@ -34,7 +34,10 @@ function expectError(res: ApiResponse, status: number, code: string) {
 /** A fresh item as the API leaves it before its video is processed: `processing`. */
 async function unpublishedItem(): Promise<string> {
   const res = await owner.api.post('/content/api/v1/content', {
-    price: 1_800_000_000, unit_price: 'VND', area: 55, unit_area: 'm2',
+    price: 1_800_000_000,
+    unit_price: 'VND',
+    area: 55,
+    unit_area: 'm2',
     content_info: [{ lang: 'en', project_name: 'Not yet published', description: 'Video still processing' }],
   });
   expect(res.status).toBe(201);
@@ -43,8 +46,10 @@ async function unpublishedItem(): Promise<string> {
 }
 
 const commentsOn = async (contentId: string) =>
-  (await server.service.app.database.rows<{ author_id: string; msg: string }>(sql`
-    select author_id, msg from comments where content_id = ${contentId} order by created_at`)).map((r) => `${r.author_id === owner.userId ? 'owner' : r.author_id === admin.userId ? 'admin' : 'other'}: ${r.msg}`);
+  (
+    await server.service.app.database.rows<{ author_id: string; msg: string }>(sql`
+    select author_id, msg from comments where content_id = ${contentId} order by created_at`)
+  ).map((r) => `${r.author_id === owner.userId ? 'owner' : r.author_id === admin.userId ? 'admin' : 'other'}: ${r.msg}`);
 
 describe('comments on an item that is not published', () => {
   let contentId: string;
@@ -61,18 +66,26 @@ describe('comments on an item that is not published', () => {
     expectError(await stranger.api.get(`/api/v1/content/${contentId}`), 404, 'content.error.not_found');
   });
 
-  it('should fail with 404 content_not_found on another user\'s comment', async () => {
+  it("should fail with 404 content_not_found on another user's comment", async () => {
     expectError(await stranger.api.post(`${SNS}/comments`, { contentId, msg: 'Sneaky' }), 404, 'comments.error.content_not_found');
   });
 
-  it('should fail with 404 content_not_found on another user\'s reply', async () => {
-    expectError(await stranger.api.post(`${SNS}/comments`, { contentId, msg: 'Sneaky reply', parentId: ownerComment }), 404, 'comments.error.content_not_found');
+  it("should fail with 404 content_not_found on another user's reply", async () => {
+    expectError(
+      await stranger.api.post(`${SNS}/comments`, { contentId, msg: 'Sneaky reply', parentId: ownerComment }),
+      404,
+      'comments.error.content_not_found',
+    );
   });
 
   it('should fail with 404 comment_not_found naming parentId when another user replies to its comment from their own item', async () => {
     // Its comments do not exist for them: "no such comment", not "another item's comment".
     const theirs = await stranger.api.post('/content/api/v1/content', {
-      price: 900_000_000, unit_price: 'VND', area: 40, unit_area: 'm2', content_info: [{ lang: 'en', project_name: 'Theirs' }],
+      price: 900_000_000,
+      unit_price: 'VND',
+      area: 40,
+      unit_area: 'm2',
+      content_info: [{ lang: 'en', project_name: 'Theirs' }],
     });
     await markPublished(server, theirs.body.data.id);
     const res = await stranger.api.post(`${SNS}/comments`, { contentId: theirs.body.data.id, msg: 'Reply', parentId: ownerComment });
@@ -100,7 +113,7 @@ describe('comments on an item that is not published', () => {
     expectError(await stranger.api.get(`${SNS}/comments/${ownerComment}/replies`), 404, 'comments.error.comment_not_found');
   });
 
-  it('should fail with 404 on another user\'s reaction to the item', async () => {
+  it("should fail with 404 on another user's reaction to the item", async () => {
     expectError(await stranger.api.post(`/api/v1/content/${contentId}/reactions`), 404, 'content.error.not_found');
   });
 
@@ -108,7 +121,7 @@ describe('comments on an item that is not published', () => {
     expectError(await stranger.api.delete(`/api/v1/content/${contentId}/reactions`), 404, 'content.error.not_found');
   });
 
-  it('should fail with 404 on another user\'s reaction to its comment', async () => {
+  it("should fail with 404 on another user's reaction to its comment", async () => {
     expectError(await stranger.api.post(`${SNS}/comments/${ownerComment}/reactions`, { emoji: '👍' }), 404, 'comments.error.comment_not_found');
   });
 
@@ -159,13 +172,13 @@ describe('comments on an item that is not published', () => {
     expect(replies.body.data.comments.map((c: any) => c.msg)).toEqual(['Owner reply']);
   });
 
-  it('should take its owner\'s reaction to the item', async () => {
+  it("should take its owner's reaction to the item", async () => {
     const liked = await owner.api.post(`/api/v1/content/${contentId}/reactions`);
     expect(liked.status).toBe(200);
     expect(liked.body.data).toEqual({ reacted: true, reaction_count: 1 });
   });
 
-  it('should take its owner\'s reaction to a comment', async () => {
+  it("should take its owner's reaction to a comment", async () => {
     const emoji = await owner.api.post(`${SNS}/comments/${ownerComment}/reactions`, { emoji: '❤️' });
     expect(emoji.status).toBe(200);
     expect(emoji.body.data.reactions).toEqual([{ author: { userId: owner.userId, name: expect.any(String) }, emoji: '❤️' }]);
@@ -196,7 +209,7 @@ describe('an item whose processing failed', () => {
     await announceContentChanged(server, contentId);
   });
 
-  it('should fail with 404 on another user\'s comment', async () => {
+  it("should fail with 404 on another user's comment", async () => {
     expectError(await stranger.api.post(`${SNS}/comments`, { contentId, msg: 'Hello?' }), 404, 'comments.error.content_not_found');
   });
 
@@ -204,11 +217,11 @@ describe('an item whose processing failed', () => {
     expectError(await anonymous.get(`${SNS}/comments/${contentId}`), 404, 'comments.error.content_not_found');
   });
 
-  it('should fail with 404 on another user\'s reaction', async () => {
+  it("should fail with 404 on another user's reaction", async () => {
     expectError(await stranger.api.post(`/api/v1/content/${contentId}/reactions`), 404, 'content.error.not_found');
   });
 
-  it('should take its owner\'s comment', async () => {
+  it("should take its owner's comment", async () => {
     const own = await owner.api.post(`${SNS}/comments`, { contentId, msg: 'Re-uploading soon' });
     expect(own.status).toBe(201);
     expect(await commentsOn(contentId)).toEqual(['owner: Re-uploading soon']);

@@ -40,7 +40,10 @@ describe('analytics and leads', () => {
     await sendReport(searcher.api, contentId, { ...part, position: 4, watched: 2 });
     // The owner's own playback counts for nothing.
     await sendReport(owner.api, contentId, { ...report(), watched: 2 });
-    await eventually(() => analytics(owner), (res) => res.body.data?.totals.views === 2);
+    await eventually(
+      () => analytics(owner),
+      (res) => res.body.data?.totals.views === 2,
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -67,7 +70,15 @@ describe('analytics and leads', () => {
     expect(data.days.map((d: { date: string }) => d.date)).toEqual([addDays(day, -1), day, addDays(day, 1)].map((d) => `${d}T00:00:00.000Z`));
     expect(data.days[0]).toEqual({ date: `${addDays(day, -1)}T00:00:00.000Z`, ...zeroDay });
     expect(data.days[2]).toEqual({ date: `${addDays(day, 1)}T00:00:00.000Z`, ...zeroDay });
-    expect(data.days[1]).toEqual({ date: `${day}T00:00:00.000Z`, views: 2, unique_viewers: 2, watch_seconds: 14, avg_view_seconds: 7, impressions: 0, leads: 0 });
+    expect(data.days[1]).toEqual({
+      date: `${day}T00:00:00.000Z`,
+      views: 2,
+      unique_viewers: 2,
+      watch_seconds: 14,
+      avg_view_seconds: 7,
+      impressions: 0,
+      leads: 0,
+    });
     expect(data.totals).toEqual({ views: 2, unique_viewers: 2, watch_seconds: 14, avg_view_seconds: 7, impressions: 0, leads: 0 });
     expect(data.retention).toEqual([1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
     expect(data.sources).toEqual({ feed: 1, search: 1, map: 0, profile: 0, campaign: 0, link: 0, live: 0 });

@@ -34,7 +34,14 @@ describe('playback reports', () => {
   describe('should fail', () => {
     it('with 400 on a body that is not a report', async () => {
       const id = await publishedVideo(server, owner, 60);
-      for (const body of [{}, { ...report(), playback_id: 'nope' }, { ...report(), source: 'tv' }, { ...report(), watched: -1 }, { ...report(), extra: 1 }, { ...report(), position: 'x' }]) {
+      for (const body of [
+        {},
+        { ...report(), playback_id: 'nope' },
+        { ...report(), source: 'tv' },
+        { ...report(), watched: -1 },
+        { ...report(), extra: 1 },
+        { ...report(), position: 'x' },
+      ]) {
         expectErrorEnvelope(await sendReport(viewer.api, id, body), 400);
       }
     });
@@ -64,7 +71,10 @@ describe('playback reports', () => {
     // Later reports of a counted playback still answer true, and count no second view.
     offsetMs += 5_000;
     expect((await sendReport(viewer.api, id, { ...r, position: 9, watched: 5 })).body.data).toEqual({ counted: true });
-    const item = await eventually(() => detail(id), (d) => d.view_count === 1);
+    const item = await eventually(
+      () => detail(id),
+      (d) => d.view_count === 1,
+    );
     expect(item.view_count).toBe(1);
   });
 
@@ -76,7 +86,7 @@ describe('playback reports', () => {
     expect((await sendReport(viewer.api, id, { ...r, position: 1.3, watched: 0.3 })).body.data).toEqual({ counted: true });
   });
 
-  it('should cap what a report claims by the time since the playback\'s previous report, plus 2 s', async () => {
+  it("should cap what a report claims by the time since the playback's previous report, plus 2 s", async () => {
     const id = await publishedVideo(server, owner, 120);
     const r = report();
     // The first report has no previous one: 2 s at most, short of a view.
@@ -90,7 +100,7 @@ describe('playback reports', () => {
     expect(analytics.body.data.totals.watch_seconds).toBe(4);
   });
 
-  it('should never count the owner\'s own playbacks', async () => {
+  it("should never count the owner's own playbacks", async () => {
     const id = await publishedVideo(server, owner, 10);
     const r = report();
     expect((await sendReport(owner.api, id, { ...r, watched: 2 })).body.data).toEqual({ counted: false });
@@ -118,7 +128,10 @@ describe('playback reports', () => {
     const later = report();
     await sendReport(viewer.api, id, { ...later, watched: 2 });
     expect((await sendReport(viewer.api, id, { ...later, watched: 2 })).body.data.counted).toBe(true);
-    await eventually(() => detail(id), (d) => d.view_count === 3);
+    await eventually(
+      () => detail(id),
+      (d) => d.view_count === 3,
+    );
   });
 
   it('should count anonymous viewers by their address, once an hour', async () => {
@@ -141,7 +154,10 @@ describe('playback reports', () => {
     const r = report();
     await sendReport(viewer.api, id, { ...r, watched: 2 });
     await sendReport(viewer.api, id, { ...r, watched: 2 });
-    await eventually(() => detail(id), (d) => d.view_count === 1);
+    await eventually(
+      () => detail(id),
+      (d) => d.view_count === 1,
+    );
     const all = await eventually(
       () => anonymous.get('/content/api/v1/all?limit=100'),
       (res) => res.body.data.item.find((i: { id: string }) => i.id === id)?.view_count === 1,
@@ -151,7 +167,7 @@ describe('playback reports', () => {
     expect(feed.body.data.items.every((i: { view_count: unknown }) => Number.isInteger(i.view_count))).toBe(true);
   });
 
-  it('should take reports on the /comments socket and push views:update to the item\'s subscribers', async () => {
+  it("should take reports on the /comments socket and push views:update to the item's subscribers", async () => {
     const id = await publishedVideo(server, owner, 10);
     const watcher = await connect(server.url, '/comments', owner.token, 'websocket');
     expect(await emitAck(watcher, 'content:subscribe', { contentId: id })).toEqual({ ok: true });

@@ -40,7 +40,10 @@ describe.skipIf(!enabled)('views on two nodes sharing PostgreSQL and Redis', () 
     await Promise.all([sendReport(onA, id, { ...first, watched: 2 }), sendReport(onB, id, { ...second, watched: 2 })]);
     const answers = await Promise.all([sendReport(onA, id, { ...first, watched: 2 }), sendReport(onB, id, { ...second, watched: 2 })]);
     expect(answers.map((a) => a.body.data.counted).sort()).toEqual([false, true]);
-    await eventually(() => viewCount(id), (n) => n === 1);
+    await eventually(
+      () => viewCount(id),
+      (n) => n === 1,
+    );
     await Promise.all([nodes.nodeA.services.views.flush(), nodes.nodeB.services.views.flush()]);
     expect(await viewCount(id)).toBe(1);
   });
@@ -51,9 +54,14 @@ describe.skipIf(!enabled)('views on two nodes sharing PostgreSQL and Redis', () 
     // Each report claims 60 s with no time between them: 2 s each at most, wherever it lands.
     expect((await sendReport(onA, id, { ...r, watched: 60 })).body.data.counted).toBe(false);
     expect((await sendReport(onB, id, { ...r, watched: 60 })).body.data.counted).toBe(true);
-    await eventually(() => viewCount(id), (n) => n === 1);
+    await eventually(
+      () => viewCount(id),
+      (n) => n === 1,
+    );
     await Promise.all([nodes.nodeA.services.views.flush(), nodes.nodeB.services.views.flush()]);
-    const [row] = await nodes.nodeA.app.database.rows<{ watch_ms: number }>(sql`select sum(watch_ms)::float8 as watch_ms from content_view_days where content_id = ${id}`);
+    const [row] = await nodes.nodeA.app.database.rows<{ watch_ms: number }>(
+      sql`select sum(watch_ms)::float8 as watch_ms from content_view_days where content_id = ${id}`,
+    );
     // 2 s per report plus the moments between them: far from the 120 s claimed.
     expect(row.watch_ms).toBeGreaterThanOrEqual(4_000);
     expect(row.watch_ms).toBeLessThan(20_000);

@@ -43,7 +43,9 @@ describe('forgetting the viewers of closed days', () => {
     // Today's viewer row and day copied to three days ago and to yesterday.
     for (const back of [3, 1]) {
       const past = addDays(day, -back);
-      await db.rows(sql`insert into content_view_viewers (content_id, day, viewer_key) select content_id, ${past}::date, viewer_key from content_view_viewers where content_id = ${contentId} and day = ${day}::date`);
+      await db.rows(
+        sql`insert into content_view_viewers (content_id, day, viewer_key) select content_id, ${past}::date, viewer_key from content_view_viewers where content_id = ${contentId} and day = ${day}::date`,
+      );
       await db.rows(sql`insert into content_view_days (content_id, day, views, unique_viewers) values (${contentId}, ${past}::date, 1, 1)`);
     }
     const daysBefore = await dayRows();

@@ -49,9 +49,7 @@ export const feedItemSchema = z.object({
   area: z.number(),
   unit_area: z.string().describe('m2 or sqft'),
   video: z.object({ thumbnail_url: z.string().nullable(), url: z.string().nullable().describe('HLS master playlist') }),
-  content_info: z
-    .array(languageBlockSchema.extend({ location: z.string() }))
-    .describe('The block in the requested language (else English, else the first)'),
+  content_info: z.array(languageBlockSchema.extend({ location: z.string() })).describe('The block in the requested language (else English, else the first)'),
   uploader: z.object({ name: z.string(), avatar: z.string().nullable() }),
   reaction_count: z.number().int(),
   comment_count: z.number().int().describe('Comments, replies included'),

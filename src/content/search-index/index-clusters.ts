@@ -29,7 +29,11 @@ export function clustersOf(store: IndexStore, query: IndexQuery, box: ClusterBox
     if (count === 0) return;
     total += count;
     // One item: its own position (a difference of running sums is off in the last digits).
-    clusters.push(count === 1 ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! } : { latitude: lat / count, longitude: lng / count, count });
+    clusters.push(
+      count === 1
+        ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! }
+        : { latitude: lat / count, longitude: lng / count, count },
+    );
   };
   if (!terms && !new ItemFilter(store.slots, select).filters && !hidden.size) {
     // Nothing but the box: each cell's count and position from the map order's runs.
@@ -68,7 +72,13 @@ export function clustersOf(store: IndexStore, query: IndexQuery, box: ClusterBox
 }
 
 /** Clusters of fewer selected items than the box holds: each one's cell worked out, then grouped. */
-function clustersOfSelected(store: IndexStore, words: number, residual: ItemFilter | null, level: number, inBox: (slot: number) => boolean): { clusters: Cluster[]; total: number } {
+function clustersOfSelected(
+  store: IndexStore,
+  words: number,
+  residual: ItemFilter | null,
+  level: number,
+  inBox: (slot: number) => boolean,
+): { clusters: Cluster[]; total: number } {
   const s = store.slots;
   const cells = 2 ** level;
   const byCell = new Map<number, { lat: number; lng: number; count: number; slot: number; y: number; x: number }>();
@@ -88,6 +98,10 @@ function clustersOfSelected(store: IndexStore, words: number, residual: ItemFilt
   });
   const clusters = [...byCell.values()]
     .sort((a, b) => a.y - b.y || a.x - b.x)
-    .map((c) => (c.count === 1 ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! } : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count }));
+    .map((c) =>
+      c.count === 1
+        ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! }
+        : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count },
+    );
   return { clusters, total };
 }

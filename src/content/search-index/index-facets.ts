@@ -22,9 +22,8 @@ export function facetsOf(store: IndexStore, query: IndexQuery, names: readonly F
   const filter = new ItemFilter(store.slots, query);
   const low = query.filters.price_from ?? -Infinity;
   const high = query.filters.price_to ?? Infinity;
-  const failuresOf = residual === null
-    ? (slot: number) => (s.price[slot] < low || s.price[slot] > high ? FACET_BIT.price : 0)
-    : (slot: number) => filter.failures(slot, true);
+  const failuresOf =
+    residual === null ? (slot: number) => (s.price[slot] < low || s.price[slot] > high ? FACET_BIT.price : 0) : (slot: number) => filter.failures(slot, true);
   // Counted by code, in arrays (a facet request may read every item).
   const amenities = new Int32Array(s.amenities.size);
   const apartmentTypes = new Int32Array(s.apartmentTypes.size);

@@ -79,9 +79,19 @@ export class ItemFilter {
     this.viewport = query.viewport ?? null;
     this.hidden = query.hidden?.size ? new Set([...query.hidden].map((id) => slots.uploaders.find(id)).filter((c) => c >= 0)) : null;
     this.filters =
-      this.langBit !== -1 || f.price_from !== undefined || f.price_to !== undefined || f.area_from !== undefined || f.area_to !== undefined
-      || this.createdFrom !== -Infinity || this.createdTo !== Infinity || this.unitPrice !== null || this.unitArea !== null
-      || this.amenities !== null || this.apartmentTypes !== undefined || this.projectStatuses !== undefined || this.viewport !== null;
+      this.langBit !== -1 ||
+      f.price_from !== undefined ||
+      f.price_to !== undefined ||
+      f.area_from !== undefined ||
+      f.area_to !== undefined ||
+      this.createdFrom !== -Infinity ||
+      this.createdTo !== Infinity ||
+      this.unitPrice !== null ||
+      this.unitArea !== null ||
+      this.amenities !== null ||
+      this.apartmentTypes !== undefined ||
+      this.projectStatuses !== undefined ||
+      this.viewport !== null;
   }
 
   /** Whether the item in `slot` passes everything. */

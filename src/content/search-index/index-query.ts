@@ -71,7 +71,15 @@ export function pageOf(store: IndexStore, query: IndexQuery, sort: IndexSort, pa
 }
 
 /** A page from the few selected items: keyed (by rank in `order`), the first ones sorted; `total` exact. */
-function sortedPage(store: IndexStore, words: number, residual: ItemFilter | null, key: (slot: number, rank: Int32Array) => number, order: SlotOrder, offset: number, perPage: number): IndexPage {
+function sortedPage(
+  store: IndexStore,
+  words: number,
+  residual: ItemFilter | null,
+  key: (slot: number, rank: Int32Array) => number,
+  order: SlotOrder,
+  offset: number,
+  perPage: number,
+): IndexPage {
   const rank = order.ranks();
   const { candidateSlots, candidateKeys } = store;
   let count = 0;
@@ -90,7 +98,17 @@ function sortedPage(store: IndexStore, words: number, residual: ItemFilter | nul
  * A page from walking `slots[from..to)` (step 1: forward, -1: backward) until the page is full
  * and one more item passes; `total` as counted, unless the walk reached the end (then exact).
  */
-function walk(store: IndexStore, slots: Int32Array, from: number, to: number, step: 1 | -1, passes: (slot: number) => boolean, offset: number, perPage: number, total: number): IndexPage {
+function walk(
+  store: IndexStore,
+  slots: Int32Array,
+  from: number,
+  to: number,
+  step: 1 | -1,
+  passes: (slot: number) => boolean,
+  offset: number,
+  perPage: number,
+  total: number,
+): IndexPage {
   const wanted = offset + perPage + 1;
   const rows: ContentRow[] = [];
   let found = 0;

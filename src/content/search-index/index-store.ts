@@ -31,9 +31,7 @@ export function rangeBoundsOf(column: RangeColumn, query: IndexQuery): { low: nu
   const f = query.filters;
   const us = (d: Date | undefined) => (d === undefined ? undefined : d.getTime() * 1000);
   const [low, high] =
-    column === 'price' ? [f.price_from, f.price_to]
-    : column === 'area' ? [f.area_from, f.area_to]
-    : [us(f.created_at_start_date), us(f.created_at_end_date)];
+    column === 'price' ? [f.price_from, f.price_to] : column === 'area' ? [f.area_from, f.area_to] : [us(f.created_at_start_date), us(f.created_at_end_date)];
   if (low === undefined && high === undefined) return null;
   return { low: low ?? -Infinity, high: high ?? Infinity };
 }
@@ -76,7 +74,10 @@ export class IndexStore {
       id: order(() => 0),
     };
     this.ranges = { price: new RangeBits(this.orders.price), area: new RangeBits(this.orders.area), created_at: new RangeBits(this.orders.created_at) };
-    this.map = new MapOrder(() => slots.latitude, () => slots.longitude);
+    this.map = new MapOrder(
+      () => slots.latitude,
+      () => slots.longitude,
+    );
   }
 
   private grow(capacity: number): void {
@@ -142,7 +143,10 @@ export class IndexStore {
   put(row: IndexRow): void {
     const old = this.slots.slot(row.id);
     // What the orders and the map hold of it now: only what changes moves (a reaction moves one order).
-    const before = old === undefined ? null : { values: ORDERED.map((c) => this.orders[c].valueAt(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
+    const before =
+      old === undefined
+        ? null
+        : { values: ORDERED.map((c) => this.orders[c].valueAt(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
     const slot = this.slots.write(row);
     addSlot(this.heldBits, slot);
     if (this.slots.published[slot] === 1) addSlot(this.publishedBits, slot);
@@ -250,8 +254,15 @@ export class IndexStore {
   residualOf(query: IndexQuery, areaFromMap: boolean): ItemFilter | null {
     const f = query.filters;
     const needed =
-      query.visibility.kind === 'published-or-own' || (query.hidden?.size ?? 0) > 0 || Boolean(f.lang) || Boolean(f.unit_price) || Boolean(f.unit_area)
-      || (f.amenities?.length ?? 0) > 0 || (f.apartment_type?.length ?? 0) > 0 || (f.project_status?.length ?? 0) > 0 || (Boolean(query.viewport) && !areaFromMap);
+      query.visibility.kind === 'published-or-own' ||
+      (query.hidden?.size ?? 0) > 0 ||
+      Boolean(f.lang) ||
+      Boolean(f.unit_price) ||
+      Boolean(f.unit_area) ||
+      (f.amenities?.length ?? 0) > 0 ||
+      (f.apartment_type?.length ?? 0) > 0 ||
+      (f.project_status?.length ?? 0) > 0 ||
+      (Boolean(query.viewport) && !areaFromMap);
     return needed ? new ItemFilter(this.slots, query) : null;
   }
 

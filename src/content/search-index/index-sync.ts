@@ -115,7 +115,12 @@ export class IndexSync {
         if (generation !== this.generation || this.stopped) return;
         this.next = null;
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failedLoads++);
-        this.log.warn({ err: error, retryInMs: delay }, this.current ? 'listing index: reload failed; the loaded copy answers until one succeeds' : 'listing index: load failed; listings wait until it loads');
+        this.log.warn(
+          { err: error, retryInMs: delay },
+          this.current
+            ? 'listing index: reload failed; the loaded copy answers until one succeeds'
+            : 'listing index: load failed; listings wait until it loads',
+        );
         this.retry = setTimeout(() => void this.reloadAll(), delay);
         this.retry.unref();
       },

@@ -196,7 +196,12 @@ export class TextIndex {
     return terms
       .map((t) => this.matchesOf(t))
       .sort((a, b) => a.slots.length - b.slots.length)
-      .map((m) => ({ count: m.slots.length, bits: m.bits, tenths: m.tenths, ranked: (idOrder, idRank) => (m.byRelevance ??= relevanceOrder(m, idOrder, idRank)) }));
+      .map((m) => ({
+        count: m.slots.length,
+        bits: m.bits,
+        tenths: m.tenths,
+        ranked: (idOrder, idRank) => (m.byRelevance ??= relevanceOrder(m, idOrder, idRank)),
+      }));
   }
 }
 

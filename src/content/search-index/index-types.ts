@@ -11,8 +11,18 @@ export type ListingVisibility = { kind: 'published' } | { kind: 'published-or-ow
 /** The filters of `GET /all` besides search, as its query gives them. */
 export type ListingFilters = Pick<
   ListAllQuery,
-  | 'lang' | 'price_from' | 'price_to' | 'area_from' | 'area_to' | 'unit_price' | 'unit_area'
-  | 'amenities' | 'apartment_type' | 'project_status' | 'created_at_start_date' | 'created_at_end_date'
+  | 'lang'
+  | 'price_from'
+  | 'price_to'
+  | 'area_from'
+  | 'area_to'
+  | 'unit_price'
+  | 'unit_area'
+  | 'amenities'
+  | 'apartment_type'
+  | 'project_status'
+  | 'created_at_start_date'
+  | 'created_at_end_date'
 >;
 
 /** The columns a listing may be ordered by (besides relevance, which needs a search). */

@@ -273,7 +273,8 @@ export class S3MediaStore implements MediaStore {
     } catch (err) {
       const unavailable = meansUnavailable(err) && !(err instanceof StoreUnavailableError);
       this.observe(op, expected(err));
-      if (unavailable) throw new StoreUnavailableError(`the media store failed (${op}): ${(err as Error).name ?? ''} ${(err as Error).message ?? ''}`.trim(), { cause: err });
+      if (unavailable)
+        throw new StoreUnavailableError(`the media store failed (${op}): ${(err as Error).name ?? ''} ${(err as Error).message ?? ''}`.trim(), { cause: err });
       throw err;
     }
   }
