@@ -26,6 +26,8 @@ export const FREQUENCY_CAP = 3;
 const SLOT_INDEX = 2;
 
 export class SponsoredSlot implements FirstPageSlot {
+  /** Pages with a sponsored item in place, by page, by the roster's copy of the item, by variant. */
+  private readonly placed = new WeakMap<JsonText, WeakMap<object, Map<string, JsonText>>>();
   constructor(
     private readonly delivery: CampaignDelivery,
     private readonly viewers: ViewerState,
@@ -70,7 +72,24 @@ export class SponsoredSlot implements FirstPageSlot {
     return page;
   }
 
+  /**
+   * The page with the campaign's item in its slot. A cached first page is one object shared by
+   * every request for it, and the item is the same for every viewer of one variant, so the answer
+   * is kept beside the page (weakly: it goes with the page and with the roster's copy of the item)
+   * and a page read by many viewers is put together once.
+   */
   private withItem(page: JsonText, campaign: Deliverable, request: SlotRequest): JsonText {
+    const variant = `${campaign.id}|${request.listing}|${request.canReadContact}|${request.lang ?? ''}`;
+    let byItem = this.placed.get(page);
+    if (!byItem) this.placed.set(page, (byItem = new WeakMap()));
+    let byVariant = byItem.get(campaign.content);
+    if (!byVariant) byItem.set(campaign.content, (byVariant = new Map<string, JsonText>()));
+    let answer = byVariant.get(variant);
+    if (!answer) byVariant.set(variant, (answer = this.placedItem(page, campaign, request)));
+    return answer;
+  }
+
+  private placedItem(page: JsonText, campaign: Deliverable, request: SlotRequest): JsonText {
     const item =
       request.listing === 'all'
         ? this.serialiser.listingItem(campaign.content, { canReadContact: request.canReadContact }, request.lang)

@@ -3,16 +3,25 @@
 // count it: an IPv6 client by its /64). The hash is keyed with a secret of this service, so a stored
 // key cannot be turned back into an address by hashing every IPv4 address; one key for both
 // modules, so one anonymous viewer is one viewer to each of them.
-import { createHmac } from 'node:crypto';
+//
+// The key is SHA-256 over the secret and then the address, from a hash state that has already
+// read the secret (copied per address): what an HMAC gives here (no address without the secret)
+// at a third of its cost, which the sponsored slot pays on every anonymous first page. Length
+// extension, the weakness of a secret-prefix hash, lets no one find an address from its key.
+import { createHash, type Hash } from 'node:crypto';
 
 /** A viewer: a signed-in user, or a client by its address. */
 export type Watcher = { userId: string } | { address: string };
 
 export class ViewerKeys {
-  constructor(private readonly secret: string) {}
+  private readonly keyed: Hash;
+
+  constructor(secret: string) {
+    this.keyed = createHash('sha256').update(`${secret}\n`);
+  }
 
   of(watcher: Watcher): string {
     if ('userId' in watcher) return `u:${watcher.userId}`;
-    return `a:${createHmac('sha256', this.secret).update(watcher.address).digest('base64url').slice(0, 22)}`;
+    return `a:${this.keyed.copy().update(watcher.address).digest('base64url').slice(0, 22)}`;
   }
 }
