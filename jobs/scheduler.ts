@@ -5,6 +5,10 @@
 // - bookkeeping: scheduled_job_runs keeps each job's last start, success and failure;
 // - catch-up: at start, a job whose cron fired since its last success while no node ran
 //   (or that never ran) runs at once; jobs process everything due up to the time they are given.
+// - a few at once: each run holds a database connection for its lock while its own queries need
+//   others, so every job at once (the catch-up after a stop of more than a day starts them all)
+//   could take every connection of the pool and wait forever for one more. At most a third of the
+//   pool's connections are held by job locks; the other runs wait their turn.
 // stop() stops the crons and waits for the ticks in progress.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { AppContext } from '../src/context.js';
@@ -74,8 +78,27 @@ export function missedTick(task: Pick<ScheduledTask, 'match'>, lastSuccess: Date
   return true;
 }
 
+/** Runs the work given to it, at most `max` at a time, the others in the order they came. */
+function limited(max: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    // A finished run hands its place to the first waiter (running stays counted), so no newcomer slips in between.
+    if (running < max) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJobs): Scheduler {
   const { app } = node;
+  const inTurn = limited(Math.max(1, Math.floor(app.config.DATABASE_POOL_SIZE / 3)));
   for (const job of jobs) {
     if (!cron.validate(job.cron)) throw new Error(`scheduled job ${job.name} has an invalid cron expression: ${job.cron}`);
   }
@@ -83,7 +106,7 @@ export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJo
   let stopped = false;
   const start = (job: ScheduledJob, now: Date, scheduledAt?: Date) => {
     if (stopped) return;
-    const p = runJobNow(node, job, now, scheduledAt).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
+    const p = inTurn(() => runJobNow(node, job, now, scheduledAt)).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };

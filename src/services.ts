@@ -393,7 +393,7 @@ export async function createServices(app: AppContext, repositories: Repositories
     seams.clock ?? (() => new Date()),
     (rows) => views.recordImpressions(rows),
   );
-  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser, viewerKeys);
+  const sponsoredSlot = new SponsoredSlot(campaignDelivery, createViewerState(redis, app.config.REDIS_PREFIX), blocks, contentSerialiser, viewerKeys, app.log);
   const listings = new Listings(listingIndex, contentSerialiser, readModel, blocks, sponsoredSlot);
   const feed = new ContentFeed(repositories.listings, contentSerialiser);
   const liveFeed = new ContentLiveFeed(repositories.liveContents, repositories.contents, repositories.follows, contentSerialiser);

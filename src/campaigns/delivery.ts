@@ -132,7 +132,17 @@ export class CampaignDelivery {
     return Math.max(0, Math.floor((at.getTime() - launch.getTime()) / DAY_MS));
   }
 
+  /** Reads the roster; a failed read keeps the one it has (none at first) until the next try, ROSTER_MS on. */
   private async loadRoster(): Promise<void> {
+    try {
+      await this.readRoster();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'campaign roster not read; the slot serves the one it has');
+      this.rosterAt = Date.now();
+    }
+  }
+
+  private async readRoster(): Promise<void> {
     const at = this.now();
     const rows = await this.repository.deliverable(at);
     const roster: Deliverable[] = [];

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { BlockService } from '../blocks/index.js';
 import { DEFAULT_LANGUAGE, type ContentSerialiser, type FirstPageSlot, type SlotRequest, type SlotViewer } from '../content/index.js';
 import { JsonText } from '../shared/json-text.js';
+import type { Logger } from '../shared/logger.js';
 import type { ViewerKeys } from '../shared/viewer-key.js';
 import { placeContains, type Point } from '../targeting/index.js';
 import type { CampaignDelivery, Deliverable } from './delivery.js';
@@ -34,6 +35,7 @@ export class SponsoredSlot implements FirstPageSlot {
     private readonly blocks: BlockService,
     private readonly serialiser: ContentSerialiser,
     private readonly viewerKeys: ViewerKeys,
+    private readonly log: Logger,
   ) {}
 
   /** The viewer as frequency caps, areas and reach know it (the same key the views keep). */
@@ -48,6 +50,17 @@ export class SponsoredSlot implements FirstPageSlot {
 
   /** The page with the viewer's sponsored item in its slot, or as it is when none is due. */
   async fill(page: JsonText, request: SlotRequest): Promise<JsonText> {
+    try {
+      return await this.filled(page, request);
+    } catch (err) {
+      // A sponsored item is never worth a failed page: while the database or Redis is away the
+      // page goes out without one (a block taken before the failure is given back by its lease).
+      this.log.warn({ err: (err as Error).message }, 'sponsored slot left empty');
+      return page;
+    }
+  }
+
+  private async filled(page: JsonText, request: SlotRequest): Promise<JsonText> {
     if (request.at) this.rememberArea(request.viewer, request.at);
     const campaigns = await this.delivery.deliverable();
     if (!campaigns.length) return page;

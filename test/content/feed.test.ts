@@ -84,6 +84,7 @@ describe('GET /content/api/v1/feeds', () => {
       'unit_price',
       'uploader',
       'video',
+      'view_count',
     ]);
     expect(Object.keys(item.video).sort()).toEqual(['thumbnail_url', 'url']);
     expect(item.video.url).toMatch(/\.m3u8$/);
