@@ -35,7 +35,7 @@ export async function startJobs(app: AppContext, services: Services, observeVide
     stop: async (timeoutMs) => {
       await accountErasure.stop(timeoutMs);
       await dataExports.stop(timeoutMs);
-      await scheduler?.stop();
+      await scheduler?.stop(timeoutMs);
       await savedSearchMatching.stop();
       await notificationDelivery.stop(timeoutMs);
       await videoWorkers.stop(timeoutMs);

@@ -19,7 +19,8 @@ import { pick } from '../src/shared/pick.js';
 export interface Scheduler {
   /** Settles once the start-up catch-up has decided which jobs to run (and started them). */
   caughtUp: Promise<void>;
-  stop(): Promise<void>;
+  /** Stops the crons; waits up to `timeoutMs` for the runs in progress (a run left then finishes or fails on its own; its job catches up at the next start). */
+  stop(timeoutMs: number): Promise<void>;
 }
 
 export type JobOutcome = 'ran' | 'failed' | 'skipped_overlap' | 'skipped_other_node' | 'skipped_done';
@@ -106,7 +107,10 @@ export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJo
   let stopped = false;
   const start = (job: ScheduledJob, now: Date, scheduledAt?: Date) => {
     if (stopped) return;
-    const p = inTurn(() => runJobNow(node, job, now, scheduledAt)).catch((err) => app.log.error({ err, job: job.name }, 'scheduled tick failed'));
+    // A run still waiting for its turn when the node stops is dropped: the next start catches it up.
+    const p = inTurn(async () => (stopped ? 'skipped_overlap' : runJobNow(node, job, now, scheduledAt))).catch((err) =>
+      app.log.error({ err, job: job.name }, 'scheduled tick failed'),
+    );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
@@ -138,10 +142,19 @@ export function startScheduler(node: JobNode, jobs: ScheduledJob[] = scheduledJo
 
   return {
     caughtUp: catchUp,
-    stop: async () => {
+    stop: async (timeoutMs) => {
       stopped = true;
       await Promise.all(tasks.map(async (t) => t.destroy()));
-      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      // Bounded: a run that does not end (seen: a media-removal sweep under heavy load) must not keep
+      // the node from stopping; what it did is committed, what it did not do is done at the next start.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      const settled = (async () => {
+        while (inFlight.size) await Promise.allSettled([...inFlight]);
+      })();
+      await Promise.race([settled, late]);
+      clearTimeout(timer);
+      if (inFlight.size) app.log.warn({ running: inFlight.size }, 'scheduled jobs still running at stop; left to finish or fail');
     },
   };
 }

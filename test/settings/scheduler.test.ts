@@ -138,7 +138,7 @@ describe('catch-up after a restart', () => {
     const startedAt = Date.now();
     const scheduler = startScheduler(node(), [missed.job, upToDate.job]);
     await scheduler.caughtUp;
-    await scheduler.stop();
+    await scheduler.stop(10_000);
     expect(missed.runs).toHaveLength(1);
     expect(missed.runs[0].getTime()).toBeGreaterThanOrEqual(startedAt);
     expect(missed.finished()).toBe(1);
@@ -155,7 +155,7 @@ describe('catch-up after a restart', () => {
     await scheduler.caughtUp;
     while (t.runs.length === 0) await nextTurn();
     let stopped = false;
-    const stopping = scheduler.stop().then(() => (stopped = true));
+    const stopping = scheduler.stop(10_000).then(() => (stopped = true));
     for (let i = 0; i < 5; i++) await nextTurn();
     expect(stopped).toBe(false);
     expect(t.finished()).toBe(0);
