@@ -153,8 +153,11 @@ const FACETS: FacetName[] = ['amenities', 'apartment_type', 'project_status', 'p
 /** Which case a value is asked in: as stored, lower or upper case. */
 const anyCase = (next: () => number, value: string) => (next() < 0.3 ? value.toUpperCase() : next() < 0.5 ? value.toLowerCase() : value);
 
-/** A random query over every condition, and a random non-empty set of facets. */
-export function randomQuery(source: RowSource): { query: IndexQuery; names: FacetName[] } {
+/**
+ * A random query over every condition, and a random non-empty set of facets; `viewports` false
+ * leaves out the map area (as `/all`, the one listing with facets, never has one).
+ */
+export function randomQuery(source: RowSource, viewports = true): { query: IndexQuery; names: FacetName[] } {
   const { next, uploaders } = source;
   const chance = (p: number) => next() < p;
   const someOf = <T>(values: readonly T[], most: number) => Array.from({ length: 1 + Math.floor(next() * most) }, () => pickSkewed(next, values));
@@ -188,7 +191,7 @@ export function randomQuery(source: RowSource): { query: IndexQuery; names: Face
   };
   if (chance(0.3)) query.hidden = new Set(Array.from({ length: 1 + Math.floor(next() * 3) }, someone));
   if (chance(0.3)) query.search = chance(0.05) ? '!!' : chance(0.05) ? 'zzqx' : someOf(WORDS, 2).join(' ');
-  if (chance(0.15)) {
+  if (viewports && chance(0.15)) {
     const city = pick(next, CITIES);
     const span = 0.2 + next() * 2;
     // Near Fiji a box across the antimeridian now and then.

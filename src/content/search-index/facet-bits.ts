@@ -13,10 +13,11 @@ interface ValueSlots {
   list: number[];
 }
 
-/** How many slots words [from, to) of `a` and `b` both hold. */
-function countBoth(a: Uint32Array, b: Uint32Array, from: number, to: number): number {
+/** How many slots `a` and `b` both hold in the `n` words listed in `at`. */
+function countBoth(a: Uint32Array, b: Uint32Array, at: Int32Array, n: number): number {
   let count = 0;
-  for (let i = from; i < to; i++) {
+  for (let k = 0; k < n; k++) {
+    const i = at[k];
     let x = a[i] & b[i];
     if (x === 0) continue;
     x -= (x >>> 1) & 0x55555555;
@@ -36,6 +37,9 @@ function countBoth(a: Uint32Array, b: Uint32Array, from: number, to: number): nu
 export class ValueSets {
   private readonly values: ValueSlots[] = [];
   private capacity = 0;
+  /** Values kept as bits, and the slots of those kept as lists. */
+  private dense = 0;
+  private listed = 0;
 
   /** Codes that ever had a slot (each below this). */
   get size(): number {
@@ -54,6 +58,7 @@ export class ValueSets {
     if (value.bits) addSlot(value.bits, slot);
     else {
       value.list.push(slot);
+      this.listed++;
       if (value.count > wordsFor(this.capacity)) this.toBits(value);
     }
   }
@@ -69,6 +74,12 @@ export class ValueSets {
     const at = value.list.indexOf(slot);
     value.list[at] = value.list[value.list.length - 1];
     value.list.pop();
+    this.listed--;
+  }
+
+  /** What counting every value in a set of `words` words costs, in words or slots read. */
+  countCost(words: number): number {
+    return this.dense * words + this.listed;
   }
 
   /** Gives each value the form its holders call for now (after a load, whose sets grew as it went). */
@@ -105,17 +116,26 @@ export class ValueSets {
     else for (const slot of value.list) addSlot(into, slot);
   }
 
+  /** Takes the value's slots out of the first `words` words of `into`. */
+  removeFrom(code: number, into: Uint32Array, words: number): void {
+    const value = this.values[code];
+    if (!value) return;
+    const bits = value.bits;
+    if (bits) for (let i = 0; i < words; i++) into[i] &= ~bits[i];
+    else for (const slot of value.list) removeSlot(into, slot);
+  }
+
   /** Keeps in the first `words` words of `into` only the value's slots. */
   keepInto(code: number, into: Uint32Array, words: number, scratch: Uint32Array): void {
     this.copyInto(code, scratch, words);
     for (let i = 0; i < words; i++) into[i] &= scratch[i];
   }
 
-  /** How many of the value's slots are in `bits` (only its words [from, to) hold any). */
-  countIn(code: number, bits: Uint32Array, from: number, to: number): number {
+  /** How many of the value's slots are in `bits` (only its `n` words listed in `at` hold any). */
+  countIn(code: number, bits: Uint32Array, at: Int32Array, n: number): number {
     const value = this.values[code];
     if (!value || value.count === 0) return 0;
-    if (value.bits) return countBoth(value.bits, bits, from, to);
+    if (value.bits) return countBoth(value.bits, bits, at, n);
     let count = 0;
     for (const slot of value.list) if (hasSlot(bits, slot)) count++;
     return count;
@@ -125,6 +145,8 @@ export class ValueSets {
     const bits = new Uint32Array(wordsFor(this.capacity));
     for (const slot of value.list) addSlot(bits, slot);
     value.bits = bits;
+    this.dense++;
+    this.listed -= value.list.length;
     value.list = [];
   }
 
@@ -141,6 +163,8 @@ export class ValueSets {
     }
     value.bits = null;
     value.list = list;
+    this.dense--;
+    this.listed += list.length;
   }
 }
 
@@ -150,7 +174,10 @@ const LANGUAGE_BITS = 31;
 /** Scratch sets one count needs: the selection, four facet filters, a facet's own selection, one value. */
 const SCRATCH_SETS = 7;
 
-/** The value sets of every coded field a facet count reads, and the scratch sets of one count. */
+/**
+ * The value sets of every coded field a facet count reads (the uploaders' too: a caller's own
+ * items and blocked uploaders), and the scratch of one count.
+ */
 export class FacetBits {
   readonly amenities = new ValueSets();
   readonly apartmentTypes = new ValueSets();
@@ -159,18 +186,20 @@ export class FacetBits {
   readonly languages = new ValueSets();
   readonly unitPrice = new ValueSets();
   readonly unitArea = new ValueSets();
+  readonly uploaders = new ValueSets();
   /** Scratch of one count, a word per 32 slots each (reused: nothing grows with a request). */
   readonly scratch: Uint32Array[] = [];
-  /** Scratch marks by uploader code (the caller's blocks), grown with the uploaders. */
-  uploaderMarks = new Uint8Array(0);
+  /** Scratch: the words of a set that hold any slot. */
+  wordList = new Int32Array(0);
 
   private sets(): ValueSets[] {
-    return [this.amenities, this.apartmentTypes, this.projectStatuses, this.priceBuckets, this.languages, this.unitPrice, this.unitArea];
+    return [this.amenities, this.apartmentTypes, this.projectStatuses, this.priceBuckets, this.languages, this.unitPrice, this.unitArea, this.uploaders];
   }
 
   grow(capacity: number): void {
     for (const sets of this.sets()) sets.grow(capacity);
     for (let i = 0; i < SCRATCH_SETS; i++) this.scratch[i] = new Uint32Array(wordsFor(capacity));
+    this.wordList = new Int32Array(wordsFor(capacity));
   }
 
   /** Takes in a slot's values as just written. */
@@ -187,12 +216,6 @@ export class FacetBits {
     for (const sets of this.sets()) sets.settle();
   }
 
-  /** A scratch array of marks with room for every uploader code, all zero. */
-  marksFor(uploaders: number): Uint8Array {
-    if (this.uploaderMarks.length < uploaders) this.uploaderMarks = new Uint8Array(Math.max(uploaders, this.uploaderMarks.length * 2));
-    return this.uploaderMarks;
-  }
-
   private each(slots: ItemSlots, slot: number, visit: (sets: ValueSets, code: number) => void): void {
     for (const code of slots.amenityCodes[slot]) visit(this.amenities, code);
     for (const code of slots.apartmentTypeCodes[slot]) visit(this.apartmentTypes, code);
@@ -200,6 +223,7 @@ export class FacetBits {
     visit(this.priceBuckets, slots.priceBucket[slot]);
     visit(this.unitPrice, slots.unitPrice[slot]);
     visit(this.unitArea, slots.unitArea[slot]);
+    visit(this.uploaders, slots.uploader[slot]);
     const mask = slots.langMask[slot];
     for (let code = 0; code < LANGUAGE_BITS; code++) if (mask & (1 << code)) visit(this.languages, code);
   }

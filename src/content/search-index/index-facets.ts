@@ -3,12 +3,15 @@
 // without reading an item, or, when some condition is not kept as bits (a viewport the map
 // cannot give), by reading each selected item.
 import { ItemFilter, FACET_BIT } from './index-filter.js';
-import { addSlot, forEachSlot, intersect, removeSlot } from './slot-bits.js';
+import { countSlots, forEachSlot, intersect } from './slot-bits.js';
 import { priceBucketOf } from './price-buckets.js';
 import { rangeBoundsOf, type IndexStore } from './index-store.js';
 import type { ValueSets } from './facet-bits.js';
 import type { TermMatches } from './index-text.js';
 import type { FacetName, Facets, IndexQuery, PriceBucket } from './index-types.js';
+
+/** Reading an item's codes costs about as much as this many words of a set (measured: bench/facet-counts.ts). */
+const READ_COST = 8;
 
 /** The counts of one request, by code. */
 interface Counts {
@@ -86,22 +89,12 @@ function countFromBits(store: IndexStore, query: IndexQuery, terms: TermMatches[
   selected.set(store.selected.subarray(0, words));
 
   // Who may see: the published items and the caller's own; never a blocked uploader's.
-  const own = v.kind === 'published-or-own' ? s.uploaders.find(v.userId) : -1;
-  const hidden = [...(query.hidden ?? [])].map((id) => s.uploaders.find(id)).filter((code) => code >= 0);
-  if (v.kind === 'published-or-own' || hidden.length > 0) {
-    const marks = sets.marksFor(s.uploaders.size);
-    for (const code of hidden) marks[code] = 1;
-    const visible = scratch;
-    if (v.kind === 'published-or-own') visible.set(store.publishedSlots().subarray(0, words));
-    const uploader = s.uploader;
-    for (let slot = 0; slot < s.used; slot++) {
-      const code = uploader[slot];
-      if (code === own) addSlot(visible, slot);
-      if (marks[code] === 1) removeSlot(selected, slot);
-    }
-    if (v.kind === 'published-or-own') intersect(selected, visible, words);
-    for (const code of hidden) marks[code] = 0;
+  if (v.kind === 'published-or-own') {
+    scratch.set(store.publishedSlots().subarray(0, words));
+    sets.uploaders.addInto(s.uploaders.find(v.userId), scratch, words);
+    intersect(selected, scratch, words);
   }
+  for (const id of query.hidden ?? []) sets.uploaders.removeFrom(s.uploaders.find(id), selected, words);
 
   // The conditions kept as codes per item that are not facets: language and units.
   const keepValue = (values: ValueSets, code: number) => {
@@ -140,23 +133,32 @@ function countFromBits(store: IndexStore, query: IndexQuery, terms: TermMatches[
     filters.push([FACET_BIT.price, price]);
   }
 
-  // Each facet: the selection within the other facets' filters, against each of its values.
-  const count = (bit: number, values: ValueSets, into: Int32Array) => {
+  // Each facet: the selection within the other facets' filters, against each of its values; or,
+  // when it holds so few items that reading their codes costs less, each item's codes.
+  const count = (bit: number, values: ValueSets, into: Int32Array, codesOf: (slot: number) => readonly number[]) => {
     if ((wanted & bit) === 0) return;
     narrowed.set(selected.subarray(0, words));
     for (const [other, set] of filters) if (other !== bit) intersect(narrowed, set, words);
-    // Only the words between the first and the last set one are read.
-    let from = 0;
-    while (from < words && narrowed[from] === 0) from++;
-    let to = words;
-    while (to > from && narrowed[to - 1] === 0) to--;
-    if (from === to) return;
-    for (let code = 0; code < into.length; code++) into[code] = values.countIn(code, narrowed, from, to);
+    // Only the words holding a slot are read.
+    const at = sets.wordList;
+    let n = 0;
+    for (let i = 0; i < words; i++) if (narrowed[i] !== 0) at[n++] = i;
+    if (n === 0) return;
+    if (countSlots(narrowed, words) * READ_COST < values.countCost(n)) {
+      forEachSlot(narrowed, words, (slot) => {
+        const codes = codesOf(slot);
+        for (let i = 0; i < codes.length; i++) into[codes[i]]++;
+      });
+    } else for (let code = 0; code < into.length; code++) into[code] = values.countIn(code, narrowed, at, n);
   };
-  count(FACET_BIT.amenities, sets.amenities, counts.amenities);
-  count(FACET_BIT.apartment_type, sets.apartmentTypes, counts.apartmentTypes);
-  count(FACET_BIT.project_status, sets.projectStatuses, counts.projectStatuses);
-  count(FACET_BIT.price, sets.priceBuckets, counts.prices);
+  const bucket: number[] = [0];
+  count(FACET_BIT.amenities, sets.amenities, counts.amenities, (slot) => s.amenityCodes[slot]);
+  count(FACET_BIT.apartment_type, sets.apartmentTypes, counts.apartmentTypes, (slot) => s.apartmentTypeCodes[slot]);
+  count(FACET_BIT.project_status, sets.projectStatuses, counts.projectStatuses, (slot) => s.projectStatusCodes[slot]);
+  count(FACET_BIT.price, sets.priceBuckets, counts.prices, (slot) => {
+    bucket[0] = s.priceBucket[slot];
+    return bucket;
+  });
   return true;
 }
 
