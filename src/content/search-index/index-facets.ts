@@ -10,7 +10,7 @@ import type { ValueSets } from './facet-bits.js';
 import type { TermMatches } from './index-text.js';
 import type { FacetName, Facets, IndexQuery, PriceBucket } from './index-types.js';
 
-/** Reading an item's codes costs about as much as this many words of a set (measured: bench/facet-counts.ts). */
+/** Reading an item's codes costs about as much as this many words of a set (an estimate: its array is a pointer away, a word one read). */
 const READ_COST = 8;
 
 /** The counts of one request, by code. */
