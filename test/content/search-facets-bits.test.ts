@@ -13,6 +13,8 @@ import { generatedRow, randomQuery, rowSource, type RowSource } from './index-ro
 
 const ITEMS = 4_000;
 const QUERIES = 2_000;
+/** Each test answers a few thousand queries twice: seconds on a quiet machine, several times that on a busy one. */
+const TIMEOUT_MS = 180_000;
 
 /** The store and, beside it, every row it holds (what a fresh load would read). */
 class Catalogue {
@@ -69,60 +71,72 @@ describe('facet counts from value sets (CONTRACT §23)', () => {
   const source = rowSource(20261207, 80);
   const catalogue = new Catalogue();
 
-  it('should count exactly as reading each item after a load', () => {
-    for (let n = 0; n < ITEMS; n++) catalogue.put(generatedRow(source, idOf(n)));
-    catalogue.store.finish();
-    // Counts that visibly depend on every condition: all items over every facet, and fewer with filters.
-    const all = facetsOf(catalogue.store, { visibility: { kind: 'every' }, filters: {} }, ['price']);
-    expect(all.price!.reduce((n, b) => n + b.count, 0)).toBe(ITEMS);
-    const pool = facetsOf(catalogue.store, { visibility: { kind: 'published' }, filters: { amenities: ['pool'] } }, ['price', 'amenities']);
-    const published = [...catalogue.rows.values()].filter((r) => r.status === 'completed');
-    expect(pool.amenities!.pool).toBe(published.filter((r) => r.amenities.includes('pool')).length);
-    expect(pool.price!.reduce((n, b) => n + b.count, 0)).toBe(pool.amenities!.pool);
-    checkQueries(catalogue.store, source);
-  });
+  it(
+    'should count exactly as reading each item after a load',
+    () => {
+      for (let n = 0; n < ITEMS; n++) catalogue.put(generatedRow(source, idOf(n)));
+      catalogue.store.finish();
+      // Counts that visibly depend on every condition: all items over every facet, and fewer with filters.
+      const all = facetsOf(catalogue.store, { visibility: { kind: 'every' }, filters: {} }, ['price']);
+      expect(all.price!.reduce((n, b) => n + b.count, 0)).toBe(ITEMS);
+      const pool = facetsOf(catalogue.store, { visibility: { kind: 'published' }, filters: { amenities: ['pool'] } }, ['price', 'amenities']);
+      const published = [...catalogue.rows.values()].filter((r) => r.status === 'completed');
+      expect(pool.amenities!.pool).toBe(published.filter((r) => r.amenities.includes('pool')).length);
+      expect(pool.price!.reduce((n, b) => n + b.count, 0)).toBe(pool.amenities!.pool);
+      checkQueries(catalogue.store, source);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('should count exactly as reading each item as items change, go, come, and are held and released', () => {
-    const { next } = source;
-    let fresh = ITEMS;
-    // Every item edited (values move between sets; a common amenity becomes rare), some dropped, new ones taking freed slots.
-    for (const id of [...catalogue.rows.keys()]) {
-      const roll = next();
-      if (roll < 0.1) catalogue.drop(id);
-      else catalogue.put({ ...generatedRow(source, id, 1), uploader_id: catalogue.rows.get(id)!.uploader_id });
-      if (roll > 0.92) catalogue.put(generatedRow(source, idOf(fresh++), 1));
-    }
-    checkQueries(catalogue.store, source);
-    // A suspension holds an uploader's items (shown `under_review`), a deleted account's go.
-    const [held, deleted] = [source.uploaders[1], source.uploaders[2]];
-    for (const row of [...catalogue.rows.values()]) {
-      if (row.uploader_id === held) catalogue.put({ ...row, status: 'under_review' });
-      if (row.uploader_id === deleted) catalogue.drop(row.id);
-    }
-    expect(catalogue.store.idsOfUploader(deleted)).toEqual([]);
-    checkQueries(catalogue.store, source);
-    // The hold lifted.
-    for (const row of [...catalogue.rows.values()]) if (row.uploader_id === held) catalogue.put({ ...row, status: 'completed' });
-    checkQueries(catalogue.store, source);
-  });
+  it(
+    'should count exactly as reading each item as items change, go, come, and are held and released',
+    () => {
+      const { next } = source;
+      let fresh = ITEMS;
+      // Every item edited (values move between sets; a common amenity becomes rare), some dropped, new ones taking freed slots.
+      for (const id of [...catalogue.rows.keys()]) {
+        const roll = next();
+        if (roll < 0.1) catalogue.drop(id);
+        else catalogue.put({ ...generatedRow(source, id, 1), uploader_id: catalogue.rows.get(id)!.uploader_id });
+        if (roll > 0.92) catalogue.put(generatedRow(source, idOf(fresh++), 1));
+      }
+      checkQueries(catalogue.store, source);
+      // A suspension holds an uploader's items (shown `under_review`), a deleted account's go.
+      const [held, deleted] = [source.uploaders[1], source.uploaders[2]];
+      for (const row of [...catalogue.rows.values()]) {
+        if (row.uploader_id === held) catalogue.put({ ...row, status: 'under_review' });
+        if (row.uploader_id === deleted) catalogue.drop(row.id);
+      }
+      expect(catalogue.store.idsOfUploader(deleted)).toEqual([]);
+      checkQueries(catalogue.store, source);
+      // The hold lifted.
+      for (const row of [...catalogue.rows.values()]) if (row.uploader_id === held) catalogue.put({ ...row, status: 'completed' });
+      checkQueries(catalogue.store, source);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('should count exactly as reading each item after a fresh load with changes heard during it', () => {
-    const { next } = source;
-    const reload = new IndexStore();
-    const rows = [...catalogue.rows.values()];
-    for (const row of rows) reload.put(row);
-    // Changes heard while loading reach the copy being loaded before its finish.
-    for (const row of rows.slice(0, 300)) {
-      if (next() < 0.5) reload.drop(row.id);
-      reload.put({ ...row, price: row.price * 3, amenities: [...row.amenities, 'sauna'] });
-    }
-    reload.finish();
-    for (const row of rows.slice(0, 300)) catalogue.put({ ...row, price: row.price * 3, amenities: [...row.amenities, 'sauna'] });
-    checkQueries(reload, source);
-    // The same answers as the copy kept up to date item by item.
-    for (let i = 0; i < 200; i++) {
-      const { query, names } = randomQuery(source);
-      expect(facetsOf(reload, query, names)).toEqual(facetsOf(catalogue.store, query, names));
-    }
-  });
+  it(
+    'should count exactly as reading each item after a fresh load with changes heard during it',
+    () => {
+      const { next } = source;
+      const reload = new IndexStore();
+      const rows = [...catalogue.rows.values()];
+      for (const row of rows) reload.put(row);
+      // Changes heard while loading reach the copy being loaded before its finish.
+      for (const row of rows.slice(0, 300)) {
+        if (next() < 0.5) reload.drop(row.id);
+        reload.put({ ...row, price: row.price * 3, amenities: [...row.amenities, 'sauna'] });
+      }
+      reload.finish();
+      for (const row of rows.slice(0, 300)) catalogue.put({ ...row, price: row.price * 3, amenities: [...row.amenities, 'sauna'] });
+      checkQueries(reload, source);
+      // The same answers as the copy kept up to date item by item.
+      for (let i = 0; i < 200; i++) {
+        const { query, names } = randomQuery(source);
+        expect(facetsOf(reload, query, names)).toEqual(facetsOf(catalogue.store, query, names));
+      }
+    },
+    TIMEOUT_MS,
+  );
 });
