@@ -25,6 +25,7 @@ export interface SnapshotHeader {
   id: number;
   format: number;
   columns: string[];
+  date_columns: string[];
   row_count: number;
   chunk_count: number;
   /** How long ago it was completed (by the database's clock). */
@@ -49,7 +50,7 @@ export class ListingSnapshotRepository extends Repository {
   /** The newest complete snapshot, if any. */
   async newest(): Promise<SnapshotHeader | null> {
     const [row] = await this.db.rows<SnapshotHeader>(sql`
-      select id, format, columns, row_count, chunk_count, (extract(epoch from now() - completed_at) * 1000)::float8 as age_ms
+      select id, format, columns, date_columns, row_count, chunk_count, (extract(epoch from now() - completed_at) * 1000)::float8 as age_ms
       from listing_snapshots where completed_at is not null order by completed_at desc, id desc limit 1`);
     return row ?? null;
   }
@@ -65,10 +66,10 @@ export class ListingSnapshotRepository extends Repository {
    * A new snapshot, not yet complete; the incomplete ones left by writers that stopped go (the
    * caller holds the writers' lock, so none of them is still being written).
    */
-  async begin(format: number, columns: string[]): Promise<number> {
+  async begin(format: number, columns: string[], dateColumns: string[]): Promise<number> {
     await this.db.rows(sql`delete from listing_snapshots where completed_at is null`);
     const [row] = await this.db.rows<{ id: number }>(sql`
-      insert into listing_snapshots (format, columns) values (${format}, ${textArray(columns)}) returning id`);
+      insert into listing_snapshots (format, columns, date_columns) values (${format}, ${textArray(columns)}, ${textArray(dateColumns)}) returning id`);
     return Number(row.id);
   }
 

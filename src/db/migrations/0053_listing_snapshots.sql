@@ -8,6 +8,8 @@ CREATE TABLE listing_snapshots (
   format integer NOT NULL,
   -- The row columns, in the order each encoded row gives its values (the last one the row's version).
   columns text[] NOT NULL,
+  -- The columns whose values are timestamps (written as ISO text).
+  date_columns text[] NOT NULL,
   started_at timestamptz NOT NULL DEFAULT now(),
   -- Set once every chunk is written: only a complete snapshot is read.
   completed_at timestamptz,
