@@ -130,6 +130,37 @@ export class NodeMetrics {
         this.set(index.ready() ? 1 : 0);
       },
     });
+    // How the copy that answers was loaded (docs/search.md, "Start from a snapshot").
+    new Gauge({
+      name: 'listing_index_load_seconds',
+      help: "Seconds the load of the listing index's answering copy took, by where it started from (snapshot, database)",
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        const load = index.lastLoad();
+        if (load) this.set({ source: load.source }, load.seconds);
+      },
+    });
+    new Gauge({
+      name: 'listing_index_catch_up_rows',
+      help: 'Rows a start from a snapshot read again (reloaded: changed or new since it) or dropped (no longer listed)',
+      labelNames: ['action'],
+      registers,
+      collect() {
+        const load = index.lastLoad();
+        this.set({ action: 'reloaded' }, load?.reloaded ?? 0);
+        this.set({ action: 'dropped' }, load?.dropped ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'listing_snapshots_written',
+      help: 'Snapshots of the listed rows this node has written',
+      registers,
+      collect() {
+        this.set(index.snapshotsWritten());
+      },
+    });
   }
 
   /** The read model's caches (src/read-model/): entries, hits and misses of each, read on every scrape. */

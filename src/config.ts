@@ -148,6 +148,17 @@ const envSchema = z.object({
     .optional()
     .transform((v) => v === 'true' || v === 'True' || v === 'TRUE' || v === '1'),
   SCHEDULER_ENABLED: booleanFlag.default(true),
+  /**
+   * The listing index's snapshots (docs/search.md, "Start from a snapshot"): a node starts from
+   * the newest and catches up; one node writes a new one when the newest is older than this many
+   * minutes. 0: no snapshot is read or written (every start reads every listed row).
+   */
+  LISTING_SNAPSHOT_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60)
+    .default(30),
   /** Key material for two-factor secrets; unset: a random key kept in service_secrets. */
   TWO_FACTOR_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   TIKTOK_CLIENT_KEY: z.string().default('sandbox-tiktok-client'),

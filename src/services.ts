@@ -111,6 +111,9 @@ import { ExportRepository } from './leaving/export-repository.js';
 import { DataExports } from './leaving/export.js';
 import { AuditLogRepository } from './audit/audit-repository.js';
 import { AuditLog } from './audit/audit-log.js';
+import { ListingSnapshotRepository } from './content/listing-snapshot-repository.js';
+import { IndexSnapshots } from './content/search-index/index-snapshot.js';
+import type { SnapshotStart } from './content/search-index/index-sync.js';
 
 /** Every repository, each the only owner of its tables' SQL, built once over the node's database. */
 export interface Repositories {
@@ -290,6 +293,8 @@ export interface ServiceSeams {
   listingLoad?: Promise<void>;
   /** How long a listing waits for the index before a 503 (default 10 s). */
   listingWaitMs?: number;
+  /** Rows per snapshot chunk (default SNAPSHOT_CHUNK_ROWS), and a hold on a snapshot start's catch-up. */
+  listingSnapshot?: { chunkRows?: number; beforeCatchUp?: Promise<void> };
   /** The clock of playback reports (ms since the epoch): a test moves it past an hour. */
   viewClock?: () => number;
   /**
@@ -333,6 +338,19 @@ const READ_MODEL_READY_MS = 5_000;
  * connection (server mode), for what is shared between nodes (presence, the read model's
  * invalidations, failed logins).
  */
+/**
+ * The listing index's snapshots (docs/search.md, "Start from a snapshot"), unless
+ * LISTING_SNAPSHOT_MINUTES is 0. Their statements read or write every listed row (the versions of
+ * a catch-up, a snapshot's pages): they run without the per-statement wait of requests.
+ */
+function listingSnapshotStart(app: AppContext, seams: ServiceSeams): SnapshotStart | null {
+  const minutes = app.config.LISTING_SNAPSHOT_MINUTES;
+  if (minutes === 0) return null;
+  const repository = new ListingSnapshotRepository(app.database.longRunning);
+  const snapshots = new IndexSnapshots(repository, app.database, minutes * 60_000, app.log, seams.listingSnapshot?.chunkRows);
+  return { snapshots, beforeCatchUp: seams.listingSnapshot?.beforeCatchUp };
+}
+
 export async function createServices(app: AppContext, repositories: Repositories, redis: Redis | null = null, seams: ServiceSeams = {}): Promise<Services> {
   const resolveHost = seams.resolveHost ?? systemResolver;
   // Web Push endpoints are the users'; publishing also reaches the platform hosts the operator configured.
@@ -381,7 +399,8 @@ export async function createServices(app: AppContext, repositories: Repositories
     seams.viewClock,
   );
   const chat = new ChatService(app, repositories.chat, repositories.users, blocks, views);
-  const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad);
+  const listingSnapshot = listingSnapshotStart(app, seams);
+  const listingIndex = new ListingIndex(repositories.listings, () => readModel.hears(), app.log, seams.listingWaitMs, seams.listingLoad, listingSnapshot);
   readModel.onItemsChanged((change) => listingIndex.changed(change));
   // Loads in the background: until it has, listings wait for it (/readyz says 503).
   void listingIndex.start();

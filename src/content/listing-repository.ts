@@ -58,7 +58,8 @@ export function listedConditions(): SQL[] {
  */
 export const PUBLISHED = sql`(c.status = 'completed' and c.moderation_status is null and not c.suspension_hold)`;
 
-const INDEX_COLUMNS = sql`${CONTENT_COLUMNS}, c.langs, c.facet_apartment_types, c.facet_project_statuses, c.search_text,
+/** The columns of a row the listing index keeps (IndexRow). */
+export const INDEX_COLUMNS = sql`${CONTENT_COLUMNS}, c.langs, c.facet_apartment_types, c.facet_project_statuses, c.search_text,
   (extract(epoch from c.created_at) * 1000000)::float8 as created_us,
   (extract(epoch from c.updated_at) * 1000000)::float8 as updated_us`;
 
@@ -195,6 +196,14 @@ export class ContentListingRepository extends Repository {
     return this.db.rows<IndexRow>(sql`
       select ${INDEX_COLUMNS} from contents c join users u on u.id = c.uploader_id
       where ${where([...listedConditions(), sql`c.id = ${id}`])}`);
+  }
+
+  /** Those of the items `ids` that are listed (a snapshot's catch-up, index-sync.ts). */
+  indexRows(ids: readonly string[]): Promise<IndexRow[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.rows<IndexRow>(sql`
+      select ${INDEX_COLUMNS} from contents c join users u on u.id = c.uploader_id
+      where ${where([...listedConditions(), sql`c.id = any(${textArray([...ids])}::uuid[])`])}`);
   }
 
   /** One uploader's listed items. */

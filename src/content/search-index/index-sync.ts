@@ -2,9 +2,12 @@
 // stays true"): a full load at start, in pages; a reload of each item (or uploader's items) a
 // change names; a full reload in the background when everything may have changed (a bulk write,
 // a lost link between nodes, a failed item reload), swapped in when loaded while the copy before
-// it goes on answering. PostgreSQL only feeds the index here: it never answers a listing.
+// it goes on answering. PostgreSQL only feeds the index here: it never answers a listing. The
+// first load starts from the newest snapshot when there is one (docs/search.md, "Start from a
+// snapshot"): its rows, then the rows whose version changed since, read again.
 import type { Logger } from '../../shared/logger.js';
 import { IndexStore } from './index-store.js';
+import type { IndexSnapshots } from './index-snapshot.js';
 import type { IndexRow } from './index-types.js';
 
 /** What a change of listed items names: one item, every item of one uploader, or anything. */
@@ -14,10 +17,30 @@ export type IndexChange = { kind: 'item'; contentId: string } | { kind: 'uploade
 export interface IndexSource {
   indexPage(afterId: string | null, limit: number): Promise<IndexRow[]>;
   indexRow(id: string): Promise<IndexRow[]>;
+  indexRows(ids: readonly string[]): Promise<IndexRow[]>;
   indexRowsOf(uploaderId: string): Promise<IndexRow[]>;
 }
 
 const LOAD_PAGE = 2_000;
+/** A start's catch-up reads the changed rows this many at a time. */
+const CATCH_UP_BATCH = 1_000;
+
+/** How the copy that answers was loaded (/metrics). */
+export interface LoadReport {
+  source: 'snapshot' | 'database';
+  /** From the load's start to its swap. */
+  seconds: number;
+  /** Rows of the snapshot read again (changed or new since), and dropped (no longer listed). */
+  reloaded: number;
+  dropped: number;
+}
+
+/** The test seams of a start from a snapshot. */
+export interface SnapshotStart {
+  snapshots: IndexSnapshots;
+  /** Resolves when the catch-up may begin, once the snapshot's rows are in (a test holds it). */
+  beforeCatchUp?: Promise<void>;
+}
 /** A failed full load is tried again after 1 s, doubling up to 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -50,6 +73,7 @@ export class IndexSync {
   private retry: NodeJS.Timeout | null = null;
   private deafTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private report: LoadReport | null = null;
 
   constructor(
     private readonly source: IndexSource,
@@ -57,6 +81,8 @@ export class IndexSync {
     private readonly log: Logger,
     /** Resolves when the first load may begin (a test holds it back; otherwise at once). */
     private readonly mayLoad: Promise<void> = Promise.resolve(),
+    /** Where a first load may start from (none: always from the rows). */
+    private readonly snapshot: SnapshotStart | null = null,
   ) {
     this.firstLoad = new Promise((resolve) => (this.markLoaded = resolve));
   }
@@ -69,6 +95,11 @@ export class IndexSync {
   /** Full loads completed so far. */
   loads(): number {
     return this.fullLoads;
+  }
+
+  /** How the copy that answers was loaded (null before the first load). */
+  lastLoad(): LoadReport | null {
+    return this.report;
   }
 
   /** Resolves once a first load is over. */
@@ -88,11 +119,12 @@ export class IndexSync {
     }, DEAF_RELOAD_MS);
     this.deafTimer.unref();
     await this.mayLoad;
-    await this.reloadAll();
+    await this.reloadAll(this.snapshot !== null);
   }
 
   stop(): void {
     this.stopped = true;
+    this.snapshot?.snapshots.stop();
     if (this.retry) clearTimeout(this.retry);
     if (this.deafTimer) clearInterval(this.deafTimer);
     this.retry = null;
@@ -100,14 +132,12 @@ export class IndexSync {
   }
 
   /** Loads everything again into a new copy, swapped in when done; resolves then (or when the load failed). */
-  reloadAll(): Promise<void> {
+  reloadAll(fromSnapshot = false): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
     const generation = ++this.generation;
-    const store = new IndexStore();
-    this.next = store;
-    const load = this.load(store, generation).then(
+    const load = this.load(generation, fromSnapshot).then(
       () => {
         if (generation === this.generation) this.failedLoads = 0;
       },
@@ -133,7 +163,90 @@ export class IndexSync {
     return tracked;
   }
 
-  private async load(store: IndexStore, generation: number): Promise<void> {
+  private async load(generation: number, fromSnapshot: boolean): Promise<void> {
+    const started = performance.now();
+    let store = (this.next = new IndexStore());
+    let caughtUp: { reloaded: number; dropped: number } | null = null;
+    if (fromSnapshot && this.snapshot) {
+      try {
+        caughtUp = await this.loadSnapshot(this.snapshot, store, generation);
+      } catch (err) {
+        if (generation !== this.generation) return;
+        this.log.warn({ err }, 'listing index: the snapshot could not be read; loading from the rows');
+      }
+      // Without a snapshot read, the rows are loaded into a copy of their own.
+      if (!caughtUp) store = this.next = new IndexStore();
+    }
+    if (!caughtUp) await this.loadRows(store, generation);
+    if (generation !== this.generation) return;
+    store.finish();
+    this.current = store;
+    this.next = null;
+    this.fullLoads++;
+    const seconds = (performance.now() - started) / 1000;
+    this.report = { source: caughtUp ? 'snapshot' : 'database', seconds, reloaded: caughtUp?.reloaded ?? 0, dropped: caughtUp?.dropped ?? 0 };
+    this.markLoaded();
+    this.log.info({ items: store.size(), ...this.report }, 'listing index loaded');
+    // Once this node answers, it keeps a recent snapshot for the nodes that start after it.
+    this.snapshot?.snapshots.keepWritten();
+  }
+
+  /**
+   * Puts the newest snapshot's rows, then reads again those whose version is not the snapshot's
+   * (changed or new since) and drops those no longer listed. Changes heard meanwhile go through
+   * the same sequence marks as a load's. Null when there is no snapshot to read (or the load is
+   * no longer the latest).
+   */
+  private async loadSnapshot(start: SnapshotStart, store: IndexStore, generation: number): Promise<{ reloaded: number; dropped: number } | null> {
+    const opened = await start.snapshots.open();
+    if (!opened) return null;
+    const readFrom = this.sequence;
+    const versions = new Map<string, string>();
+    for await (const chunk of opened.chunks()) {
+      if (generation !== this.generation) return null;
+      for (let i = 0; i < chunk.rows.length; i++) {
+        const row = chunk.rows[i];
+        versions.set(row.id, chunk.versions[i]);
+        if (this.unchangedSince(row.id, row.uploader_id, readFrom)) store.put(row);
+      }
+    }
+    await start.beforeCatchUp;
+    const checkedFrom = this.sequence;
+    const stale: string[] = [];
+    for (const { id, v } of await start.snapshots.listedVersions()) {
+      if (versions.get(id) !== v) stale.push(id);
+      versions.delete(id);
+    }
+    if (generation !== this.generation) return null;
+    // What is left was listed when the snapshot was taken and is not now.
+    let dropped = 0;
+    for (const id of versions.keys()) if (this.dropUnchanged(store, id, checkedFrom)) dropped++;
+    for (let i = 0; i < stale.length; i += CATCH_UP_BATCH) {
+      const batch = stale.slice(i, i + CATCH_UP_BATCH);
+      const readAt = this.sequence;
+      const rows = await this.source.indexRows(batch);
+      if (generation !== this.generation) return null;
+      const fresh = new Set<string>();
+      for (const row of rows) {
+        fresh.add(row.id);
+        if (this.unchangedSince(row.id, row.uploader_id, readAt)) store.put(row);
+      }
+      // Unlisted between the versions' statement and this one.
+      for (const id of batch) if (!fresh.has(id) && this.dropUnchanged(store, id, readAt)) dropped++;
+    }
+    return { reloaded: stale.length, dropped };
+  }
+
+  /** Drops the item unless a change heard after `sequence` already put it as it is now. */
+  private dropUnchanged(store: IndexStore, id: string, sequence: number): boolean {
+    const uploaderId = store.uploaderOf(id);
+    if (uploaderId === undefined || !this.unchangedSince(id, uploaderId, sequence)) return false;
+    store.drop(id);
+    return true;
+  }
+
+  /** Every listed row, read page by page. */
+  private async loadRows(store: IndexStore, generation: number): Promise<void> {
     let after: string | null = null;
     for (;;) {
       const startedAt = this.sequence;
@@ -144,13 +257,6 @@ export class IndexSync {
       if (rows.length < LOAD_PAGE) break;
       after = rows[rows.length - 1].id;
     }
-    if (generation !== this.generation) return;
-    store.finish();
-    this.current = store;
-    this.next = null;
-    this.fullLoads++;
-    this.markLoaded();
-    this.log.info({ items: store.size() }, 'listing index loaded');
   }
 
   private unchangedSince(id: string, uploaderId: string, sequence: number): boolean {

@@ -9,7 +9,7 @@
 import { serviceUnavailable } from '../../shared/unavailable.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Cluster, ClusterBox } from './index-map.js';
-import { IndexSync, type IndexChange, type IndexSource } from './index-sync.js';
+import { IndexSync, type IndexChange, type IndexSource, type LoadReport, type SnapshotStart } from './index-sync.js';
 import type { IndexStore } from './index-store.js';
 import { pageOf } from './index-query.js';
 import { facetsOf } from './index-facets.js';
@@ -41,8 +41,20 @@ export class ListingIndex {
     log: Logger,
     private readonly waitMs = LISTING_WAIT_MS,
     mayLoad?: Promise<void>,
+    /** Where the first load may start from (none: from the rows). */
+    private readonly snapshot: SnapshotStart | null = null,
   ) {
-    this.sync = new IndexSync(source, hears, log, mayLoad);
+    this.sync = new IndexSync(source, hears, log, mayLoad, snapshot);
+  }
+
+  /** How the copy that answers was loaded (null before the first load; /metrics). */
+  lastLoad(): LoadReport | null {
+    return this.sync.lastLoad();
+  }
+
+  /** Snapshots this node has written (/metrics). */
+  snapshotsWritten(): number {
+    return this.snapshot?.snapshots.writes() ?? 0;
   }
 
   /** Whether a loaded copy answers listings now (/readyz, /metrics). */
