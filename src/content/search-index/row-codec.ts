@@ -1,6 +1,6 @@
 // The listing index's rows as text (docs/search.md, "Memory"): a row is kept as the JSON of its
-// values in a fixed order (no field names: a third smaller than the row's own JSON), decoded back
-// into a row only when a page shows it. JSON rather than the structured clone: as small, and
+// values in a fixed order (no field names: a quarter smaller than the row's own JSON), decoded back
+// into a row only when a page shows it. JSON rather than the structured clone: smaller, and
 // half the time to decode. The two lists below are in the same order (a test checks a round trip).
 import type { ContentRow } from '../content-repository.js';
 
