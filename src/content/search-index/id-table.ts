@@ -3,6 +3,9 @@
 // hash table of slots, also a typed array: no string or map entry per item on the heap. An id's
 // text is made again only for the few items an answer names.
 
+/** Each byte's two hex digits. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 /** A slot with no id; the table's empty bucket is 0 (it holds slot + 1). */
 const EMPTY = 0;
 
@@ -66,12 +69,31 @@ export class IdTable {
   /** The id of a held slot, as text. */
   idOf(slot: number): string {
     const w = this.words;
-    const hex = (word: number) => word.toString(16).padStart(8, '0');
-    const a = hex(w[slot * 4]);
-    const b = hex(w[slot * 4 + 1]);
-    const c = hex(w[slot * 4 + 2]);
-    const d = hex(w[slot * 4 + 3]);
-    return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
+    const at = slot * 4;
+    const [a, b, c, d] = [w[at], w[at + 1], w[at + 2], w[at + 3]];
+    const x = (word: number, shift: number) => HEX[(word >>> shift) & 0xff];
+    return (
+      x(a, 24) +
+      x(a, 16) +
+      x(a, 8) +
+      x(a, 0) +
+      '-' +
+      x(b, 24) +
+      x(b, 16) +
+      '-' +
+      x(b, 8) +
+      x(b, 0) +
+      '-' +
+      x(c, 24) +
+      x(c, 16) +
+      '-' +
+      x(c, 8) +
+      x(c, 0) +
+      x(d, 24) +
+      x(d, 16) +
+      x(d, 8) +
+      x(d, 0)
+    );
   }
 
   /** The order of two held slots' ids (PostgreSQL's uuid order, the order of their text). */
