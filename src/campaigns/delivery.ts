@@ -27,8 +27,15 @@ const RECLAIM_GRACE_MS = 10_000;
 const ENGAGEMENT_MS = 5_000;
 /** `campaign:progress` at most this often per campaign. */
 export const PROGRESS_GAP_MS = 10_000;
-/** Impressions asked for at once; fewer when the budget or the day's pace leaves fewer. */
+/**
+ * Impressions asked for at once at first; fewer when the budget or the day's pace leaves fewer. A
+ * block used up within FAST_USE_MS doubles the next ask, up to MAX_BLOCK_SIZE, and one served
+ * out by time with most of it left halves it: a busy node takes a lease every second or two, not
+ * dozens a second with every request of the campaign waiting for each.
+ */
 const BLOCK_SIZE = 50;
+const MAX_BLOCK_SIZE = 5_000;
+const FAST_USE_MS = 2_000;
 /** Four parameters a row: far below PostgreSQL's 65,535 parameters a statement. */
 const REACH_ROWS_PER_STATEMENT = 2_000;
 const DAY_MS = 86_400_000;
@@ -51,6 +58,8 @@ interface Block {
   leaseId: string;
   campaignId: string;
   contentId: string;
+  /** Impressions granted. */
+  size: number;
   left: number;
   openedAt: number;
 }
@@ -74,6 +83,8 @@ export class CampaignDelivery {
   private rosterLoad: Promise<void> | null = null;
   private readonly blocks = new Map<string, Block>();
   private readonly refills = new Map<string, Promise<Block | null>>();
+  /** The next ask per campaign (BLOCK_SIZE when none is kept). */
+  private readonly asks = new Map<string, number>();
   /** Campaigns that got nothing on their last grant: not asked again before the next roster. */
   private readonly dry = new Set<string>();
   private readonly pending = new Map<string, Pending>();
@@ -171,6 +182,7 @@ export class CampaignDelivery {
         this.blocks.delete(id);
       }
     }
+    for (const id of this.asks.keys()) if (!live.has(id)) this.asks.delete(id);
   }
 
   /**
@@ -180,6 +192,8 @@ export class CampaignDelivery {
   async take(campaign: Deliverable): Promise<Block | null> {
     let block = this.blocks.get(campaign.id);
     if (block && (block.left <= 0 || Date.now() - block.openedAt > LEASE_SERVE_MS)) {
+      // Served out by time with more than half of it left: this node needs smaller blocks.
+      if (block.left * 2 > block.size) this.asks.set(campaign.id, Math.max(BLOCK_SIZE, Math.floor(block.size / 2)));
       this.retire(block);
       this.blocks.delete(campaign.id);
       block = undefined;
@@ -198,6 +212,7 @@ export class CampaignDelivery {
     block.left -= 1;
     // Used up: recorded and closed with the next batch (a campaign whose budget this spends completes then).
     if (block.left === 0) {
+      if (Date.now() - block.openedAt < FAST_USE_MS) this.asks.set(campaign.id, Math.min(MAX_BLOCK_SIZE, block.size * 2));
       this.retire(block);
       this.blocks.delete(campaign.id);
     }
@@ -234,7 +249,7 @@ export class CampaignDelivery {
       campaignId: campaign.id,
       leaseId,
       nodeId: this.nodeId,
-      want: BLOCK_SIZE,
+      want: this.asks.get(campaign.id) ?? BLOCK_SIZE,
       day: CampaignDelivery.campaignDay(campaign.launch, at),
       at,
       expiresAt: new Date(at.getTime() + LEASE_TTL_MS),
@@ -245,7 +260,7 @@ export class CampaignDelivery {
       void this.hooks?.completeIfSpent(campaign.id).catch((err: Error) => this.log.warn({ err: err.message }, 'campaign completion failed'));
       return null;
     }
-    const block: Block = { leaseId, campaignId: campaign.id, contentId: campaign.content.id, left: granted, openedAt: Date.now() };
+    const block: Block = { leaseId, campaignId: campaign.id, contentId: campaign.content.id, size: granted, left: granted, openedAt: Date.now() };
     this.blocks.set(campaign.id, block);
     return block;
   }

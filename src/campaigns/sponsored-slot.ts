@@ -61,11 +61,13 @@ export class SponsoredSlot implements FirstPageSlot {
   }
 
   private async filled(page: JsonText, request: SlotRequest): Promise<JsonText> {
-    if (request.at) this.rememberArea(request.viewer, request.at);
+    // The viewer's key is a keyed hash for an anonymous client: made once per request.
+    const viewer = this.keyOf(request.viewer);
+    if (request.at) this.viewers.rememberArea(viewer, request.at);
     const campaigns = await this.delivery.deliverable();
     if (!campaigns.length) return page;
     const [area, relations] = await Promise.all([
-      request.at ?? this.viewers.lastArea(this.keyOf(request.viewer)),
+      request.at ?? this.viewers.lastArea(viewer),
       request.viewer.userId ? this.blocks.relationsOf(request.viewer.userId) : null,
     ]);
     const day = this.delivery.now().toISOString().slice(0, 10);
@@ -75,11 +77,11 @@ export class SponsoredSlot implements FirstPageSlot {
       if (!inTargetedArea(campaign, area)) continue;
       const block = await this.delivery.take(campaign);
       if (!block) continue;
-      if (!(await this.viewers.takeShowing(this.keyOf(request.viewer), campaign.id, day, FREQUENCY_CAP))) {
+      if (!(await this.viewers.takeShowing(viewer, campaign.id, day, FREQUENCY_CAP))) {
         this.delivery.giveBack(block);
         continue;
       }
-      this.delivery.served(block, this.keyOf(request.viewer), request.viewer.userId);
+      this.delivery.served(block, viewer, request.viewer.userId);
       return this.withItem(page, campaign, request);
     }
     return page;

@@ -294,10 +294,11 @@ export class ContentRepository extends Repository {
     return row ?? null;
   }
 
-  /** Records that a deleted item's media is withdrawn. */
+  /** Records that the media of a deleted item, or of one removed by moderation, is withdrawn. */
   async markMediaRemoved(id: string): Promise<void> {
     await this.db.rows(sql`
-      update contents set media_removed_at = now() where id = ${id} and deleted_at is not null and media_removed_at is null`);
+      update contents set media_removed_at = now()
+      where id = ${id} and (deleted_at is not null or moderation_status = 'removed') and media_removed_at is null`);
   }
 
   /** Deleted items whose media is not withdrawn yet, oldest deletion first. */

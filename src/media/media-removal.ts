@@ -25,7 +25,7 @@ export class MediaRemoval {
   ) {}
 
   /**
-   * Withdraws the media of a content item that is deleted (its `deleted_at` is committed). Safe to
+   * Withdraws the media of a content item that is deleted or removed by moderation (committed). Safe to
    * run again, and on several nodes at once. Throws when the file system refuses; the item then
    * stays without `media_removed_at` for the sweep to retry.
    */
@@ -38,18 +38,20 @@ export class MediaRemoval {
   /** The sweep: withdraws the media of every deleted item still waiting. Returns how many were done. */
   async sweep(): Promise<number> {
     let done = 0;
-    const failed = new Set<string>();
+    // Each item is tried once per sweep: one that fails, or that the query still names after its
+    // withdrawal (it would be named for ever), is left for the next run and cannot hold this one.
+    const tried = new Set<string>();
     for (;;) {
-      const ids = await this.contents.deletedAwaitingMediaRemoval(SWEEP_BATCH + failed.size);
-      const todo = ids.filter((id) => !failed.has(id));
+      const ids = await this.contents.deletedAwaitingMediaRemoval(SWEEP_BATCH + tried.size);
+      const todo = ids.filter((id) => !tried.has(id));
       if (todo.length === 0) return done;
       for (const id of todo) {
+        tried.add(id);
         try {
           await this.withdraw(id);
           done++;
         } catch (err) {
           // Left for the next run; the others still go.
-          failed.add(id);
           this.app.log.error({ err, contentId: id }, 'could not remove the media of deleted content');
         }
       }

@@ -19,7 +19,8 @@ let shiftMs = 0;
 const clock = () => new Date(Date.now() + shiftMs);
 
 beforeAll(async () => {
-  server = await bootServer({}, { clock });
+  // A trusted proxy: the lease test's anonymous viewers are each their own address.
+  server = await bootServer({ TRUST_PROXY: 'true' }, { clock });
   // Items that are not promoted, so first pages have more than three entries.
   const other = await registerAndLogin(server);
   for (let i = 0; i < 5; i++) await publish(server, other, fullBody());
@@ -228,6 +229,37 @@ describe('spending and delivery', () => {
       await owner.api.post(`/api/v1/campaigns/${promoted.campaignId}/pause`);
     } finally {
       socket.disconnect();
+    }
+  });
+  it('leases larger blocks while a campaign is served fast, so a busy node asks for few', { timeout: 60_000 }, async () => {
+    const owner = await registerAndLogin(server);
+    const promoted = await promote(server, owner, { locationId: 'vn-ha-noi' });
+    try {
+      // 150 anonymous viewers browsing Hà Nội, each its own address, 15 at a time.
+      let shown = 0;
+      for (let group = 0; group < 10; group++) {
+        const pages = await Promise.all(
+          Array.from({ length: 15 }, async (_, i) => {
+            const res = await fetch(`${server.url}${CONTENT}/all?per_page=10&${at('hanoi')}`, { headers: { 'x-forwarded-for': `10.77.${group}.${i + 1}` } });
+            expect(res.status).toBe(200);
+            return ((await res.json())).data.item as any[];
+          }),
+        );
+        shown += pages.filter((items) => sponsoredOf(items).length === 1).length;
+      }
+      expect(shown).toBe(150);
+      const leases = await until(
+        () =>
+          server.service.app.database.rows<{ granted: string; served: string }>(
+            sql`select granted, served from campaign_leases where campaign_id = ${promoted.campaignId}`,
+          ),
+        (rows) => rows.reduce((sum, r) => sum + Number(r.served), 0) === 150,
+      );
+      // The first block (50) went in well under 2 s: the next ask doubled. Fixed blocks of 50 would take 3.
+      expect(Math.max(...leases.map((r) => Number(r.granted)))).toBeGreaterThan(50);
+      expect(leases.length).toBeLessThan(3);
+    } finally {
+      await owner.api.post(`/api/v1/campaigns/${promoted.campaignId}/pause`);
     }
   });
 });

@@ -237,6 +237,24 @@ describe('recovery and racing work', () => {
     await expectFilesGone(contentId);
   });
 
+  it('should finish, in the media-removal job, a removal by moderation whose withdrawal did not end, and the job ends', { timeout: 30_000 }, async () => {
+    const contentId = await createContent(owner);
+    const image = await uploadImage(contentId);
+    // The removal committed, then the node died before withdrawing the media.
+    await server.service.app.database.rows(sql`update contents set moderation_status = 'removed' where id = ${contentId}`);
+    expect(await mediaRemovedAt(contentId)).toBeNull();
+
+    // Before the fix the sweep named this item again after each withdrawal and never returned.
+    for (let i = 0; i < 100 && (await mediaRemovedAt(contentId)) === null; i++) {
+      const outcome = await runJobNow(server.service, mediaRemovalJob);
+      if (outcome !== 'ran') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await mediaRemovedAt(contentId)).not.toBeNull();
+    await expectGone(server.url, [image]);
+    await expectFilesGone(contentId);
+    expect(await runJobNow(server.service, mediaRemovalJob)).not.toBe('failed');
+  });
+
   it('should stop a video job running at the delete, which re-creates nothing', { timeout: 120_000 }, async () => {
     const clip = await makeVideo(path.join(scratch, 'long.mp4'), { seconds: 20, size: '640x360' });
     const contentId = await createContent(owner);

@@ -1,7 +1,7 @@
 // One loaded copy of the listed items (docs/search.md, "How a query runs"): the items in numbered
 // slots with typed arrays per field (index-slots.ts), one order per sort column (index-orders.ts),
 // their words (index-text.ts), the published ones in map order (index-map.ts), and the sets of
-// slots kept as bits (slot-bits.ts, index-ranges.ts). It knows how to take an item in or out and
+// slots kept as bits (slot-bits.ts, index-ranges.ts, facet-bits.ts). It knows how to take an item in or out and
 // how to select a query's slots; the page, facet and cluster answers read it (index-query.ts,
 // index-facets.ts, index-clusters.ts), and index-sync.ts fills it and swaps a fresh one in.
 import { queryTermsOf } from './search-text.js';
@@ -11,6 +11,7 @@ import { TextIndex, type TermMatches } from './index-text.js';
 import { ItemFilter } from './index-filter.js';
 import { FINEST_LEVEL, MapOrder, cellsOf, coarsestBelow } from './index-map.js';
 import { RangeBits } from './index-ranges.js';
+import { FacetBits } from './facet-bits.js';
 import { addSlot, intersect, removeSlot, widened, wordsFor } from './slot-bits.js';
 import type { IndexQuery, IndexRow, SortColumn } from './index-types.js';
 import type { Viewport } from './viewport.js';
@@ -46,6 +47,8 @@ export class IndexStore {
   private publishedBits = new Uint32Array(0);
   /** Each range column as sets of bits. */
   private readonly ranges: Record<RangeColumn, RangeBits>;
+  /** The slots of each facet value, language and unit (facet-bits.ts), for facet counts. */
+  readonly facetBits = new FacetBits();
   /** Every held slot in a random order (for the sampled estimate of a large total), and each slot's place in it. */
   shuffled = new Int32Array(0);
   private shuffledAt = new Int32Array(0);
@@ -85,6 +88,7 @@ export class IndexStore {
     for (const range of Object.values(this.ranges ?? {})) range.grow(capacity);
     this.heldBits = widened(this.heldBits ?? new Uint32Array(0), capacity);
     this.publishedBits = widened(this.publishedBits ?? new Uint32Array(0), capacity);
+    this.facetBits?.grow(capacity);
     this.selected = new Uint32Array(wordsFor(capacity));
     this.condition = new Uint32Array(wordsFor(capacity));
     this.text?.grow(capacity);
@@ -111,6 +115,7 @@ export class IndexStore {
     for (const range of Object.values(this.ranges)) range.rebuild();
     this.map.rebuild(held.filter((slot) => this.onMap(slot)));
     for (const slot of held) this.addShuffled(slot);
+    this.facetBits.settle();
     this.built = true;
   }
 
@@ -146,7 +151,9 @@ export class IndexStore {
       old === undefined
         ? null
         : { values: ORDERED.map((c) => this.orders[c].valueAt(old)), onMap: this.onMap(old), lat: this.slots.latitude[old], lng: this.slots.longitude[old] };
+    if (old !== undefined) this.facetBits.remove(this.slots, old);
     const slot = this.slots.write(row);
+    this.facetBits.add(this.slots, slot);
     addSlot(this.heldBits, slot);
     if (this.slots.published[slot] === 1) addSlot(this.publishedBits, slot);
     else removeSlot(this.publishedBits, slot);
@@ -190,6 +197,7 @@ export class IndexStore {
     } else this.text.remove(slot);
     removeSlot(this.heldBits, slot);
     removeSlot(this.publishedBits, slot);
+    this.facetBits.remove(this.slots, slot);
     this.slots.release(id);
   }
 
@@ -243,6 +251,16 @@ export class IndexStore {
     this.areaInto(this.condition, words, v);
     intersect(into, this.condition, words);
     return true;
+  }
+
+  /** The published slots as bits (for facet counts, which add a caller's own to them). */
+  publishedSlots(): Uint32Array {
+    return this.publishedBits;
+  }
+
+  /** Writes into the first `words` words of `into` the slots whose value of `column` lies within [low, high]. */
+  rangeInto(column: RangeColumn, into: Uint32Array, words: number, low: number, high: number): void {
+    this.ranges[column].select(into, words, low, high);
   }
 
   /**
