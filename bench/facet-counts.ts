@@ -49,7 +49,7 @@ function main(): void {
   const source = rowSource(42, env.BENCH_UPLOADERS);
   const store = new IndexStore();
   const loadStart = performance.now();
-  for (let n = 0; n < env.BENCH_ITEMS; n++) store.put(generatedRow(source, `item-${String(n).padStart(7, '0')}`));
+  for (let n = 0; n < env.BENCH_ITEMS; n++) store.put(generatedRow(source, `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`));
   store.finish();
   console.log(`${store.size()} items loaded in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
 

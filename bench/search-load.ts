@@ -18,8 +18,9 @@
 // hits of each read cache it looked up (from /metrics).
 // For each mode and size:
 // 1. seeds in this process (seedContent: items over four cities, 15 project names) and, with
-//    --expose-gc, measures the listing index's heap: heapUsed after a full GC before and after
-//    loading every listed item; then times the index's own answers in this process;
+//    --expose-gc, measures the listing index's memory: heapUsed, and arrayBuffers (outside the
+//    heap: typed arrays, the rows' buffers), after a full GC before and after loading every
+//    listed item; then times the index's own answers in this process;
 // 2. starts the service as a child (production, LOG_LEVEL=warn), waits until /metrics says the
 //    index answers, and loads: `/all` with 2,000 different queries in turn (a word or two from
 //    the seeded vocabulary, sometimes with a typo, a price range, an area range, one of seven
@@ -92,14 +93,19 @@ const openStorage = (mode: 'embedded' | 'server'): Promise<BenchStorage> =>
   openBenchStorage(mode, 'search', { databaseUrl: env.BENCH_DATABASE_URL, redisUrl: env.BENCH_REDIS_URL });
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const heapUsed = (): number => {
+/** Heap used, and memory of ArrayBuffers and Buffers outside the heap, after a full GC. */
+const memoryUsed = (): { heap: number; outside: number } => {
   gc?.();
   gc?.();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return { heap: heapUsed, outside: arrayBuffers };
 };
 
-/** Seeds `items` and measures the index's heap over them (bytes per item; null without --expose-gc). */
-async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ bytesPerItem: number | null; listed: number; loadMs: number }> {
+/** Seeds `items` and measures the index's memory over them (bytes per item, on the heap and outside it; null without --expose-gc). */
+async function seedAndMeasure(
+  storage: BenchStorage,
+  items: number,
+): Promise<{ bytesPerItem: number | null; outsidePerItem: number | null; listed: number; loadMs: number }> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL,
     DATA_DIR: storage.dataDir,
@@ -119,15 +125,16 @@ async function seedAndMeasure(storage: BenchStorage, items: number): Promise<{ b
     await service.services.listingIndex.settled();
     await seedContent(service.app.database.longRunning, items, String(decodeJwt(token).sub));
     const index = new ListingIndex(createRepositories(service.app.database).listings, () => true, createLogger('warn'));
-    const before = heapUsed();
+    const before = memoryUsed();
     const started = Date.now();
     await index.start();
     const loadMs = Date.now() - started;
-    const after = heapUsed();
+    const after = memoryUsed();
     const listed = index.size();
     timeInProcess(await index.view());
     index.stop();
-    return { bytesPerItem: gc ? Math.round((after - before) / Math.max(1, listed)) : null, listed, loadMs };
+    const perItem = (bytes: number) => (gc ? Math.round(bytes / Math.max(1, listed)) : null);
+    return { bytesPerItem: perItem(after.heap - before.heap), outsidePerItem: perItem(after.outside - before.outside), listed, loadMs };
   } finally {
     await service.close();
   }
@@ -442,7 +449,8 @@ async function main(): Promise<void> {
         const perItem =
           memory.bytesPerItem === null
             ? 'n/a (no --expose-gc)'
-            : `${memory.bytesPerItem} bytes/item, ${((memory.bytesPerItem * 100_000) / 2 ** 20).toFixed(0)} MB per 100,000 items`;
+            : `${memory.bytesPerItem} bytes/item, ${((memory.bytesPerItem * 100_000) / 2 ** 20).toFixed(0)} MB per 100,000 items; ` +
+              `outside the heap (typed arrays, the rows' buffers) ${memory.outsidePerItem} bytes/item`;
         console.log(`\nlisting index: ${memory.listed} listed items loaded in ${memory.loadMs} ms; heap ${perItem}`);
       } finally {
         await storage.cleanUp();

@@ -81,11 +81,12 @@ export interface CachedPage {
 }
 
 /**
- * A listed item serialised for a listing answer (src/content/listing/item-texts.ts), with the row it was
- * made from: the text stands for that row only (a changed item is a new row).
+ * A listed item serialised for a listing answer (src/content/listing/item-texts.ts), with the
+ * number of the listing index's write of the row it was made from: the text stands for that
+ * write only (a changed item is a new write).
  */
 export interface CachedItemText {
-  source: object;
+  version: number;
   text: JsonText;
 }
 

@@ -19,12 +19,14 @@ function random(seed: number): () => number {
   };
 }
 
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 class Column {
   readonly values = new Float64Array(CAPACITY).fill(NaN);
   readonly ids: (string | undefined)[] = [];
   readonly order = new SlotOrder(
     (slot) => this.values[slot],
-    () => this.ids,
+    (a, b) => compareText(this.ids[a]!, this.ids[b]!),
   );
   readonly ranges = new RangeBits(this.order);
   readonly held = new Set<number>();

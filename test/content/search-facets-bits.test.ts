@@ -32,7 +32,8 @@ class Catalogue {
   }
 }
 
-const idOf = (n: number) => `item-${String(n).padStart(6, '0')}`;
+// Ids are uuids, as contents.id is (the index keeps them as 16 bytes).
+const idOf = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** How many values a facet answer counts, and their sum. */
 function sizeOf(facets: Facets): { values: number; sum: number } {

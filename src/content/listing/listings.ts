@@ -67,7 +67,7 @@ export class Listings {
       const query: IndexQuery = { visibility: visibilityFor(caller), search: q.search, filters: q, hidden };
       const found = view.page(query, { column, direction: q.sort === 'asc' ? 'asc' : 'desc' }, q.page, q.per_page);
       return JsonText.object({
-        item: found.rows.map((r) => this.texts.listingItem(r, viewer, q.lang)),
+        item: found.items.map((r) => this.texts.listingItem(r, viewer, q.lang)),
         hasMore: found.hasMore,
         total: found.total,
         ...(q.facets?.length ? { facets: view.facets(query, q.facets) } : {}),
@@ -92,7 +92,7 @@ export class Listings {
       const viewport = q.latitude !== undefined && q.longitude !== undefined ? viewportAround(q.latitude, q.longitude, q.zoom_level) : null;
       const found = view.page({ visibility: { kind: 'published' }, search: q.search, filters: {}, viewport, hidden }, COMPLETED_SORT, q.page, q.per_page);
       return JsonText.object({
-        items: found.rows.map((r) => this.texts.completedItem(r, viewer, lang)),
+        items: found.items.map((r) => this.texts.completedItem(r, viewer, lang)),
         total: found.total,
         page: q.page,
         per_page: q.per_page,

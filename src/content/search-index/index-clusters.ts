@@ -31,7 +31,7 @@ export function clustersOf(store: IndexStore, query: IndexQuery, box: ClusterBox
     // One item: its own position (a difference of running sums is off in the last digits).
     clusters.push(
       count === 1
-        ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.ids[single]! }
+        ? { latitude: s.latitude[single], longitude: s.longitude[single], count: 1, id: s.idOf(single) }
         : { latitude: lat / count, longitude: lng / count, count },
     );
   };
@@ -100,7 +100,7 @@ function clustersOfSelected(
     .sort((a, b) => a.y - b.y || a.x - b.x)
     .map((c) =>
       c.count === 1
-        ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.ids[c.slot]! }
+        ? { latitude: c.lat, longitude: c.lng, count: 1, id: s.idOf(c.slot) }
         : { latitude: c.lat / c.count, longitude: c.lng / c.count, count: c.count },
     );
   return { clusters, total };

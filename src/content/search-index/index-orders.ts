@@ -3,9 +3,6 @@
 // again only when a query needs it after a change. A page in a column's order either walks the
 // order or sorts its few matches by rank.
 
-/** PostgreSQL's uuid order is the order of their lower-case text. */
-const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 export class SlotOrder {
   /** Slots in ascending (value, id) order: the first `length` entries. */
   order = new Int32Array(0);
@@ -15,11 +12,12 @@ export class SlotOrder {
 
   /**
    * `value` reads a slot's value (from the item slots' typed arrays, which may be replaced as
-   * they grow: so a function, not an array); `ids` the slots' ids for ties.
+   * they grow: so a function, not an array); `compareIds` orders two slots by their ids, for ties
+   * (PostgreSQL's uuid order, the order of their lower-case text).
    */
   constructor(
     private readonly value: (slot: number) => number,
-    private readonly ids: () => readonly (string | undefined)[],
+    private readonly compareIds: (a: number, b: number) => number,
   ) {}
 
   grow(capacity: number): void {
@@ -30,8 +28,8 @@ export class SlotOrder {
     this.ranked = false;
   }
 
-  private compare(a: number, b: number, ids: readonly (string | undefined)[]): number {
-    return this.value(a) - this.value(b) || compareIds(ids[a]!, ids[b]!);
+  private compare(a: number, b: number): number {
+    return this.value(a) - this.value(b) || this.compareIds(a, b);
   }
 
   /** A slot's value in this order. */
@@ -41,14 +39,12 @@ export class SlotOrder {
 
   /** Where `slot` belongs with the value `value` (by default its current one). */
   private position(slot: number, value = this.value(slot)): number {
-    const ids = this.ids();
-    const id = ids[slot]!;
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const other = this.order[mid];
-      if ((this.value(other) - value || compareIds(ids[other]!, id)) < 0) lo = mid + 1;
+      if ((this.value(other) - value || this.compareIds(other, slot)) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -89,9 +85,8 @@ export class SlotOrder {
 
   /** Sorts the given slots anew (after a load). */
   rebuild(slots: Iterable<number>): void {
-    const ids = this.ids();
     const all = Int32Array.from(slots);
-    const sorted = [...all].sort((a, b) => this.compare(a, b, ids));
+    const sorted = [...all].sort((a, b) => this.compare(a, b));
     this.order.set(sorted);
     this.length = sorted.length;
     this.ranked = false;

@@ -2,14 +2,13 @@
 // the query's slots selected as bits, then either its few selected items sorted by rank or the
 // column's order walked until the page is full; `total` is the number selected, or, with a
 // residual test, exact up to COUNT_EXACT matches and above it estimated from a random sample.
-import type { ContentRow } from '../content-repository.js';
 import type { TermMatches } from './index-text.js';
 import type { ItemFilter } from './index-filter.js';
 import type { SlotOrder } from './index-orders.js';
 import { countSlots, forEachSlot, hasSlot } from './slot-bits.js';
 import { smallestFirst } from './smallest-k.js';
 import { isRangeColumn, rangeBoundsOf, type IndexStore } from './index-store.js';
-import type { IndexPage, IndexQuery, IndexSort, SortColumn } from './index-types.js';
+import type { IndexPage, IndexQuery, IndexSort, PageItem, SortColumn } from './index-types.js';
 
 /** `total` is counted exactly up to this many matches; above, estimated (CONTRACT §23: within 10 %). */
 export const COUNT_EXACT = 10_000;
@@ -37,7 +36,7 @@ function scoreOf(terms: readonly TermMatches[]): (slot: number) => number {
 
 /** The page `page` (1-based) of a listing, and its total (exact up to COUNT_EXACT). */
 export function pageOf(store: IndexStore, query: IndexQuery, sort: IndexSort, page: number, perPage: number): IndexPage {
-  const none: IndexPage = { rows: [], total: 0, hasMore: false };
+  const none: IndexPage = { items: [], total: 0, hasMore: false };
   const terms = store.termsOf(query.search);
   if (terms && (terms.length === 0 || terms[0].count === 0)) return none;
   const words = store.words();
@@ -89,9 +88,9 @@ function sortedPage(
     candidateKeys[count++] = key(slot, rank);
   });
   smallestFirst(candidateKeys, candidateSlots, count, offset + perPage + 1);
-  const rows: ContentRow[] = [];
-  for (let i = offset; i < Math.min(count, offset + perPage); i++) rows.push(store.slots.rows[candidateSlots[i]]!);
-  return { rows, total: count, hasMore: count > offset + perPage };
+  const items: PageItem[] = [];
+  for (let i = offset; i < Math.min(count, offset + perPage); i++) items.push(store.slots.pageItem(candidateSlots[i]));
+  return { items, total: count, hasMore: count > offset + perPage };
 }
 
 /**
@@ -110,16 +109,16 @@ function walk(
   total: number,
 ): IndexPage {
   const wanted = offset + perPage + 1;
-  const rows: ContentRow[] = [];
+  const items: PageItem[] = [];
   let found = 0;
   for (let i = step === 1 ? from : to - 1; i >= from && i < to && found < wanted; i += step) {
     const slot = slots[i];
     if (!passes(slot)) continue;
-    if (found >= offset && found < offset + perPage) rows.push(store.slots.rows[slot]!);
+    if (found >= offset && found < offset + perPage) items.push(store.slots.pageItem(slot));
     found++;
   }
   const hasMore = found === wanted;
-  return { rows, hasMore, total: hasMore ? Math.max(wanted, total) : found };
+  return { items, hasMore, total: hasMore ? Math.max(wanted, total) : found };
 }
 
 /** The run of a column's order within the query's range on that column, if it has one. */

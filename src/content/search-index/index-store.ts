@@ -64,8 +64,7 @@ export class IndexStore {
   constructor() {
     const slots = new ItemSlots((capacity) => this.grow(capacity));
     this.slots = slots;
-    const ids = () => slots.ids;
-    const order = (value: (slot: number) => number) => new SlotOrder(value, ids);
+    const order = (value: (slot: number) => number) => new SlotOrder(value, (a, b) => slots.compareIds(a, b));
     this.orders = {
       created_at: order((s) => slots.createdUs[s]),
       updated_at: order((s) => slots.updatedUs[s]),
@@ -123,13 +122,13 @@ export class IndexStore {
   /** The uploader of a held item. */
   uploaderOf(id: string): string | undefined {
     const slot = this.slots.slot(id);
-    return slot === undefined ? undefined : this.slots.rows[slot]?.uploader_id;
+    return slot === undefined ? undefined : this.slots.uploaders.valueAt(this.slots.uploader[slot]);
   }
 
   idsOfUploader(userId: string): string[] {
     const code = this.slots.uploaders.find(userId);
     const ids: string[] = [];
-    for (const slot of this.slots.held()) if (this.slots.uploader[slot] === code) ids.push(this.slots.ids[slot]!);
+    for (const slot of this.slots.held()) if (this.slots.uploader[slot] === code) ids.push(this.slots.idOf(slot));
     return ids;
   }
 

@@ -1,6 +1,7 @@
 // The words of the listing index's items (CONTRACT §23, docs/search.md): a radix tree of words
-// (MiniSearch's SearchableMap: exact, prefix and edit-distance lookups), each word with the slots
-// of the items it occurs in and where (title, body).
+// (MiniSearch's SearchableMap: exact, prefix and edit-distance lookups), each word with a number
+// whose list (int-lists.ts, one typed array for all words) holds the slots of the items it occurs
+// in and where (title, body), one integer per occurrence: no object per word or per item.
 //
 // A query term's matches (every item one of the words it reaches occurs in, with its best match)
 // are worked out once and remembered until a word comes or goes: popular words are asked again
@@ -9,9 +10,12 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTermsOf, prefixAllowed, typoAllowed, withinOneEdit } from './search-text.js';
 import { addSlot, wordsFor } from './slot-bits.js';
+import { IntLists } from './int-lists.js';
 
 const IN_TITLE = 1;
 const IN_BODY = 2;
+/** A posting is `slot << FIELD_BITS | fields` (slots stay far below 2^29). */
+const FIELD_BITS = 2;
 
 // How much a query term's match weighs in relevance, in tenths: a whole word 10, the beginning of
 // a word 5, a word one typo away 3; in a title four times as much. So a title word comes before a
@@ -25,35 +29,6 @@ const TITLE_BOOST = 4;
 const REMEMBERED_TERMS = 256;
 /** Each costs a byte and a bit per slot plus 4 bytes per match (docs/search.md, "Memory"). */
 const REMEMBERED_BYTES = 48 * 2 ** 20;
-
-/** The slots one word occurs in, and where (IN_TITLE | IN_BODY). Unordered. */
-class Postings {
-  constructor(readonly word: string) {}
-  slots = new Int32Array(4);
-  fields = new Uint8Array(4);
-  length = 0;
-
-  add(slot: number, fields: number): void {
-    if (this.length === this.slots.length) {
-      const slots = new Int32Array(this.length * 2);
-      slots.set(this.slots);
-      this.slots = slots;
-      const f = new Uint8Array(this.length * 2);
-      f.set(this.fields);
-      this.fields = f;
-    }
-    this.slots[this.length] = slot;
-    this.fields[this.length++] = fields;
-  }
-
-  remove(slot: number): void {
-    const at = this.slots.subarray(0, this.length).indexOf(slot);
-    if (at < 0) return;
-    this.length--;
-    this.slots[at] = this.slots[this.length];
-    this.fields[at] = this.fields[this.length];
-  }
-}
 
 /** A term's matches: their slots, the same as a set of bits, and, by slot, its best match in tenths (0: none). */
 interface Remembered {
@@ -78,22 +53,30 @@ export interface TermMatches {
 const tenthsOf = (weight: number, fields: number): number => (fields & IN_TITLE ? weight * TITLE_BOOST : weight);
 
 export class TextIndex {
-  private readonly words = new SearchableMap<Postings>();
-  /** Per slot: the postings of its words (to take it out again), and a hash of its text (to see an unchanged one). */
-  private wordsOf: (Postings[] | undefined)[] = [];
+  /** Word → its number. */
+  private readonly words = new SearchableMap<number>();
+  /** Number → its word (undefined: a free number), and the numbers given back. */
+  private readonly wordAt: (string | undefined)[] = [];
+  private readonly freeNumbers: number[] = [];
+  /** Per word number: its postings. Unordered. */
+  private readonly postings = new IntLists();
+  /** Per slot: the numbers of its words (to take it out again), and a hash of its text (to see an unchanged one). */
+  private readonly wordsOf = new IntLists();
   private textHash = new Float64Array(0);
   /** Term → its matches; the most recently used last. */
   private readonly remembered = new Map<string, Remembered>();
   private rememberedBytes = 0;
   private capacity = 0;
-  /** Scratch of a term's lookup: the slots it finds. */
+  /** Scratch of a term's lookup: the slots it finds; of an item's words: their numbers. */
   private matched = new Int32Array(0);
+  private numbers = new Int32Array(64);
 
   grow(capacity: number): void {
     this.capacity = capacity;
     const hashes = new Float64Array(capacity);
     hashes.set(this.textHash);
     this.textHash = hashes;
+    this.wordsOf.grow(capacity);
     this.matched = new Int32Array(capacity);
     this.forgetAll();
   }
@@ -131,34 +114,53 @@ export class TextIndex {
   add(slot: number, title: string, body: string): void {
     // An item saved with the same text (a reaction, a new price) changes nothing here.
     const hash = textHashOf(title, body);
-    if (this.wordsOf[slot] && this.textHash[slot] === hash) return;
+    if (this.wordsOf.has(slot) && this.textHash[slot] === hash) return;
     this.remove(slot);
     const where = new Map<string, number>();
     for (const word of indexTermsOf(title)) where.set(word, (where.get(word) ?? 0) | IN_TITLE);
     for (const word of indexTermsOf(body)) where.set(word, (where.get(word) ?? 0) | IN_BODY);
-    const held: Postings[] = [];
+    if (where.size > this.numbers.length) this.numbers = new Int32Array(where.size * 2);
+    let count = 0;
     for (const [word, fields] of where) {
-      let postings = this.words.get(word);
-      if (!postings) {
-        postings = new Postings(word);
-        this.words.set(word, postings);
-      }
-      postings.add(slot, fields);
-      held.push(postings);
+      const number = this.words.get(word) ?? this.newWord(word);
+      this.postings.push(number, (slot << FIELD_BITS) | fields);
+      this.numbers[count++] = number;
     }
-    this.wordsOf[slot] = held;
+    this.wordsOf.set(slot, this.numbers, count);
     this.textHash[slot] = hash;
     this.forgetAll();
   }
 
+  private newWord(word: string): number {
+    const number = this.freeNumbers.pop() ?? this.wordAt.length;
+    this.wordAt[number] = word;
+    this.words.set(word, number);
+    this.postings.grow(this.wordAt.length);
+    return number;
+  }
+
   remove(slot: number): void {
-    const before = this.wordsOf[slot];
-    if (!before) return;
-    for (const postings of before) {
-      postings.remove(slot);
-      if (postings.length === 0) this.words.delete(postings.word);
+    if (!this.wordsOf.has(slot)) return;
+    const { postings } = this;
+    const from = this.wordsOf.start[slot];
+    const to = from + this.wordsOf.length[slot];
+    for (let i = from; i < to; i++) {
+      const number = this.wordsOf.values[i];
+      const start = postings.start[number];
+      const end = start + postings.length[number];
+      for (let at = start; at < end; at++) {
+        if (postings.values[at] >>> FIELD_BITS !== slot) continue;
+        postings.removeAt(number, at);
+        break;
+      }
+      if (postings.length[number] === 0) {
+        this.words.delete(this.wordAt[number]!);
+        this.wordAt[number] = undefined;
+        postings.delete(number);
+        this.freeNumbers.push(number);
+      }
     }
-    this.wordsOf[slot] = undefined;
+    this.wordsOf.delete(slot);
     this.forgetAll();
   }
 
@@ -169,23 +171,26 @@ export class TextIndex {
     const tenths = new Uint8Array(this.capacity);
     const found = this.matched;
     let count = 0;
-    const take = (postings: Postings, weight: number) => {
-      for (let i = 0; i < postings.length; i++) {
-        const slot = postings.slots[i];
-        const score = tenthsOf(weight, postings.fields[i]);
+    const { postings } = this;
+    const take = (number: number, weight: number) => {
+      const values = postings.values;
+      const end = postings.start[number] + postings.length[number];
+      for (let i = postings.start[number]; i < end; i++) {
+        const slot = values[i] >>> FIELD_BITS;
+        const score = tenthsOf(weight, values[i] & IN_TITLE);
         if (tenths[slot] === 0) found[count++] = slot;
         if (score > tenths[slot]) tenths[slot] = score;
       }
     };
     const exact = this.words.get(term);
-    if (exact) take(exact, WHOLE);
+    if (exact !== undefined) take(exact, WHOLE);
     if (prefixAllowed(term)) {
-      for (const [word, postings] of this.words.atPrefix(term)) if (word !== term) take(postings, PREFIX);
+      for (const [word, number] of this.words.atPrefix(term)) if (word !== term) take(number, PREFIX);
     }
     if (typoAllowed(term)) {
       // Levenshtein 2 reaches a swap of two letters too; the one-edit rule is checked here.
-      for (const [word, [postings]] of this.words.fuzzyGet(term, 2)) {
-        if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) take(postings, TYPO);
+      for (const [word, [number]] of this.words.fuzzyGet(term, 2)) {
+        if (word !== term && !word.startsWith(term) && withinOneEdit(term, word)) take(number, TYPO);
       }
     }
     return this.remember(term, tenths, count);

@@ -60,8 +60,19 @@ export interface IndexSort {
   direction: 'asc' | 'desc';
 }
 
+/**
+ * An item of a page: its id, the number of the write of its row the index holds (no other write
+ * of any item has it), and its row, decoded when asked: ask before the index changes (in the
+ * same turn of the event loop).
+ */
+export interface PageItem {
+  id: string;
+  version: number;
+  row(): ContentRow;
+}
+
 export interface IndexPage {
-  rows: ContentRow[];
+  items: PageItem[];
   hasMore: boolean;
   total: number;
 }
