@@ -13,7 +13,10 @@
 // mode: a scratch database and key prefix, removed after), BENCH_ONLY (only the targets whose
 // label contains it), BENCH_PROFILE_DIR (a CPU profile of the service; bench/profile-summary.ts
 // reads it), BENCH_NODE_ARGS (node flags for the service), BENCH_SERVICE (dist: compiled, as
-// `npm start` runs it, built first when stale; tsx: main.ts through tsx).
+// `npm start` runs it, built first when stale; tsx: main.ts through tsx), BENCH_BUILDS (dist: with
+// BENCH_SERVICE=dist, the compiled services to load in turn on the same data, e.g.
+// `dist,/tmp/before/dist`, to compare two versions of the code in the same conditions),
+// BENCH_ROUNDS (1: how many times the builds are loaded in turn, A B A B...).
 // Each target prints req/s, p50, p99, and the share of the target's wall time the service spent
 // in garbage collection, per kind (its nodejs_gc_duration_seconds on /metrics before and after).
 // The load generator is autocannon in this process: a query costs it a few random numbers and
@@ -21,6 +24,7 @@
 // (the bare hello-world's figure, measured by the same generator, shows its ceiling).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
@@ -69,6 +73,8 @@ const env = z
       .transform((v) => v.split(' ').filter(Boolean))
       .default([]),
     BENCH_SERVICE: z.enum(['dist', 'tsx']).default('dist'),
+    BENCH_BUILDS: list(4).default(['dist']),
+    BENCH_ROUNDS: z.coerce.number().int().min(1).max(10).default(1),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 
@@ -205,7 +211,7 @@ async function indexAnswers(base: string): Promise<void> {
   throw new Error('the listing index never became ready');
 }
 
-async function measureService(storage: BenchStorage): Promise<Row[]> {
+async function measureService(storage: BenchStorage, build: string): Promise<Row[]> {
   const childEnv = {
     ...storage.env,
     HOST: '127.0.0.1',
@@ -218,14 +224,17 @@ async function measureService(storage: BenchStorage): Promise<Row[]> {
     JWT_SECRET,
   };
   const profile = env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_PROFILE_DIR}`] : [];
-  const service = env.BENCH_SERVICE === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
+  const service = env.BENCH_SERVICE === 'dist' ? [path.join(build, 'main.js')] : ['--import', 'tsx', 'main.ts'];
   const started = performance.now();
   const { child, base } = await startedChild([...profile, ...env.BENCH_NODE_ARGS, ...service], childEnv, '/healthz');
   try {
     await indexAnswers(base);
     console.log(`  the service answers from its index ${((performance.now() - started) / 1000).toFixed(1)} s after its start`);
     const rows: Row[] = [];
-    for (const t of TARGETS.filter((t) => !env.BENCH_ONLY || t.label.includes(env.BENCH_ONLY))) rows.push(await load(base, t, true));
+    const named = env.BENCH_SERVICE === 'dist' && env.BENCH_BUILDS.length > 1 ? `${build}: ` : '';
+    for (const t of TARGETS.filter((t) => !env.BENCH_ONLY || t.label.includes(env.BENCH_ONLY))) {
+      rows.push(await load(base, { label: named + t.label, path: t.path }, true));
+    }
     return rows;
   } finally {
     await stopChild(child);
@@ -259,7 +268,10 @@ async function main(): Promise<void> {
       const storage = await openBenchStorage(mode, 'random', { databaseUrl: env.BENCH_DATABASE_URL, redisUrl: env.BENCH_REDIS_URL });
       try {
         await seed(storage, size);
-        const rows = [...(await measureService(storage)), await measureBare()];
+        const rows: Row[] = [];
+        const builds = env.BENCH_SERVICE === 'dist' ? env.BENCH_BUILDS : ['main.ts'];
+        for (let round = 0; round < env.BENCH_ROUNDS; round++) for (const build of builds) rows.push(...(await measureService(storage, build)));
+        rows.push(await measureBare());
         console.log(
           `\nload average after: ${os
             .loadavg()

@@ -144,8 +144,8 @@ export class Exchange {
     this.sendJsonText(status, JSON.stringify(payload), headers);
   }
 
-  /** A body that is JSON text already. */
-  sendJsonText(status: number, json: string, headers: Record<string, string> = {}): void {
+  /** A body that is JSON already: text, or its UTF-8 bytes. */
+  sendJsonText(status: number, json: string | Buffer, headers: Record<string, string> = {}): void {
     this.send(status, Object.assign({}, headers, { 'Content-Type': JSON_TYPE }), json);
   }
 
