@@ -18,7 +18,9 @@
 // `dist,/tmp/before/dist`, to compare two versions of the code in the same conditions),
 // BENCH_ROUNDS (1: how many times the builds are loaded in turn, A B A B...).
 // Each target prints req/s, p50, p99, and the share of the target's wall time the service spent
-// in garbage collection, per kind (its nodejs_gc_duration_seconds on /metrics before and after).
+// in garbage collection, per kind (its nodejs_gc_duration_seconds on /metrics before and after),
+// and the service's CPU time per request (process_cpu_seconds_total): on a shared machine the
+// rates move with the other work on it, the CPU per request much less.
 // The load generator is autocannon in this process: a query costs it a few random numbers and
 // one string; with the seeding done before, this process has nothing else to do during a target
 // (the bare hello-world's figure, measured by the same generator, shows its ceiling).
@@ -132,14 +134,21 @@ interface Row {
   p99: number;
   /** Share of the target's wall time in GC, per kind, e.g. `minor 3.1 %, major 0.4 %`. */
   gc: string;
+  /** The service's CPU milliseconds per request. */
+  cpuMs: string;
   note: string;
 }
 
-/** The service's GC seconds so far, per kind (nodejs_gc_duration_seconds_sum on /metrics). */
+/**
+ * The service's GC seconds so far, per kind (nodejs_gc_duration_seconds_sum on /metrics), and its
+ * CPU seconds (process_cpu_seconds_total, under `cpu`).
+ */
 async function gcSeconds(base: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const kinds = new Map<string, number>();
   for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) kinds.set(m[1], Number(m[2]));
+  const cpu = /^process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text);
+  if (cpu) kinds.set('cpu', Number(cpu[1]));
   return kinds;
 }
 
@@ -160,6 +169,10 @@ async function load(base: string, target: Target, withGc: boolean): Promise<Row>
   const r = await autocannon({ ...options, duration: env.BENCH_SECONDS });
   const wall = (performance.now() - started) / 1000;
   const after = withGc ? await gcSeconds(base) : null;
+  // The service's CPU per request: unlike the rate, it hardly moves with what else the machine runs.
+  const cpuMs = before?.has('cpu') && after?.has('cpu') ? ((after.get('cpu')! - before.get('cpu')!) * 1000) / Math.max(1, r.requests.total) : null;
+  before?.delete('cpu');
+  after?.delete('cpu');
   const gc =
     before && after
       ? [...after]
@@ -173,9 +186,12 @@ async function load(base: string, target: Target, withGc: boolean): Promise<Row>
     p50: r.latency.p50,
     p99: r.latency.p99,
     gc,
+    cpuMs: cpuMs === null ? '–' : cpuMs.toFixed(2),
     note: r.non2xx || r.errors || r.timeouts ? `non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}` : '',
   };
-  console.log(`  ${row.label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms; GC ${row.gc}${row.note ? `; ${row.note}` : ''}`);
+  console.log(
+    `  ${row.label}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms; service CPU ${row.cpuMs} ms per request; GC ${row.gc}${row.note ? `; ${row.note}` : ''}`,
+  );
   return row;
 }
 
@@ -278,8 +294,10 @@ async function main(): Promise<void> {
             .map((l) => l.toFixed(2))
             .join(' ')}`,
         );
-        console.log(`\n| request (${mode}, ${size} items) | req/s | p50 ms | p99 ms | service GC, share of the time |\n|---|---:|---:|---:|---|`);
-        for (const r of rows) console.log(`| ${r.label}${r.note ? ` (${r.note})` : ''} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.gc} |`);
+        console.log(
+          `\n| request (${mode}, ${size} items) | req/s | p50 ms | p99 ms | service CPU ms per request | service GC, share of the time |\n|---|---:|---:|---:|---:|---|`,
+        );
+        for (const r of rows) console.log(`| ${r.label}${r.note ? ` (${r.note})` : ''} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuMs} | ${r.gc} |`);
       } finally {
         await storage.cleanUp();
       }
