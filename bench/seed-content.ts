@@ -76,7 +76,7 @@ async function insertItems(db: DatabaseHandle['longRunning'], first: number, las
              (array['apartment','villa','townhouse','studio'])[1 + i % 4] as kind,
              (array['pool','gym','parking','garden','security','elevator'])[1 + i % 6] as a1,
              (array['pool','gym','parking','garden','security','elevator'])[1 + (i / 6) % 6] as a2
-      from generate_series(${first}, ${last}) as i)
+      from generate_series(${first}::int, ${last}::int) as i)
     insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, latitude, longitude, hash_tags, amenities,
       real_estate_info, is_multi_language, content_info, langs, facet_apartment_types, facet_project_statuses, search_text, video,
       reaction_count, created_at, updated_at)
