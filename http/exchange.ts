@@ -158,8 +158,8 @@ export class Exchange {
     this.sendJsonText(status, JSON.stringify(payload), headers);
   }
 
-  /** A body that is JSON already: text, or its UTF-8 bytes. */
-  sendJsonText(status: number, json: string | Buffer, headers: Record<string, string> = NO_HEADERS): void {
+  /** A body that is JSON text already. */
+  sendJsonText(status: number, json: string, headers: Record<string, string> = NO_HEADERS): void {
     if (!this.closed) {
       this.answered = true;
       this.res.cork(() => {

@@ -4,8 +4,6 @@ import { successBody } from '../envelope.js';
 import { JsonText } from '../../src/shared/json-text.js';
 import type { RequestState, Step } from './request-state.js';
 
-const ENVELOPE_END = Buffer.from('}');
-
 export const respond: Step = {
   name: 'respond',
   run: (state) => {
@@ -30,11 +28,8 @@ export const respond: Step = {
     const body = successBody(result.data, result.message);
     if (checking) checkDeclared(state, 'responseData', state.route.responseData, body.data);
     if (body.data instanceof JsonText) {
-      // Serialised once, when the read model kept it: only the envelope around it is written,
-      // with the kept UTF-8 bytes copied in as they are.
-      const head = Buffer.from(`{"success":true,"message":${JSON.stringify(body.message)},"data":`);
-      const json = Buffer.concat([head, ...body.data.chunks, ENVELOPE_END], head.length + body.data.byteLength + ENVELOPE_END.length);
-      state.exchange.sendJsonText(status, json, headers);
+      // Serialised once, when the read model kept it: only the envelope around it is written.
+      state.exchange.sendJsonText(status, `{"success":true,"message":${JSON.stringify(body.message)},"data":${body.data.text}}`, headers);
       return;
     }
     state.exchange.sendJson(status, body, headers);

@@ -139,7 +139,7 @@ export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
     this.profiles = new ReadCache('profiles', { max: 50_000, ttlMs: 60 * SECOND }, usable);
     this.publicProfiles = new ReadCache(
       'public_profiles',
-      { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.byteLength + p.notFollowing.byteLength },
+      { max: 50_000, ttlMs: 60 * SECOND, maxBytes: PUBLIC_PROFILES_MAX_BYTES, bytesOf: (p) => p.following.text.length + p.notFollowing.text.length },
       usable,
     );
     // A user who follows very many is not kept at all (profile.ts bounds the list it keeps).
@@ -153,20 +153,15 @@ export class ReadModel<ItemRow extends CachedItemRow = CachedItemRow> {
       { max: 20_000, ttlMs: 60 * SECOND, maxBytes: ITEMS_MAX_BYTES, bytesOf: itemBytes },
       usable,
     );
-    // Listed items' texts: 1-2 KB each, as UTF-8 (json-text.ts).
+    // Listed items' texts: 1-2 KB each (a string of two-byte characters when the text is not Latin-1).
     this.itemTexts = new ReadCache(
       'item_texts',
-      { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => t.text.byteLength + key.length + 64 },
+      { max: 100_000, ttlMs: 600 * SECOND, maxBytes: ITEM_TEXTS_MAX_BYTES, bytesOf: (t, key) => 2 * t.text.text.length + key.length + 64 },
       usable,
     );
     this.pages = new ReadCache(
       'pages',
-      {
-        max: 10_000,
-        ttlMs: 30 * SECOND,
-        maxBytes: PAGES_MAX_BYTES,
-        bytesOf: (page) => page.answer.byteLength + 64 * page.answer.chunks.length + 40 * page.uploaderIds.length,
-      },
+      { max: 10_000, ttlMs: 30 * SECOND, maxBytes: PAGES_MAX_BYTES, bytesOf: (page) => page.answer.text.length + 40 * page.uploaderIds.length },
       usable,
     );
     // A user's relations are two lists of ids (36 bytes each as text); a user blocked by very many
