@@ -3,7 +3,8 @@
 // published 4 s videos (2 s watched: a view at once, when the viewer's hour allows). Prints
 // reports/s, p50/p99 and the database statements the node ran per 100 reports (its
 // db_query_duration_seconds count on /metrics, before and after the measured run), beside a bare
-// uWebSockets.js app that answers every POST with a small envelope, in the same run.
+// uWebSockets.js app that answers every POST with a small envelope, in the same run; and the
+// node's CPU per report (its process_cpu_seconds_total).
 //   node --import tsx bench/playback-reports.ts [--seconds 10] [--connections 64]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,6 +45,7 @@ interface Figures {
   non2xx: number;
   errors: number;
   statementsPer100?: number;
+  cpuMsPerReport?: number;
 }
 
 const viewerAddress = (i: number) => `10.77.${i >> 8}.${i & 255}`;
@@ -80,12 +82,14 @@ async function load(label: string, base: string, itemIds: string[]) {
   };
 }
 
-async function statements(base: string): Promise<number> {
+/** The node's statements run so far, and its CPU seconds (from /metrics). */
+async function statements(base: string): Promise<{ statements: number; cpu: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  return text
+  const statements = text
     .split('\n')
     .filter((l) => l.startsWith('db_query_duration_seconds_count'))
     .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+  return { statements, cpu: Number(/^process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN) };
 }
 
 async function main() {
@@ -136,7 +140,13 @@ async function main() {
     const service = await load('service (embedded PGlite) POST /contents/{id}/views', node.base, itemIds);
     const after = await statements(node.base);
     // Includes the warm-up's reports: the statements span both runs.
-    results.push({ ...service, statementsPer100: Math.round(((after - before) / service.total) * 100 * 1000) / 1000 });
+    results.push({
+      ...service,
+      statementsPer100: Math.round(((after.statements - before.statements) / service.total) * 100 * 1000) / 1000,
+      // The node's CPU per report (warm-up included, as for the statements): on a shared machine
+      // it moves much less than the rate with the other work running.
+      cpuMsPerReport: ((after.cpu - before.cpu) * 1000) / service.total,
+    });
     await stopChild(node.child);
 
     const bare = await startedChild(['--input-type=module', '-e', BARE_UWS_POST], {}, '/');
@@ -148,9 +158,19 @@ async function main() {
   }
   const cpus = os.cpus();
   console.log(`\n${VIEWERS} viewers, ${connections} connections, ${seconds} s; ${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
-  console.log('| target | reports/s | p50 ms | p99 ms | non-2xx | errors | statements / 100 reports |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of results) console.log(`| ${r.label} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.statementsPer100 ?? '–'} |`);
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  console.log('| target | reports/s | p50 ms | p99 ms | non-2xx | errors | statements / 100 reports | node CPU ms / report |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(
+      `| ${r.label} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.statementsPer100 ?? '–'} | ${r.cpuMsPerReport?.toFixed(3) ?? '–'} |`,
+    );
+  }
 }
 
 await main();

@@ -31,6 +31,9 @@ export const CITIES = [
   { lat: 37.56, lng: 126.98, vi: 'Seoul', en: 'Seoul' },
 ];
 
+/** Items per INSERT statement. */
+const BATCH = 100_000;
+
 /** Inserts the data set; `viewerId` (an existing user) follows 20 of the uploaders. */
 export async function seedContent(db: DatabaseHandle['longRunning'], items: number, viewerId: string): Promise<void> {
   const started = Date.now();
@@ -43,6 +46,25 @@ export async function seedContent(db: DatabaseHandle['longRunning'], items: numb
     insert into users (id, username, password_hash, phone_number, phone_verified, given_name, family_name)
     select gen_random_uuid(), 'uploader' || i, 'x', '+8491' || lpad(i::text, 7, '0'), true, 'Uploader', i::text
     from generate_series(1, 200) as i`);
+  // In statements of BATCH items each: one statement of 1,000,000 rows would hold them all in one
+  // transaction, and PGlite's memory is bounded.
+  for (let first = 1; first <= items; first += BATCH) await insertItems(db, first, Math.min(items, first + BATCH - 1));
+  // Reactions: three users like every 50th item; the viewer follows 20 uploaders.
+  await db.rows(sql`
+    insert into content_reactions (content_id, user_id)
+    select c.id, u.id from (select id, row_number() over () as rn from contents) c
+    cross join (select id from users where username like 'uploader%' limit 3) u where c.rn % 50 = 0`);
+  await db.rows(
+    sql`update contents c set reaction_count = r.n from (select content_id, count(*)::int as n from content_reactions group by content_id) r where r.content_id = c.id`,
+  );
+  await db.rows(sql`insert into follows (follower_id, following_id) select ${viewerId}, id from users where username like 'uploader%' limit 20`);
+  for (const ix of ginIndexes) await db.rows(sql.raw(ix.indexdef));
+  await db.rows(sql`analyze`);
+  console.log(`seeded ${items} items in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Items number `first` to `last` (one statement). */
+async function insertItems(db: DatabaseHandle['longRunning'], first: number, last: number): Promise<void> {
   const names = JSON.stringify(NAMES);
   const folded = JSON.stringify(NAMES.map(foldForSearch));
   const cities = JSON.stringify(CITIES);
@@ -54,7 +76,7 @@ export async function seedContent(db: DatabaseHandle['longRunning'], items: numb
              (array['apartment','villa','townhouse','studio'])[1 + i % 4] as kind,
              (array['pool','gym','parking','garden','security','elevator'])[1 + i % 6] as a1,
              (array['pool','gym','parking','garden','security','elevator'])[1 + (i / 6) % 6] as a2
-      from generate_series(1, ${items}) as i)
+      from generate_series(${first}::int, ${last}::int) as i)
     insert into contents (id, uploader_id, status, price, unit_price, area, unit_area, latitude, longitude, hash_tags, amenities,
       real_estate_info, is_multi_language, content_info, langs, facet_apartment_types, facet_project_statuses, search_text, video,
       reaction_count, created_at, updated_at)
@@ -79,16 +101,4 @@ export async function seedContent(db: DatabaseHandle['longRunning'], items: numb
         'original_path', 'videos/x/original.mp4', 'playlist_path', 'videos/x/hls/index.m3u8', 'thumbnail_path', 'videos/x/thumb.jpg', 'error', null),
       0, now() - random() * interval '365 days', now()
     from src s`);
-  // Reactions: three users like every 50th item; the viewer follows 20 uploaders.
-  await db.rows(sql`
-    insert into content_reactions (content_id, user_id)
-    select c.id, u.id from (select id, row_number() over () as rn from contents) c
-    cross join (select id from users where username like 'uploader%' limit 3) u where c.rn % 50 = 0`);
-  await db.rows(
-    sql`update contents c set reaction_count = r.n from (select content_id, count(*)::int as n from content_reactions group by content_id) r where r.content_id = c.id`,
-  );
-  await db.rows(sql`insert into follows (follower_id, following_id) select ${viewerId}, id from users where username like 'uploader%' limit 20`);
-  for (const ix of ginIndexes) await db.rows(sql.raw(ix.indexdef));
-  await db.rows(sql`analyze`);
-  console.log(`seeded ${items} items in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

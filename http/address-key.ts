@@ -7,7 +7,12 @@ import ipaddr from 'ipaddr.js';
 
 const MAX_KEY_LENGTH = 64;
 
+/** An IPv4 address written the usual way (no leading zeros): its key is the text as it is. */
+const PLAIN_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 export function addressKey(ip: string): string {
+  // Most clients: every request pays this, and parsing the address would give the same text back.
+  if (PLAIN_IPV4.test(ip)) return ip;
   if (!ipaddr.isValid(ip)) return ip.slice(0, MAX_KEY_LENGTH);
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();

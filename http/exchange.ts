@@ -23,8 +23,15 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 
-const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+const statusLines = new Map<number, string>();
+/** `200 OK`: made once per status (every answer writes one). */
+function statusLine(status: number): string {
+  let line = statusLines.get(status);
+  if (line === undefined) statusLines.set(status, (line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`));
+  return line;
+}
 
 /** One finished answer, as metrics see it. */
 export interface AnswerRecord {
@@ -48,15 +55,22 @@ export interface ExchangeSettings {
   onAnswered?: (answer: AnswerRecord) => void;
 }
 
+/** The last non-empty entry of a comma-separated list, trimmed (null when there is none). */
+function lastEntry(list: string): string | null {
+  let end = list.length;
+  while (end > 0) {
+    const start = list.lastIndexOf(',', end - 1) + 1;
+    const entry = list.slice(start, end).trim();
+    if (entry) return entry;
+    end = start - 1;
+  }
+  return null;
+}
+
 /** The caller's address: the socket peer, or with TRUST_PROXY the last X-Forwarded-For entry. */
 function clientIp(res: HttpResponse, headers: Record<string, string>, trustProxy: boolean): string {
-  if (trustProxy && headers['x-forwarded-for']) {
-    const hops = headers['x-forwarded-for']
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (hops.length) return hops[hops.length - 1];
-  }
+  const forwarded = trustProxy && headers['x-forwarded-for'] ? lastEntry(headers['x-forwarded-for']) : null;
+  if (forwarded) return forwarded;
   const raw = Buffer.from(res.getRemoteAddressAsText()).toString();
   const mapped = /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(raw);
   if (mapped) {
@@ -140,13 +154,20 @@ export class Exchange {
     this.finish(status);
   }
 
-  sendJson(status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  sendJson(status: number, payload: unknown, headers: Record<string, string> = NO_HEADERS): void {
     this.sendJsonText(status, JSON.stringify(payload), headers);
   }
 
   /** A body that is JSON text already. */
-  sendJsonText(status: number, json: string, headers: Record<string, string> = {}): void {
-    this.send(status, Object.assign({}, headers, { 'Content-Type': JSON_TYPE }), json);
+  sendJsonText(status: number, json: string, headers: Record<string, string> = NO_HEADERS): void {
+    if (!this.closed) {
+      this.answered = true;
+      this.res.cork(() => {
+        this.writeHead(status, headers, JSON_TYPE);
+        this.res.end(json);
+      });
+    }
+    this.finish(status);
   }
 
   /** The error envelope of SPEC §7 for any thrown value (no internals reach the client). */
@@ -164,9 +185,13 @@ export class Exchange {
    * For answers written in parts (streamed files): the status line and headers, inside the
    * caller's cork. The caller ends the response and then calls `streamEnded`.
    */
-  writeHead(status: number, headers: Record<string, string>): void {
+  writeHead(status: number, headers: Record<string, string>, contentType?: string): void {
     this.res.writeStatus(statusLine(status));
-    for (const [k, v] of Object.entries(Object.assign({}, this.baseHeaders, headers))) this.res.writeHeader(k, v);
+    // The headers every answer carries, then the answer's own (which win over them), without
+    // building a merged object per answer.
+    for (const k in this.baseHeaders) if (!Object.hasOwn(headers, k)) this.res.writeHeader(k, this.baseHeaders[k]);
+    for (const k in headers) if (k !== 'Content-Type' || contentType === undefined) this.res.writeHeader(k, headers[k]);
+    if (contentType !== undefined) this.res.writeHeader('Content-Type', contentType);
   }
 
   /** Marks an answer that the caller wrote itself (streamed) as begun, so nothing else writes. */
@@ -185,6 +210,8 @@ export class Exchange {
     this.settings.inFlight.leave();
     const ms = Number(process.hrtime.bigint() - this.started) / 1e6;
     this.settings.onAnswered?.({ method: this.method, route: this.routeLabel, status, seconds: ms / 1000 });
-    this.settings.log.info({ requestId: this.requestId, method: this.method, path: this.url, status, ms: Math.round(ms * 10) / 10, ip: this.ip }, 'request');
+    // The access log line, when the level keeps it (its fields are not even gathered otherwise).
+    if (this.settings.log.isLevelEnabled('info'))
+      this.settings.log.info({ requestId: this.requestId, method: this.method, path: this.url, status, ms: Math.round(ms * 10) / 10, ip: this.ip }, 'request');
   }
 }

@@ -9,7 +9,8 @@ export const respond: Step = {
   run: (state) => {
     const result = state.result;
     if (!result) throw new Error('the respond step runs after handle');
-    const headers = Object.assign({}, state.rateHeaders, result.headers);
+    // The rate-limit headers, and the result's own over them (merged only when it has some).
+    const headers = result.headers ? Object.assign({}, state.rateHeaders, result.headers) : state.rateHeaders;
     if ('empty' in result) {
       state.exchange.send(204, headers, null);
       return;
