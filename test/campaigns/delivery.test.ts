@@ -242,7 +242,7 @@ describe('spending and delivery', () => {
           Array.from({ length: 15 }, async (_, i) => {
             const res = await fetch(`${server.url}${CONTENT}/all?per_page=10&${at('hanoi')}`, { headers: { 'x-forwarded-for': `10.77.${group}.${i + 1}` } });
             expect(res.status).toBe(200);
-            return ((await res.json())).data.item as any[];
+            return (await res.json()).data.item as any[];
           }),
         );
         shown += pages.filter((items) => sponsoredOf(items).length === 1).length;
