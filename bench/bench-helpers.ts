@@ -1,6 +1,7 @@
 // What the benches share: free ports, waiting for a node, posting JSON, statements on the
 // PostgreSQL server a server-mode bench creates its scratch database on, child Node processes
 // and the bare uWebSockets.js hello-world every HTTP bench measures beside the service.
+import { z } from 'zod';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -8,6 +9,29 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
+
+/** A bench knob listing values with commas (`BENCH_MODES=embedded,server`): 1 to `max` of them. */
+export const commaList = (max: number) =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string()).min(1).max(max));
+
+/** What a service started only to migrate and seed a bench's data runs with: no jobs, no workers, quiet. */
+export const SEEDING_SERVICE_ENV = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  SCHEDULER_ENABLED: 'false',
+  VIDEO_WORKERS: '0',
+  RATE_LIMIT_SCALE: '100000',
+  BCRYPT_ROUNDS: '4',
+} as const;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { benchChildren, benchUserToken, runOnServer, startedChild, stopChild, sleep } from './bench-helpers.js';
+import { benchChildren, benchUserToken, runOnServer, startedChild, stopChild, sleep, SEEDING_SERVICE_ENV } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 import { build, isStale } from '../scripts/build.mjs';
 
@@ -47,13 +47,7 @@ async function seed(databaseUrl: string, dataDir: string): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
     LISTING_SNAPSHOT_MINUTES: '0',
     JWT_SECRET,
   });

@@ -37,7 +37,7 @@ import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { ListingIndex, type IndexView } from '../src/content/search-index/listing-index.js';
 import { createRepositories } from '../src/services.js';
-import { BARE_UWS_HELLO, benchUserToken, sleep, stopChild } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchUserToken, sleep, stopChild, commaList, SEEDING_SERVICE_ENV } from './bench-helpers.js';
 import { benchChildren, startedChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
@@ -46,22 +46,12 @@ import { clustersQuery, completedQuery, listAllQuery } from '../src/content/sche
 import { viewportAround } from '../src/content/index.js';
 import { build, isStale } from '../scripts/build.mjs';
 
-const list = (max: number) =>
-  z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string()).min(1).max(max));
 const env = z
   .object({
-    BENCH_MODES: list(2)
+    BENCH_MODES: commaList(2)
       .pipe(z.array(z.enum(['embedded', 'server'])))
       .default(['embedded', 'server']),
-    BENCH_SIZES: list(4)
+    BENCH_SIZES: commaList(4)
       .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))))
       .default([10_000]),
     BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(3),
@@ -109,13 +99,7 @@ async function seedAndMeasure(
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL,
     DATA_DIR: storage.dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
     JWT_SECRET,
   });
   const service = await startService(config, createLogger('warn'));

@@ -35,26 +35,16 @@ import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { wordsOf } from '../src/content/search-index/search-text.js';
 import { build, isStale } from '../scripts/build.mjs';
-import { BARE_UWS_HELLO, benchChildren, benchUserToken, sleep, startedChild, stopChild } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchChildren, benchUserToken, sleep, startedChild, stopChild, commaList, SEEDING_SERVICE_ENV } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, NAMES, seedContent } from './seed-content.js';
 
-const list = (max: number) =>
-  z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string()).min(1).max(max));
 const env = z
   .object({
-    BENCH_MODES: list(2)
+    BENCH_MODES: commaList(2)
       .pipe(z.array(z.enum(['embedded', 'server'])))
       .default(['embedded', 'server']),
-    BENCH_SIZES: list(4)
+    BENCH_SIZES: commaList(4)
       .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))))
       .default([100_000]),
     BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
@@ -75,7 +65,7 @@ const env = z
       .transform((v) => v.split(' ').filter(Boolean))
       .default([]),
     BENCH_SERVICE: z.enum(['dist', 'tsx']).default('dist'),
-    BENCH_BUILDS: list(4).default(['dist']),
+    BENCH_BUILDS: commaList(4).default(['dist']),
     BENCH_ROUNDS: z.coerce.number().int().min(1).max(10).default(1),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
@@ -200,13 +190,7 @@ async function seed(storage: BenchStorage, items: number): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL,
     DATA_DIR: storage.dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
     JWT_SECRET,
   });
   const service = await startService(config, createLogger('warn'));
