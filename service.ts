@@ -24,6 +24,7 @@ import { buildAsyncApiDocument } from './realtime/asyncapi.js';
 import { startJobs, type RunningJobs } from './jobs/index.js';
 import { NodeMetrics } from './metrics.js';
 import { transportDecision, transportState } from './http/transport.js';
+import { releasableApp } from './http/releasable-app.js';
 import { httpMetrics } from './http/metrics.js';
 import { registerMetricsRoute } from './http/metrics-route.js';
 import { instrumentRealtime } from './realtime/transport/metrics.js';
@@ -77,7 +78,8 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
   metrics.watchDatabase(database);
   let redis: Redis | null = null;
   let ready = false;
-  const uws = uWS.App();
+  // Its handlers are let go once the service stops (http/releasable-app.ts).
+  const { app: uws, release: releaseHandlers } = releasableApp(uWS.App());
   let listenSocket: us_listen_socket | null = null;
   try {
     // PORT=0 (any free port): the port, and so the default public base URL, is known only once
@@ -198,6 +200,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
         rateLimits.close();
         if (redis) redis.disconnect();
         await database.close();
+        releaseHandlers();
         log.info('service stopped');
       })());
 
@@ -207,6 +210,7 @@ export async function startService(given: Config, logger?: Logger, seams: Servic
     if (listenSocket) uWS.us_listen_socket_close(listenSocket);
     redis?.disconnect();
     await database.close().catch(() => undefined);
+    releaseHandlers();
     throw err;
   }
 }

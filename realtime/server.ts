@@ -44,9 +44,28 @@ export interface Realtime {
 /** Largest Socket.IO packet accepted from a client (a chat message with 10 attachments fits easily). */
 const MAX_PACKET_BYTES = 64 * 1024;
 
+/**
+ * SessionAwareAdapter sweeps expired sessions on an interval it never clears, so the interval
+ * keeps the adapter, and through its namespace the whole stopped service, for the life of the
+ * process (a process that starts services in turn, as the test suite does, would keep them all).
+ * Closed, this one lets go of its namespace and what it kept; the sweep then walks empty lists.
+ */
+class ClosableSessionAdapter extends SessionAwareAdapter {
+  override close(): void {
+    const kept = this as unknown as Record<string, unknown> & { sessions: Map<string, unknown>; packets: unknown[] };
+    kept.sessions.clear();
+    kept.packets.length = 0;
+    this.rooms.clear();
+    this.sids.clear();
+    kept.nsp = null;
+    // Methods set on the instance (realtime/transport/recovery.ts wraps two) close over the namespace.
+    for (const key of Object.keys(kept)) if (typeof kept[key] === 'function') delete kept[key];
+  }
+}
+
 /** One node's own sessions and event log, for connection state recovery without Redis. */
 const inMemoryAdapter: AdapterFactory = function (nsp) {
-  return new SessionAwareAdapter(nsp);
+  return new ClosableSessionAdapter(nsp);
 };
 
 /** What the realtime door is given: the handshake's caller check, who may have a push, and what the namespaces use. */

@@ -38,10 +38,16 @@ const ADVISORY_LOCK_WAIT_MS = 10 * 60_000;
  */
 const COMMIT_ANSWER_MARGIN_MS = 500;
 
+/**
+ * bigint columns (count(*)) as JS numbers; our counts stay far below 2^53. Made out here: the
+ * parser is registered in the pg module for the life of the process, and a function made inside
+ * openServer would keep that function's scope (its query observer, and so the service) alive.
+ */
+const bigintAsNumber = (v: string) => Number(v);
+
 export async function openServer(config: Config, log: Logger, observe?: QueryObserver): Promise<DatabaseHandle> {
   const pg = (await import('pg')).default;
-  // Return bigint columns (count(*)) as JS numbers; our counts stay far below 2^53.
-  pg.types.setTypeParser(20, (v: string) => Number(v));
+  pg.types.setTypeParser(20, bigintAsNumber);
   const timeoutMs = config.DATABASE_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: config.DATABASE_URL,
