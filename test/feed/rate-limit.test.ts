@@ -6,6 +6,7 @@ import type { TestServer } from '../helpers/server.js';
 import { registerAndLogin, type TestUser } from '../helpers/api.js';
 import { closeAll, emitAck } from '../realtime/socket-client.js';
 import { connectFeed } from './feed-socket.js';
+import { roomInTheWindow } from '../helpers/rate-window.js';
 
 // general: 100 × 0.2 = 20 per minute per user; `auth` is then 1 per address, so with TRUST_PROXY
 // each step of the registration comes from its own address.
@@ -29,6 +30,7 @@ afterEach(() => closeAll());
 
 describe('/feed rate limit', () => {
   it('should answer watches beyond the general limit with 429 acks', async () => {
+    await roomInTheWindow();
     const socket = await connectFeed(server.url, user.token, 'websocket');
     const acks: { ok: boolean; error_code?: string }[] = [];
     for (let i = 0; i < 15; i++) acks.push(await emitAck(socket, 'content:watch', { contentIds: [] }));

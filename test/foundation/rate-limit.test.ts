@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { useTestServer } from '../helpers/fixture.js';
 import { ApiClient, expectErrorEnvelope } from '../helpers/api.js';
+import { roomInTheWindow } from '../helpers/rate-window.js';
 
 const booted = useTestServer({ RATE_LIMIT_SCALE: '0.05' });
 
@@ -17,6 +18,7 @@ describe('general rate limit', () => {
   it('counts down in X-RateLimit-* headers, then answers 429 with the error envelope', async () => {
     const api = new ApiClient(server.url);
     const path = '/authorization/api/v1/permissions';
+    await roomInTheWindow();
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await api.get(path);

@@ -14,6 +14,7 @@ import { sampleSum } from './prometheus-text.js';
 import { UPLOAD, createContent, fakeMp4, form, waitForJobEnd } from '../media/media-helpers.js';
 import { isLoopback, metricsRefusal, tokenMatches } from '../../http/metrics-route.js';
 import { eventOfPacket } from '../../realtime/transport/metrics.js';
+import { roomInTheWindow } from '../helpers/rate-window.js';
 
 const clustered = Boolean(process.env.TEST_REDIS_URL);
 
@@ -256,6 +257,7 @@ describe('rate limits and /metrics', () => {
     const other = await registerFromFreshAddresses(server, '198.51.101.');
     const before = (await scrape(server.url)).text;
     const statuses: number[] = [];
+    await roomInTheWindow(30_000);
     for (let i = 0; i < 25; i++) statuses.push((await fetch(`${server.url}/content/api/v1/all`, { headers: { 'x-forwarded-for': '192.0.2.77' } })).status);
     expect(statuses).toContain(429);
     const httpRefused = statuses.filter((s) => s === 429).length;

@@ -13,6 +13,7 @@ import { createContent } from '../sns/fixtures.js';
 import { closeAll, connect, emitAck, refusal, type Transport } from './socket-client.js';
 import { RawEngine } from './raw-engine.js';
 import { until } from './recovering-client.js';
+import { roomInTheWindow } from '../helpers/rate-window.js';
 
 // general: 100 × 0.2 = 20 per minute per user. The scale also leaves `auth` at 1 per IP, so with
 // TRUST_PROXY each registration step comes from its own address.
@@ -85,6 +86,7 @@ describe('every client event is rate limited per user', () => {
       const user = await freshUser();
       const fixtures = await fixturesFor(user);
       const transport: Transport = event.length % 2 ? 'websocket' : 'polling';
+      await roomInTheWindow();
       const socket = await connect(server.url, namespace, user.token, transport);
       const acks: any[] = [];
       for (let i = 0; i < GENERAL_PER_MINUTE; i++) acks.push(await emitAck(socket, event, payload(fixtures)));
@@ -108,6 +110,7 @@ describe('every client event is rate limited per user', () => {
 
   it('should answer an event the namespace does not have with unknown_event, until the limit', async () => {
     const user = await freshUser();
+    await roomInTheWindow();
     const socket = await connect(server.url, '/notifications', user.token, 'websocket');
     const acks = [];
     for (let i = 0; i < GENERAL_PER_MINUTE + 1; i++) acks.push(await emitAck(socket, 'message:send', { roomId: 'x' }));
@@ -120,6 +123,7 @@ describe('every client event is rate limited per user', () => {
   it('should count events sent without an ack callback too', async () => {
     const user = await freshUser();
     const { contentId } = await fixturesFor(user);
+    await roomInTheWindow();
     const socket = await connect(server.url, '/comments', user.token, 'websocket');
     for (let i = 0; i < GENERAL_PER_MINUTE; i++) socket.emit('content:subscribe', { contentId });
     expect(await emitAck(socket, 'content:subscribe', { contentId })).toEqual(RATE_LIMITED);
