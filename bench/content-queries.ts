@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
 import { textArray } from '../src/db/sql-fragments.js';
-import { freePort, postJson, waitFor } from './bench-helpers.js';
+import { freePort, postJson, SEEDING_SERVICE_ENV, waitFor } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,13 +36,7 @@ async function seed(storageEnv: Record<string, string>, dataDir: string): Promis
   const config = loadConfig({
     ...storageEnv,
     DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
   });
   const service = await startService(config, createLogger('warn'));
   const db = service.app.database.longRunning;

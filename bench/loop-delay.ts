@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { freePort, postJson, sleep, waitFor } from './bench-helpers.js';
+import { freePort, postJson, SEEDING_SERVICE_ENV, sleep, waitFor } from './bench-helpers.js';
 import { seedContent } from './seed-content.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,13 +42,7 @@ const PROBE_INTERVAL_MS = 50;
 async function seed(dataDir: string): Promise<string> {
   const config = loadConfig({
     DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
   });
   const service = await startService(config, createLogger('warn'));
   try {

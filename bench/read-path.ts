@@ -39,28 +39,17 @@ import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../service.js';
 import { createLogger } from '../src/shared/logger.js';
-import { BARE_UWS_HELLO, postJson, stopChild } from './bench-helpers.js';
-import { benchChildren, startedChild } from './bench-helpers.js';
+import { BARE_UWS_HELLO, benchChildren, commaList, postJson, SEEDING_SERVICE_ENV, startedChild, stopChild } from './bench-helpers.js';
 import { openBenchStorage, type BenchStorage } from './bench-storage.js';
 import { CITIES, seedContent } from './seed-content.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 
-const list = (max: number) =>
-  z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string()).min(1).max(max));
 const env = z
   .object({
-    BENCH_MODES: list(2)
+    BENCH_MODES: commaList(2)
       .pipe(z.array(z.enum(['embedded', 'server'])))
       .default(['embedded', 'server']),
-    BENCH_SIZES: list(6)
+    BENCH_SIZES: commaList(6)
       .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))))
       .default([1000, 100_000]),
     BENCH_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
@@ -76,7 +65,7 @@ const env = z
       .default('redis://127.0.0.1:6379/0'),
     BENCH_PROFILE_DIR: z.string().min(1).optional(),
     BENCH_VIEWERS: z.coerce.number().int().min(1).max(200).default(16),
-    BENCH_TARGETS: list(20).optional(),
+    BENCH_TARGETS: commaList(20).optional(),
   })
   .parse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')));
 const { BENCH_SECONDS: seconds, BENCH_WARMUP_SECONDS: warmup, BENCH_CONNECTIONS: connections } = env;
@@ -110,13 +99,7 @@ async function seed(storage: BenchStorage, items: number): Promise<Seeded> {
   const config = loadConfig({
     DATABASE_URL: storage.env.DATABASE_URL,
     DATA_DIR: storage.dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SCHEDULER_ENABLED: 'false',
-    VIDEO_WORKERS: '0',
-    RATE_LIMIT_SCALE: '100000',
-    BCRYPT_ROUNDS: '4',
+    ...SEEDING_SERVICE_ENV,
     JWT_SECRET,
     ACCESS_TOKEN_TTL,
   });
